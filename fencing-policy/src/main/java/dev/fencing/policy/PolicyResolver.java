@@ -1,0 +1,321 @@
+package dev.fencing.policy;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The single home of fencing-policy resolution: profile / Auto / overrides → concrete timings, quorum size,
+ * validation with messages that say what to change, and the warnings for accepted-but-risky choices.
+ *
+ * <p>Derived defaults follow the effective (possibly overridden) values they derive from: overriding
+ * {@code probeInterval} moves the default {@code probeTimeout}, {@code quorumWindow}, {@code heartbeatInterval},
+ * {@code evaluationTick} and {@code armingDelay} with it. See fencing-policy/README.md for the table.
+ */
+public final class PolicyResolver {
+
+    /** Shortest accepted watchdog timeout: below it a JVM pause or a 1 s device granularity resets healthy nodes. */
+    public static final Duration MIN_WATCHDOG_TIMEOUT = Duration.ofSeconds(5);
+    /** Longest accepted watchdog timeout: recovery of a fenced node's workloads waits at least this long. */
+    public static final Duration MAX_WATCHDOG_TIMEOUT = Duration.ofHours(1);
+    /** Longest accepted timing override: anything longer is almost certainly a unit mistake. */
+    public static final Duration MAX_TIMING = Duration.ofHours(1);
+    /** Largest accepted count override (multipliers, fan-out). */
+    public static final int MAX_COUNT = 1000;
+    /** Lowest accepted local-health cap: the window never shrinks. */
+    public static final double MIN_LOCAL_HEALTH_CAP = 1.0;
+    /** Highest accepted local-health cap: beyond it T_stop grows more than local stalls justify. */
+    public static final double MAX_LOCAL_HEALTH_CAP = 4.0;
+
+    /** Default probe timeout as a share of the probe interval (Deckhouse gen-2: 200ms of 500ms). */
+    static final double PROBE_TIMEOUT_SHARE = 0.4;
+    /** memberlist DefaultLANConfig SuspicionMaxTimeoutMult. */
+    static final int DEFAULT_SUSPICION_MAX_TIMEOUT_MULT = 6;
+    /** memberlist DefaultLANConfig GossipNodes. */
+    static final int DEFAULT_GOSSIP_NODES = 3;
+    /** memberlist DefaultLANConfig RetransmitMult. */
+    static final int DEFAULT_RETRANSMIT_MULT = 4;
+    /** memberlist DefaultLANConfig PushPullInterval (memberlist scales it up itself for large clusters). */
+    static final Duration DEFAULT_PUSH_PULL_INTERVAL = Duration.ofSeconds(30);
+    /** Default quorum window in probe intervals. */
+    static final int WINDOW_PROBE_INTERVALS = 4;
+    /** Default heartbeats per quorum window: three consecutive losses still leave one round trip in the window. */
+    static final int HEARTBEATS_PER_WINDOW = 4;
+    /** Default local-health cap. */
+    static final double DEFAULT_LOCAL_HEALTH_CAP = 1.5;
+    /** Default evaluation tick (never above the heartbeat interval). */
+    static final Duration DEFAULT_EVALUATION_TICK = Duration.ofMillis(100);
+    /** Default feed interval as a share of the watchdog timeout, at most {@link #MAX_DEFAULT_FEED_INTERVAL}. */
+    static final int FEEDS_PER_TIMEOUT = 10;
+    /** Deckhouse's WATCHDOG_FEED_INTERVAL. */
+    static final Duration MAX_DEFAULT_FEED_INTERVAL = Duration.ofSeconds(5);
+    /** Default arming delay in quorum windows. */
+    static final int ARMING_DELAY_WINDOWS = 2;
+    /** Default fence margin. */
+    static final Duration DEFAULT_FENCE_MARGIN = Duration.ofSeconds(5);
+
+    private static final String FENCING = "spec.fencing";
+    private static final String TIMINGS = FENCING + ".timings.";
+    private static final String TIMEOUT_FIELD = FENCING + ".watchdog.timeout";
+    private static final String QUORUM_SIZE_FIELD = FENCING + ".quorum.size";
+    private static final String TIE_BREAKERS_FIELD = FENCING + ".quorum.tieBreakers";
+
+    private PolicyResolver() {
+    }
+
+    /**
+     * Every problem of {@code spec} for a group of {@code expectedMembers}; empty when it can be resolved.
+     *
+     * @param expectedMembers expected members of the group, this node included (0 for an empty group)
+     * @throws IllegalArgumentException when expectedMembers is negative (a caller bug, not a user error)
+     */
+    public static List<Violation> validate(FencingSpec spec, int expectedMembers) {
+        requireExpected(expectedMembers);
+        List<Violation> out = new ArrayList<>();
+        if (spec.effectiveQuorumLossAction() == QuorumLossAction.FENCE && spec.effectiveMode() != Mode.WATCHDOG) {
+            out.add(new Violation(FENCING + ".quorumLossAction", "Fence needs mode Watchdog, but mode is "
+                    + spec.effectiveMode().crdValue() + "; set mode: Watchdog, or quorumLossAction: Exclude or Wait"));
+        }
+        boolean timeoutValid = checkWatchdogTimeout(spec.effectiveWatchdogTimeout(), out);
+        checkQuorumSize(spec.quorumSize(), expectedMembers, out);
+        checkTieBreakers(spec.effectiveTieBreakers(), out);
+        TimingOverrides o = spec.effectiveTimings();
+        int before = out.size();
+        checkOverrides(o, out);
+        if (out.size() == before && timeoutValid) {
+            checkRelations(o, effectiveTimings(spec, expectedMembers), out);
+        }
+        return List.copyOf(out);
+    }
+
+    /**
+     * Resolves {@code spec} for a group of {@code expectedMembers}.
+     *
+     * @throws InvalidPolicyException carrying every violation when {@link #validate} finds any
+     * @throws IllegalArgumentException when expectedMembers is negative
+     */
+    public static ResolvedPolicy resolve(FencingSpec spec, int expectedMembers) {
+        List<Violation> violations = validate(spec, expectedMembers);
+        if (!violations.isEmpty()) {
+            throw new InvalidPolicyException(violations);
+        }
+        int quorum = spec.quorumSize() != null ? spec.quorumSize() : autoQuorumSize(expectedMembers);
+        return new ResolvedPolicy(spec.effectiveMode(), spec.effectiveQuorumLossAction(), expectedMembers, quorum,
+                spec.effectiveTieBreakers(), effectiveTimings(spec, expectedMembers));
+    }
+
+    /**
+     * Accepted but risky choices, each with the field and what to consider instead: {@code APIReachable} (not
+     * split-brain safe), {@code Disk} (no arbiter implemented yet: never answers), an even group without tie-breakers
+     * (an exact half split fences both halves).
+     *
+     * @throws IllegalArgumentException when expectedMembers is negative
+     */
+    public static List<Violation> warnings(FencingSpec spec, int expectedMembers) {
+        requireExpected(expectedMembers);
+        List<Violation> out = new ArrayList<>();
+        List<TieBreakerKind> tieBreakers = spec.effectiveTieBreakers();
+        for (int i = 0; i < tieBreakers.size(); i++) {
+            TieBreakerKind kind = tieBreakers.get(i);
+            if (kind == TieBreakerKind.API_REACHABLE) {
+                out.add(new Violation(TIE_BREAKERS_FIELD + "[" + i + "]", "APIReachable is not split-brain safe: both "
+                        + "halves of an even split keep quorum when both reach the Kubernetes API; list ControlPlane "
+                        + "or LowestName before it, or remove it"));
+            } else if (kind == TieBreakerKind.DISK) {
+                out.add(new Violation(TIE_BREAKERS_FIELD + "[" + i + "]", "Disk has no arbiter implementation yet and "
+                        + "never grants a tie; add ControlPlane or LowestName if even splits should keep one half up"));
+            }
+        }
+        if (expectedMembers > 0 && expectedMembers % 2 == 0 && tieBreakers.isEmpty()
+                && spec.quorumSize() == null) {
+            out.add(new Violation(TIE_BREAKERS_FIELD, "the group has an even number of members (" + expectedMembers
+                    + ") and no tie-breakers, so an exact half split fences both halves; add ControlPlane or LowestName"));
+        }
+        return List.copyOf(out);
+    }
+
+    /** Auto quorum: {@code floor(expected/2)+1}, the smallest size two disjoint sides cannot both reach. */
+    public static int autoQuorumSize(int expectedMembers) {
+        requireExpected(expectedMembers);
+        return expectedMembers / 2 + 1;
+    }
+
+    /** The timings a spec resolves to, without validation (overrides are taken as they are). */
+    static ResolvedTimings effectiveTimings(FencingSpec spec, int expectedMembers) {
+        Profile profile = spec.effectiveProfile();
+        int tableSize = profile == Profile.AUTO ? expectedMembers : profile.anchorSize();
+        AdrSizeTable.Scaled base = AdrSizeTable.at(tableSize);
+        TimingOverrides o = spec.effectiveTimings();
+        Duration watchdogTimeout = spec.effectiveWatchdogTimeout();
+
+        Duration probeInterval = or(o.probeInterval(), base.probeInterval());
+        Duration probeTimeout = or(o.probeTimeout(),
+                Duration.ofMillis(Math.round(probeInterval.toMillis() * PROBE_TIMEOUT_SHARE)));
+        Duration quorumWindow = or(o.quorumWindow(), probeInterval.multipliedBy(WINDOW_PROBE_INTERVALS));
+        Duration heartbeatInterval = or(o.heartbeatInterval(), quorumWindow.dividedBy(HEARTBEATS_PER_WINDOW));
+        Duration evaluationTick = or(o.evaluationTick(), min(DEFAULT_EVALUATION_TICK, heartbeatInterval));
+        Duration feedInterval = or(o.feedInterval(),
+                min(MAX_DEFAULT_FEED_INTERVAL, watchdogTimeout.dividedBy(FEEDS_PER_TIMEOUT)));
+        Duration armingDelay = or(o.armingDelay(), quorumWindow.multipliedBy(ARMING_DELAY_WINDOWS));
+
+        String label = (profile == Profile.AUTO ? "Auto(n=" + expectedMembers + ")" : profile.crdValue())
+                + (o.any() ? "+overrides" : "");
+        return new ResolvedTimings(label,
+                probeInterval,
+                probeTimeout,
+                or(o.suspicionMult(), base.suspicionMult()),
+                or(o.suspicionMaxTimeoutMult(), DEFAULT_SUSPICION_MAX_TIMEOUT_MULT),
+                or(o.gossipInterval(), base.gossipInterval()),
+                or(o.gossipNodes(), DEFAULT_GOSSIP_NODES),
+                or(o.retransmitMult(), DEFAULT_RETRANSMIT_MULT),
+                or(o.pushPullInterval(), DEFAULT_PUSH_PULL_INTERVAL),
+                heartbeatInterval,
+                quorumWindow,
+                or(o.localHealthCap(), DEFAULT_LOCAL_HEALTH_CAP),
+                evaluationTick,
+                feedInterval,
+                watchdogTimeout,
+                armingDelay,
+                or(o.fenceMargin(), DEFAULT_FENCE_MARGIN));
+    }
+
+    private static boolean checkWatchdogTimeout(Duration timeout, List<Violation> out) {
+        String shown = DurationFormat.format(timeout.isNegative() ? Duration.ZERO : timeout);
+        if (timeout.isNegative() || timeout.toNanosPart() != 0) {
+            out.add(new Violation(TIMEOUT_FIELD, "watchdog timeout " + (timeout.isNegative() ? timeout : shown)
+                    + " is not a whole number of seconds; watchdog devices count whole seconds, write e.g. 60s"));
+            return false;
+        }
+        if (timeout.compareTo(MIN_WATCHDOG_TIMEOUT) < 0 || timeout.compareTo(MAX_WATCHDOG_TIMEOUT) > 0) {
+            out.add(new Violation(TIMEOUT_FIELD, "watchdog timeout " + shown + " is outside "
+                    + DurationFormat.format(MIN_WATCHDOG_TIMEOUT) + ".." + DurationFormat.format(MAX_WATCHDOG_TIMEOUT)
+                    + "; set it within that range (60s is the Deckhouse default)"));
+            return false;
+        }
+        return true;
+    }
+
+    private static void checkQuorumSize(Integer size, int expected, List<Violation> out) {
+        if (size == null) {
+            return;
+        }
+        if (size < 1) {
+            out.add(new Violation(QUORUM_SIZE_FIELD, "quorum size " + size + " must be at least 1; use Auto (= "
+                    + autoQuorumSize(expected) + " for " + expected + " expected members) or a number in "
+                    + autoQuorumSize(expected) + ".." + Math.max(expected, autoQuorumSize(expected))));
+        } else if (2L * size <= expected) {
+            out.add(new Violation(QUORUM_SIZE_FIELD, "quorum size " + size + " is not a majority of " + expected
+                    + " expected members, so two disjoint sides could both hold quorum; use Auto or at least "
+                    + autoQuorumSize(expected)));
+        } else if (size > expected) {
+            out.add(new Violation(QUORUM_SIZE_FIELD, "quorum size " + size + " exceeds the " + expected
+                    + " expected members, so no node can ever hold quorum and every armed node would fence; use Auto"
+                    + (expected > 0 ? " or at most " + expected : "")));
+        }
+    }
+
+    private static void checkTieBreakers(List<TieBreakerKind> tieBreakers, List<Violation> out) {
+        for (int i = 0; i < tieBreakers.size(); i++) {
+            TieBreakerKind kind = tieBreakers.get(i);
+            String field = TIE_BREAKERS_FIELD + "[" + i + "]";
+            if (kind == null) {
+                out.add(new Violation(field, "entry is empty; remove it or use one of " + CrdSpelling.allowed(
+                        TieBreakerKind.values(), TieBreakerKind::crdValue)));
+                continue;
+            }
+            int first = tieBreakers.indexOf(kind);
+            if (first < i) {
+                out.add(new Violation(field, kind.crdValue() + " is already listed at index " + first
+                        + "; remove the repeat (each tie-breaker is asked once)"));
+            }
+        }
+    }
+
+    private static void checkOverrides(TimingOverrides o, List<Violation> out) {
+        positive(o.probeInterval(), "probeInterval", out);
+        positive(o.probeTimeout(), "probeTimeout", out);
+        count(o.suspicionMult(), "suspicionMult", out);
+        count(o.suspicionMaxTimeoutMult(), "suspicionMaxTimeoutMult", out);
+        positive(o.gossipInterval(), "gossipInterval", out);
+        count(o.gossipNodes(), "gossipNodes", out);
+        count(o.retransmitMult(), "retransmitMult", out);
+        positive(o.pushPullInterval(), "pushPullInterval", out);
+        positive(o.heartbeatInterval(), "heartbeatInterval", out);
+        positive(o.quorumWindow(), "quorumWindow", out);
+        Double cap = o.localHealthCap();
+        if (cap != null && !(cap >= MIN_LOCAL_HEALTH_CAP && cap <= MAX_LOCAL_HEALTH_CAP)) {
+            out.add(new Violation(TIMINGS + "localHealthCap", "localHealthCap " + cap + " is outside "
+                    + MIN_LOCAL_HEALTH_CAP + ".." + MAX_LOCAL_HEALTH_CAP + "; 1.0 disables stretching, "
+                    + DEFAULT_LOCAL_HEALTH_CAP + " is the default"));
+        }
+        positive(o.evaluationTick(), "evaluationTick", out);
+        positive(o.feedInterval(), "feedInterval", out);
+        positive(o.armingDelay(), "armingDelay", out);
+        if (o.fenceMargin() != null && (o.fenceMargin().isNegative() || o.fenceMargin().compareTo(MAX_TIMING) > 0)) {
+            out.add(new Violation(TIMINGS + "fenceMargin", "fenceMargin " + o.fenceMargin()
+                    + " must be between 0s and 1h; " + DurationFormat.format(DEFAULT_FENCE_MARGIN) + " is the default"));
+        }
+    }
+
+    private static void checkRelations(TimingOverrides o, ResolvedTimings t, List<Violation> out) {
+        if (t.probeTimeout().compareTo(t.probeInterval()) >= 0) {
+            out.add(new Violation(TIMINGS + (o.probeTimeout() != null ? "probeTimeout" : "probeInterval"),
+                    "probeTimeout " + fmt(t.probeTimeout()) + " must be shorter than probeInterval "
+                            + fmt(t.probeInterval()) + "; lower probeTimeout or raise probeInterval"));
+        }
+        if (t.heartbeatInterval().compareTo(t.quorumWindow()) >= 0) {
+            out.add(new Violation(TIMINGS + (o.heartbeatInterval() != null ? "heartbeatInterval" : "quorumWindow"),
+                    "heartbeatInterval " + fmt(t.heartbeatInterval()) + " must be shorter than quorumWindow "
+                            + fmt(t.quorumWindow()) + " (a round trip must fit in the window); lower "
+                            + "heartbeatInterval to at most a quarter of quorumWindow or raise quorumWindow"));
+        }
+        if (t.evaluationTick().compareTo(t.heartbeatInterval()) > 0) {
+            out.add(new Violation(TIMINGS + (o.evaluationTick() != null ? "evaluationTick" : "heartbeatInterval"),
+                    "evaluationTick " + fmt(t.evaluationTick()) + " must not exceed heartbeatInterval "
+                            + fmt(t.heartbeatInterval()) + "; lower evaluationTick or raise heartbeatInterval"));
+        }
+        if (t.feedInterval().multipliedBy(3).compareTo(t.watchdogTimeout()) >= 0) {
+            out.add(new Violation(TIMINGS + "feedInterval", "feedInterval " + fmt(t.feedInterval())
+                    + " must be shorter than a third of the watchdog timeout " + fmt(t.watchdogTimeout())
+                    + " so two missed feeds never reset a healthy node; set it below "
+                    + fmt(t.watchdogTimeout().dividedBy(3))));
+        }
+        if (t.armingDelay().compareTo(t.quorumWindow()) < 0) {
+            out.add(new Violation(TIMINGS + (o.armingDelay() != null ? "armingDelay" : "quorumWindow"),
+                    "armingDelay " + fmt(t.armingDelay()) + " must be at least quorumWindow " + fmt(t.quorumWindow())
+                            + " so a node that boots into a minority never arms; raise armingDelay"));
+        }
+    }
+
+    private static void positive(Duration value, String name, List<Violation> out) {
+        if (value != null && (value.isNegative() || value.isZero() || value.compareTo(MAX_TIMING) > 0)) {
+            out.add(new Violation(TIMINGS + name, name + " " + (value.isNegative() ? value.toString() : fmt(value))
+                    + " must be greater than 0s and at most 1h; remove the override to use the profile's value"));
+        }
+    }
+
+    private static void count(Integer value, String name, List<Violation> out) {
+        if (value != null && (value < 1 || value > MAX_COUNT)) {
+            out.add(new Violation(TIMINGS + name, name + " " + value + " must be between 1 and " + MAX_COUNT
+                    + "; remove the override to use the profile's value"));
+        }
+    }
+
+    private static void requireExpected(int expectedMembers) {
+        if (expectedMembers < 0) {
+            throw new IllegalArgumentException("expected members must be >= 0, got " + expectedMembers);
+        }
+    }
+
+    private static String fmt(Duration d) {
+        return DurationFormat.format(d);
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
+    }
+
+    private static <T> T or(T value, T fallback) {
+        return value != null ? value : fallback;
+    }
+}

@@ -1,0 +1,31 @@
+package dev.fencing.policy;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * What {@code spec.fencing} means for a group of a given size now.
+ *
+ * @param mode             Watchdog or Notify
+ * @param quorumLossAction Fence, Exclude or Wait
+ * @param expected         expected members (the quorum denominator), this node included
+ * @param quorumSize       votes needed to hold quorum
+ * @param tieBreakers      asked in order on an exact half split
+ * @param timings          every resolved timing
+ */
+public record ResolvedPolicy(
+        Mode mode,
+        QuorumLossAction quorumLossAction,
+        int expected,
+        int quorumSize,
+        List<TieBreakerKind> tieBreakers,
+        ResolvedTimings timings) {
+
+    /** Rejects missing values and copies the list. */
+    public ResolvedPolicy {
+        Objects.requireNonNull(mode, "mode");
+        Objects.requireNonNull(quorumLossAction, "quorumLossAction");
+        tieBreakers = List.copyOf(tieBreakers);
+        Objects.requireNonNull(timings, "timings");
+    }
+}
