@@ -1,0 +1,209 @@
+package dev.fencing.agent.quorum;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.SortedSet;
+import java.util.TreeSet;
+
+/**
+ * Quorum by round trips (ARCHITECTURE §5). Pure: no threads, no clock of its own; every method takes this node's
+ * monotonic time. Not thread-safe: one evaluation thread owns it.
+ *
+ * <p>{@code confirmed[p]} is the latest of <em>our own</em> send times that peer {@code p} echoed back, so it proves
+ * a round trip this node → p → this node that started at that instant. Quorum is held when
+ * {@code 1 + |{p : now − confirmed[p] ≤ window}| ≥ quorumSize}; on an exact half split the tie-breakers decide. Since
+ * every counted instant is one of our send times that a peer received, a node cut off in either direction stops
+ * holding quorum at most {@code window × cap} after the last of its heartbeats that reached the other side, and
+ * stops feeding by the next evaluation: {@link QuorumSettings#tStop()}.
+ */
+public final class QuorumEvaluator {
+
+  /** Per expected peer. Times are on this node's clock except {@code latestReceivedSend} (the peer's clock). */
+  private static final class PeerState {
+    boolean sent;
+    long lastSentNanos;
+    boolean heard;
+    long lastHeardNanos;
+    boolean confirmed;
+    long confirmedNanos;
+    long latestReceivedBootId = Heartbeat.NO_ECHO;
+    long latestReceivedSendNanos;
+  }
+
+  private final String group;
+  private final long bootId;
+  private QuorumSettings settings;
+  private LocalHealth localHealth;
+  private final Map<String, PeerState> peers = new HashMap<>();
+
+  /**
+   * @param group the group name carried in (and required of) every heartbeat
+   * @param bootId random non-zero id of this agent process; echoes of another boot's send times never count
+   * @param settings expected set, quorum size, timings, tie-breakers
+   */
+  public QuorumEvaluator(String group, long bootId, QuorumSettings settings) {
+    if (bootId == Heartbeat.NO_ECHO) {
+      throw new IllegalArgumentException("boot id must not be 0");
+    }
+    this.group = group;
+    this.bootId = bootId;
+    reconfigure(settings);
+  }
+
+  /** Applies a new configuration; round-trip history of members that stay expected is kept. */
+  public void reconfigure(QuorumSettings newSettings) {
+    this.settings = newSettings;
+    this.localHealth = new LocalHealth(newSettings.quorumWindow().toNanos());
+    peers.keySet().retainAll(newSettings.expected());
+    for (String name : newSettings.expected()) {
+      if (!name.equals(newSettings.self())) {
+        peers.computeIfAbsent(name, n -> new PeerState());
+      }
+    }
+  }
+
+  public QuorumSettings settings() {
+    return settings;
+  }
+
+  public long bootId() {
+    return bootId;
+  }
+
+  public String group() {
+    return group;
+  }
+
+  /** The expected peers (every expected member except this node), in name order. */
+  public SortedSet<String> peers() {
+    TreeSet<String> names = new TreeSet<>(settings.expected());
+    names.remove(settings.self());
+    return names;
+  }
+
+  /**
+   * Builds the heartbeat to send to {@code peer} now and remembers its send time (an echo can never confirm a time
+   * later than our latest send to that peer).
+   */
+  public Heartbeat heartbeatFor(String peer, long nowNanos) {
+    PeerState state = peers.get(peer);
+    if (state == null) {
+      throw new IllegalArgumentException("'" + peer + "' is not an expected peer of " + settings.self());
+    }
+    state.sent = true;
+    state.lastSentNanos = nowNanos;
+    return new Heartbeat(group, settings.self(), bootId, nowNanos, state.latestReceivedBootId,
+        state.latestReceivedSendNanos);
+  }
+
+  /** Processes one received heartbeat; never throws on content from the network. */
+  public HeartbeatOutcome onHeartbeat(Heartbeat heartbeat, long nowNanos) {
+    if (!group.equals(heartbeat.group())) {
+      return HeartbeatOutcome.WRONG_GROUP;
+    }
+    if (settings.self().equals(heartbeat.sender())) {
+      return HeartbeatOutcome.FROM_SELF;
+    }
+    PeerState state = peers.get(heartbeat.sender());
+    if (state == null) {
+      return HeartbeatOutcome.UNKNOWN_SENDER;
+    }
+    state.heard = true;
+    state.lastHeardNanos = nowNanos;
+    if (state.latestReceivedBootId != heartbeat.senderBootId()
+        || heartbeat.sendNanos() - state.latestReceivedSendNanos > 0) {
+      state.latestReceivedBootId = heartbeat.senderBootId();
+      state.latestReceivedSendNanos = heartbeat.sendNanos();
+    }
+    if (heartbeat.echoBootId() != bootId || !state.sent) {
+      return HeartbeatOutcome.HEARD;
+    }
+    long echo = heartbeat.echoNanos();
+    // An echo of a time we never sent (later than our latest send to this peer) proves nothing.
+    if (echo - state.lastSentNanos > 0 || echo - nowNanos > 0) {
+      return HeartbeatOutcome.HEARD;
+    }
+    if (!state.confirmed || echo - state.confirmedNanos > 0) {
+      state.confirmed = true;
+      state.confirmedNanos = echo;
+    }
+    return HeartbeatOutcome.CONFIRMED;
+  }
+
+  /**
+   * Records how late this node itself was: a timer that fired late, or the age of the oldest inbound message when
+   * it was processed. Stretches the window (capped) for one quorum window.
+   */
+  public void observeLocalLag(long nowNanos, long lateNanos) {
+    localHealth.observe(nowNanos, lateNanos);
+  }
+
+  /** Evaluates quorum at {@code nowNanos}. */
+  public QuorumVerdict evaluate(long nowNanos) {
+    long baseWindow = settings.quorumWindow().toNanos();
+    long lag = Math.min(localHealth.currentLag(nowNanos), settings.maxWindowNanos() - baseWindow);
+    long window = baseWindow + lag;
+
+    TreeSet<String> side = new TreeSet<>();
+    side.add(settings.self());
+    List<PeerQuorumView> views = new ArrayList<>();
+    long[] confirmedTimes = new long[peers.size()];
+    int counted = 0;
+    for (String name : peers()) {
+      PeerState state = peers.get(name);
+      boolean inWindow = state.confirmed && nowNanos - state.confirmedNanos <= window;
+      if (inWindow) {
+        side.add(name);
+        confirmedTimes[counted++] = state.confirmedNanos;
+      }
+      views.add(new PeerQuorumView(name, inWindow,
+          state.confirmed ? OptionalLong.of(nowNanos - state.confirmedNanos) : OptionalLong.empty(),
+          state.heard ? OptionalLong.of(nowNanos - state.lastHeardNanos) : OptionalLong.empty()));
+    }
+    int expected = settings.expected().size();
+    int heard = side.size();
+    int quorumSize = settings.quorumSize();
+
+    boolean held;
+    String outcome = "none";
+    if (heard >= quorumSize) {
+      held = true;
+    } else if (2 * heard == expected && heard == quorumSize - 1) {
+      held = false;
+      StringBuilder reasons = new StringBuilder();
+      for (TieBreaker tieBreaker : settings.tieBreakers()) {
+        TieBreakVerdict verdict = tieBreaker.evaluate(side, settings.expected(), nowNanos);
+        if (reasons.length() > 0) {
+          reasons.append("; ");
+        }
+        reasons.append(verdict.reason());
+        if (verdict.outcome() != TieBreakVerdict.Outcome.NO_ANSWER) {
+          held = verdict.outcome() == TieBreakVerdict.Outcome.WIN;
+          break;
+        }
+      }
+      outcome = reasons.length() == 0 ? "no tie-breaker configured" : reasons.toString();
+    } else {
+      held = false;
+    }
+
+    long heldUntil = nowNanos;
+    if (held) {
+      int needed = heard >= quorumSize ? quorumSize - 1 : heard - 1;
+      if (needed <= 0) {
+        heldUntil = nowNanos + settings.evaluationTick().toNanos();
+      } else {
+        long[] sorted = Arrays.copyOf(confirmedTimes, counted);
+        Arrays.sort(sorted);
+        // The needed-th most recent confirmation is the one whose expiry drops the count below what is needed.
+        heldUntil = sorted[counted - needed] + window;
+      }
+    }
+    return new QuorumVerdict(held, nowNanos, heldUntil, expected, heard, quorumSize, side, outcome, window, lag,
+        views);
+  }
+}

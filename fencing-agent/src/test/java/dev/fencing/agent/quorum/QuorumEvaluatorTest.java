@@ -1,0 +1,179 @@
+package dev.fencing.agent.quorum;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SortedSet;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+
+class QuorumEvaluatorTest {
+
+  static final long MS = 1_000_000L;
+  static final SortedSet<String> THREE = new TreeSet<>(List.of("a", "b", "c"));
+  static final SortedSet<String> FOUR = new TreeSet<>(List.of("a", "b", "c", "d"));
+
+  static QuorumSettings settings(String self, SortedSet<String> expected, List<TieBreaker> tieBreakers) {
+    return new QuorumSettings(self, expected, expected.size() / 2 + 1, Duration.ofSeconds(2), 1.5,
+        Duration.ofMillis(100), tieBreakers);
+  }
+
+  /** Completes one round trip self → peer → self: the peer's heartbeat echoes our send at {@code sentAt}. */
+  static void roundTrip(QuorumEvaluator self, String peer, long sentAt, long receivedAt) {
+    Heartbeat ours = self.heartbeatFor(peer, sentAt);
+    Heartbeat reply = new Heartbeat("g", peer, 77, 5_000, self.bootId(), ours.sendNanos());
+    assertThat(self.onHeartbeat(reply, receivedAt)).isEqualTo(HeartbeatOutcome.CONFIRMED);
+  }
+
+  @Test
+  void hearingPeersWithoutEchoNeverHoldsQuorum() {
+    QuorumEvaluator a = new QuorumEvaluator("g", 1, settings("a", THREE, List.of()));
+    a.heartbeatFor("b", 0);
+    a.heartbeatFor("c", 0);
+    assertThat(a.onHeartbeat(new Heartbeat("g", "b", 7, 10, Heartbeat.NO_ECHO, 0), 10 * MS))
+        .isEqualTo(HeartbeatOutcome.HEARD);
+    assertThat(a.onHeartbeat(new Heartbeat("g", "c", 8, 10, Heartbeat.NO_ECHO, 0), 10 * MS))
+        .isEqualTo(HeartbeatOutcome.HEARD);
+    QuorumVerdict verdict = a.evaluate(20 * MS);
+    assertThat(verdict.held()).isFalse();
+    assertThat(verdict.heard()).isEqualTo(1);
+    assertThat(verdict.peers()).allSatisfy(p -> assertThat(p.sinceLastHeardNanos()).isPresent());
+  }
+
+  @Test
+  void aRoundTripWithOnePeerOfThreeHoldsQuorumUntilItAgesOut() {
+    QuorumEvaluator a = new QuorumEvaluator("g", 1, settings("a", THREE, List.of()));
+    roundTrip(a, "b", 100 * MS, 105 * MS);
+    QuorumVerdict verdict = a.evaluate(200 * MS);
+    assertThat(verdict.held()).isTrue();
+    assertThat(verdict.side()).containsExactly("a", "b");
+    assertThat(verdict.heldUntilNanos()).isEqualTo(100 * MS + 2_000 * MS);
+    assertThat(a.evaluate(2_100 * MS).held()).isTrue();
+    assertThat(a.evaluate(2_101 * MS).held()).isFalse();
+  }
+
+  @Test
+  void echoesOfAnotherBootOrOfTimesNeverSentDoNotCount() {
+    QuorumEvaluator a = new QuorumEvaluator("g", 1, settings("a", THREE, List.of()));
+    a.heartbeatFor("b", 100 * MS);
+    assertThat(a.onHeartbeat(new Heartbeat("g", "b", 7, 1, 2, 100 * MS), 110 * MS)).isEqualTo(HeartbeatOutcome.HEARD);
+    assertThat(a.onHeartbeat(new Heartbeat("g", "b", 7, 2, 1, 150 * MS), 160 * MS)).isEqualTo(HeartbeatOutcome.HEARD);
+    assertThat(a.evaluate(170 * MS).held()).isFalse();
+  }
+
+  @Test
+  void heartbeatsOfOtherGroupsStrangersAndSelfAreIgnored() {
+    QuorumEvaluator a = new QuorumEvaluator("g", 1, settings("a", THREE, List.of()));
+    assertThat(a.onHeartbeat(new Heartbeat("other", "b", 7, 1, 1, 0), 1)).isEqualTo(HeartbeatOutcome.WRONG_GROUP);
+    assertThat(a.onHeartbeat(new Heartbeat("g", "zed", 7, 1, 1, 0), 1)).isEqualTo(HeartbeatOutcome.UNKNOWN_SENDER);
+    assertThat(a.onHeartbeat(new Heartbeat("g", "a", 7, 1, 1, 0), 1)).isEqualTo(HeartbeatOutcome.FROM_SELF);
+  }
+
+  @Test
+  void theEchoSentToAPeerIsItsLatestSendTimeWeReceived() {
+    QuorumEvaluator a = new QuorumEvaluator("g", 1, settings("a", THREE, List.of()));
+    a.onHeartbeat(new Heartbeat("g", "b", 7, 500, Heartbeat.NO_ECHO, 0), 10);
+    a.onHeartbeat(new Heartbeat("g", "b", 7, 400, Heartbeat.NO_ECHO, 0), 11);
+    Heartbeat toB = a.heartbeatFor("b", 20);
+    assertThat(toB.echoBootId()).isEqualTo(7);
+    assertThat(toB.echoNanos()).isEqualTo(500);
+    a.onHeartbeat(new Heartbeat("g", "b", 9, 3, Heartbeat.NO_ECHO, 0), 30);
+    assertThat(a.heartbeatFor("b", 40).echoBootId()).as("a restarted peer's new boot replaces the old").isEqualTo(9);
+  }
+
+  @Test
+  void exactHalfAsksTieBreakersInOrderAndTheFirstAnswerDecides() {
+    List<String> asked = new ArrayList<>();
+    TieBreaker silent = recording("Silent", TieBreakVerdict.noAnswer("Silent: no answer"), asked);
+    QuorumEvaluator a = new QuorumEvaluator("g", 1,
+        settings("a", FOUR, List.of(silent, new LowestNameTieBreaker())));
+    roundTrip(a, "b", 0, MS);
+    QuorumVerdict verdict = a.evaluate(10 * MS);
+    assertThat(verdict.held()).isTrue();
+    assertThat(verdict.tieBreakerOutcome()).isEqualTo("Silent: no answer; LowestName: side holds a");
+    assertThat(asked).containsExactly("Silent");
+
+    QuorumEvaluator c = new QuorumEvaluator("g", 3, settings("c", FOUR, List.of(new LowestNameTieBreaker())));
+    roundTrip(c, "d", 0, MS);
+    QuorumVerdict lost = c.evaluate(10 * MS);
+    assertThat(lost.held()).isFalse();
+    assertThat(lost.tieBreakerOutcome()).isEqualTo("LowestName: a is on the other side");
+  }
+
+  @Test
+  void noAnswerFromAnyTieBreakerMeansNotHeld() {
+    QuorumEvaluator a = new QuorumEvaluator("g", 1, settings("a", FOUR,
+        List.of(NeverAnsweringTieBreaker.disk(), NeverAnsweringTieBreaker.apiReachable())));
+    roundTrip(a, "b", 0, MS);
+    QuorumVerdict verdict = a.evaluate(10 * MS);
+    assertThat(verdict.held()).isFalse();
+    assertThat(verdict.tieBreakerOutcome())
+        .isEqualTo("Disk: not implemented; APIReachable: not split-brain safe, never grants a tie");
+  }
+
+  @Test
+  void localLagStretchesTheWindowButNeverBeyondTheCap() {
+    QuorumEvaluator a = new QuorumEvaluator("g", 1, settings("a", THREE, List.of()));
+    roundTrip(a, "b", 0, MS);
+    a.observeLocalLag(2_400 * MS, 500 * MS);
+    QuorumVerdict stretched = a.evaluate(2_400 * MS);
+    assertThat(stretched.held()).isTrue();
+    assertThat(stretched.windowNanos()).isEqualTo(2_500 * MS);
+    a.observeLocalLag(2_900 * MS, 10_000 * MS);
+    QuorumVerdict capped = a.evaluate(2_900 * MS);
+    assertThat(capped.windowNanos()).isEqualTo(3_000 * MS);
+    assertThat(capped.held()).isTrue();
+    assertThat(a.evaluate(3_001 * MS).held()).isFalse();
+  }
+
+  @Test
+  void tStopIsWindowTimesCapPlusTick() {
+    assertThat(settings("a", THREE, List.of()).tStop()).isEqualTo(Duration.ofMillis(3_100));
+  }
+
+  @Test
+  void reconfigureKeepsHistoryOfMembersThatStay() {
+    QuorumEvaluator a = new QuorumEvaluator("g", 1, settings("a", THREE, List.of()));
+    roundTrip(a, "b", 0, MS);
+    a.reconfigure(settings("a", new TreeSet<>(List.of("a", "b", "c", "d", "e")), List.of()));
+    assertThat(a.evaluate(10 * MS).heard()).isEqualTo(2);
+    assertThat(a.evaluate(10 * MS).held()).isFalse();
+    assertThat(a.peers()).containsExactly("b", "c", "d", "e");
+  }
+
+  @Test
+  void settingsThatWouldLetTwoHalvesHoldQuorumAreRejected() {
+    assertThatThrownBy(() -> new QuorumSettings("a", FOUR, 2, Duration.ofSeconds(1), 1.5, Duration.ofMillis(100),
+        List.of())).hasMessageContaining("lets two disjoint halves both hold quorum");
+    assertThatThrownBy(() -> settings("z", THREE, List.of())).hasMessageContaining("not in the expected members");
+    assertThatThrownBy(() -> new QuorumSettings("a", THREE, 2, Duration.ofSeconds(1), 0.5, Duration.ofMillis(100),
+        List.of())).hasMessageContaining("local health cap");
+  }
+
+  @Test
+  void aSingleMemberGroupAlwaysHoldsQuorum() {
+    QuorumEvaluator a = new QuorumEvaluator("g", 1, settings("a", new TreeSet<>(List.of("a")), List.of()));
+    QuorumVerdict verdict = a.evaluate(5);
+    assertThat(verdict.held()).isTrue();
+    assertThat(verdict.holdsAt(5 + 100 * MS)).isTrue();
+    assertThat(verdict.holdsAt(6 + 100 * MS)).isFalse();
+  }
+
+  private static TieBreaker recording(String name, TieBreakVerdict answer, List<String> asked) {
+    return new TieBreaker() {
+      @Override
+      public String name() {
+        return name;
+      }
+
+      @Override
+      public TieBreakVerdict evaluate(SortedSet<String> side, SortedSet<String> expected, long nowNanos) {
+        asked.add(name);
+        return answer;
+      }
+    };
+  }
+}
