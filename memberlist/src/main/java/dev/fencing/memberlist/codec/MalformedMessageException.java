@@ -1,0 +1,19 @@
+package dev.fencing.memberlist.codec;
+
+/**
+ * Input from the network that is not a valid memberlist message: truncated, wrongly typed, over a size cap, failing
+ * its checksum or authentication. Expected at runtime; callers log it (without a stack trace) and drop the input.
+ */
+public final class MalformedMessageException extends Exception {
+  private static final long serialVersionUID = 1L;
+
+  /** @param message what was wrong, precise enough to recognise the offending field or layer */
+  public MalformedMessageException(String message) {
+    super(message);
+  }
+
+  /** @param message what was wrong; {@code cause} the underlying failure (e.g. a GCM tag mismatch) */
+  public MalformedMessageException(String message, Throwable cause) {
+    super(message, cause);
+  }
+}

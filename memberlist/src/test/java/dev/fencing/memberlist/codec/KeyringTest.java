@@ -1,0 +1,59 @@
+package dev.fencing.memberlist.codec;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+class KeyringTest {
+  private static byte[] key(int size, int fill) {
+    byte[] k = new byte[size];
+    java.util.Arrays.fill(k, (byte) fill);
+    return k;
+  }
+
+  @Test
+  void rotationInstallUseRemove() throws Exception {
+    byte[] a = key(16, 1);
+    byte[] b = key(32, 2);
+    Keyring ring = new Keyring(a);
+    byte[] sealedWithA = ring.encrypt(1, "hello".getBytes(StandardCharsets.UTF_8), new byte[0]);
+    ring.install(b);
+    assertThat(ring.keys()).hasSize(2);
+    ring.use(b);
+    assertThat(ring.primaryKey()).isEqualTo(b);
+    assertThat(ring.decrypt(sealedWithA, new byte[0])).asString().isEqualTo("hello");
+    assertThatThrownBy(() -> ring.remove(b)).hasMessageContaining("primary");
+    ring.remove(a);
+    assertThat(ring.keys()).containsExactly(b);
+    assertThatThrownBy(() -> ring.decrypt(sealedWithA, new byte[0])).hasMessageContaining("no installed key");
+    assertThatThrownBy(() -> ring.use(a)).hasMessageContaining("install it first");
+    assertThatThrownBy(() -> new Keyring(key(20, 0))).hasMessageContaining("16, 24 or 32");
+  }
+
+  @Test
+  void versionZeroPadsAndVersionOneDoesNot() throws Exception {
+    Keyring ring = new Keyring(key(24, 3));
+    for (int len : new int[] {0, 15, 16, 17}) {
+      byte[] plain = new byte[len];
+      byte[] v0 = ring.encrypt(0, plain, null);
+      byte[] v1 = ring.encrypt(1, plain, null);
+      // memberlist's measured lengths: 45/45/61/61 for vsn 0, len+29 for vsn 1
+      assertThat(v0.length).isEqualTo(len + 29 + (16 - len % 16));
+      assertThat(v1.length).isEqualTo(len + 29);
+      assertThat(ring.decrypt(v0, null)).isEqualTo(plain);
+      assertThat(ring.decrypt(v1, null)).isEqualTo(plain);
+    }
+  }
+
+  @Test
+  void additionalDataIsAuthenticated() {
+    Keyring ring = new Keyring(key(16, 4));
+    byte[] sealed = ring.encrypt(1, new byte[] {1, 2, 3}, "label".getBytes(StandardCharsets.UTF_8));
+    assertThatThrownBy(() -> ring.decrypt(sealed, null)).isInstanceOf(MalformedMessageException.class);
+    sealed[0] = 2;
+    assertThatThrownBy(() -> ring.decrypt(sealed, null)).hasMessageContaining("version 2");
+    assertThatThrownBy(() -> ring.decrypt(new byte[10], null)).hasMessageContaining("too short");
+  }
+}

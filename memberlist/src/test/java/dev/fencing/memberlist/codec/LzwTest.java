@@ -1,0 +1,41 @@
+package dev.fencing.memberlist.codec;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+class LzwTest {
+  @Test
+  void emptyInputIsClearThenEnd() throws Exception {
+    // 9-bit codes 256 then 257, LSB first
+    assertThat(Hex.of(Lzw.compress(new byte[0]))).isEqualTo("000302");
+    assertThat(Lzw.decompress(Hex.bytes("000302"), 10)).isEmpty();
+  }
+
+  @Test
+  void roundTripsInputsThatResetTheDictionary() throws Exception {
+    Random random = new Random(42);
+    for (int size : new int[] {1, 2, 255, 4096, 20_000, 200_000}) {
+      byte[] noise = new byte[size];
+      random.nextBytes(noise);
+      assertThat(Lzw.decompress(Lzw.compress(noise), size)).isEqualTo(noise);
+      byte[] text = new byte[size];
+      for (int i = 0; i < size; i++) {
+        text[i] = (byte) ('a' + (i * 7 + i / 13) % 26);
+      }
+      assertThat(Lzw.decompress(Lzw.compress(text), size)).isEqualTo(text);
+    }
+  }
+
+  @Test
+  void capsOutputAndRejectsBadStreams() {
+    byte[] zeros = new byte[100_000];
+    byte[] packed = Lzw.compress(zeros);
+    assertThatThrownBy(() -> Lzw.decompress(packed, 99_999)).hasMessageContaining("exceeds the limit");
+    assertThatThrownBy(() -> Lzw.decompress(new byte[] {0, 3}, 10)).hasMessageContaining("without an end code");
+    // clear, then code 300 which is not yet defined
+    assertThatThrownBy(() -> Lzw.decompress(new byte[] {0, 0x59, 0x02}, 10)).hasMessageContaining("invalid code");
+  }
+}
