@@ -1,0 +1,164 @@
+package dev.fencing.agent.disable;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Watches the disable file ({@code /var/run/fencing-agent/disable}, written by bashible around maintenance) by
+ * polling it every {@link #POLL_INTERVAL}: creation and removal are noticed well within one second whatever created
+ * the file and however the directory is mounted, for the price of one stat per interval.
+ *
+ * <p>Anything at the path counts as present. Its content is informational: the first line, trimmed, stripped of
+ * control characters and cut to {@link #MAX_REASON_LENGTH} characters, becomes the reason; nothing in it is ever
+ * interpreted. The listener is called on the scheduler thread and only when the state (presence or reason) changes;
+ * the state at {@link #start()} is read synchronously and available from {@link #current()}.
+ */
+public final class DisableFileWatcher implements AutoCloseable {
+
+  /** How often the file is checked. */
+  public static final Duration POLL_INTERVAL = Duration.ofMillis(200);
+
+  /** Longest reason kept from the file. */
+  public static final int MAX_REASON_LENGTH = 256;
+
+  private static final Logger LOG = LoggerFactory.getLogger(DisableFileWatcher.class);
+  // Only the beginning of the file is read: a reason is one line, and a huge file must not cost memory.
+  private static final int MAX_READ_BYTES = 4096;
+
+  private final Path file;
+  private final Consumer<DisableState> listener;
+  private final ScheduledExecutorService scheduler;
+  private final boolean ownsScheduler;
+  private volatile DisableState current = DisableState.ABSENT;
+  private ScheduledFuture<?> task;
+
+  /** Watches {@code file} on a scheduler thread of its own. */
+  public DisableFileWatcher(Path file, Consumer<DisableState> listener) {
+    this(file, listener, Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "disable-file-watcher");
+      t.setDaemon(true);
+      return t;
+    }), true);
+  }
+
+  /** Watches {@code file} on the given scheduler, which the caller owns and shuts down. */
+  public DisableFileWatcher(Path file, Consumer<DisableState> listener, ScheduledExecutorService scheduler) {
+    this(file, listener, scheduler, false);
+  }
+
+  private DisableFileWatcher(
+      Path file, Consumer<DisableState> listener, ScheduledExecutorService scheduler, boolean ownsScheduler) {
+    this.file = Objects.requireNonNull(file, "file");
+    this.listener = Objects.requireNonNull(listener, "listener");
+    this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+    this.ownsScheduler = ownsScheduler;
+  }
+
+  /** Reads the current state and starts polling. */
+  public synchronized void start() {
+    if (task != null) {
+      throw new IllegalStateException("disable file watcher already started for " + file);
+    }
+    current = read(file);
+    LOG.info("event=disable_file_watch file={} present={} reason=\"{}\"", file, current.present(), current.reason());
+    long period = POLL_INTERVAL.toMillis();
+    task = scheduler.scheduleWithFixedDelay(this::poll, period, period, TimeUnit.MILLISECONDS);
+  }
+
+  /** The latest state seen. */
+  public DisableState current() {
+    return current;
+  }
+
+  /** The watched path. */
+  public Path file() {
+    return file;
+  }
+
+  /** Stops polling; shuts down the scheduler only if this watcher created it. */
+  @Override
+  public synchronized void close() {
+    if (task != null) {
+      task.cancel(false);
+      task = null;
+    }
+    if (ownsScheduler) {
+      scheduler.shutdownNow();
+    }
+  }
+
+  private void poll() {
+    // Nothing may escape: an exception would silently cancel the periodic task.
+    try {
+      DisableState next = read(file);
+      if (next.equals(current)) {
+        return;
+      }
+      current = next;
+      LOG.info("event=disable_file_changed file={} present={} reason=\"{}\"", file, next.present(), next.reason());
+      listener.accept(next);
+    } catch (RuntimeException e) {
+      LOG.warn("event=disable_file_listener_failed file={} error={}", file, String.valueOf(e));
+    }
+  }
+
+  /** Reads the disable state of {@code file} now. */
+  public static DisableState read(Path file) {
+    if (!Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
+      return DisableState.ABSENT;
+    }
+    if (!Files.isRegularFile(file)) {
+      return new DisableState(true, "");
+    }
+    byte[] head;
+    try (InputStream in = Files.newInputStream(file)) {
+      head = in.readNBytes(MAX_READ_BYTES);
+    } catch (IOException e) {
+      // Present but unreadable still disarms; the reason is only for display.
+      LOG.debug("event=disable_file_unreadable file={} error={}", file, e.getMessage());
+      return new DisableState(true, "");
+    }
+    return new DisableState(true, reasonFrom(head));
+  }
+
+  /** The first line of {@code content}, decoded leniently, without control characters, trimmed and shortened. */
+  static String reasonFrom(byte[] content) {
+    CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
+        .onMalformedInput(CodingErrorAction.REPLACE)
+        .onUnmappableCharacter(CodingErrorAction.REPLACE);
+    String text;
+    try {
+      text = decoder.decode(ByteBuffer.wrap(content)).toString();
+    } catch (CharacterCodingException e) {
+      return "";
+    }
+    int end = 0;
+    while (end < text.length() && text.charAt(end) != '\n' && text.charAt(end) != '\r') {
+      end++;
+    }
+    StringBuilder line = new StringBuilder(Math.min(end, MAX_REASON_LENGTH));
+    for (int i = 0; i < end; i++) {
+      char c = text.charAt(i);
+      line.append(Character.isISOControl(c) ? ' ' : c);
+    }
+    String reason = line.toString().strip();
+    return reason.length() > MAX_REASON_LENGTH ? reason.substring(0, MAX_REASON_LENGTH) : reason;
+  }
+}

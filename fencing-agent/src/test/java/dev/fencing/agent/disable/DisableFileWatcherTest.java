@@ -1,0 +1,133 @@
+package dev.fencing.agent.disable;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class DisableFileWatcherTest {
+
+  private static final Duration WITHIN_ONE_SECOND = Duration.ofSeconds(1);
+
+  @TempDir Path dir;
+
+  // Like bashible should: a reader polling in between never sees a created-but-empty file.
+  private void writeAtomically(Path file, String content) throws IOException {
+    Path tmp = Files.writeString(dir.resolve(".disable.tmp"), content);
+    Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+  }
+
+  @Test
+  void creationAndRemovalAreEachNoticedWithinOneSecond() throws IOException {
+    Path file = dir.resolve("disable");
+    List<DisableState> changes = new CopyOnWriteArrayList<>();
+    try (DisableFileWatcher watcher = new DisableFileWatcher(file, changes::add)) {
+      watcher.start();
+      assertThat(watcher.current()).isEqualTo(DisableState.ABSENT);
+
+      writeAtomically(file, "maintenance: kernel upgrade (bashible)\nstep 3\n");
+      await().atMost(WITHIN_ONE_SECOND).untilAsserted(() -> assertThat(changes)
+          .containsExactly(new DisableState(true, "maintenance: kernel upgrade (bashible)")));
+      assertThat(watcher.current().present()).isTrue();
+
+      Files.delete(file);
+      await().atMost(WITHIN_ONE_SECOND).untilAsserted(() -> assertThat(changes).hasSize(2));
+      assertThat(changes.get(1)).isEqualTo(DisableState.ABSENT);
+      assertThat(watcher.current()).isEqualTo(DisableState.ABSENT);
+    }
+  }
+
+  @Test
+  void fileExistingAtStartIsTheInitialStateAndNotAChange() throws IOException {
+    Path file = dir.resolve("disable");
+    writeAtomically(file, "drain");
+    AtomicInteger calls = new AtomicInteger();
+    try (DisableFileWatcher watcher = new DisableFileWatcher(file, s -> calls.incrementAndGet())) {
+      watcher.start();
+
+      assertThat(watcher.current()).isEqualTo(new DisableState(true, "drain"));
+      await().during(Duration.ofMillis(600)).atMost(Duration.ofSeconds(2)).untilAsserted(
+          () -> assertThat(calls).hasValue(0));
+    }
+  }
+
+  @Test
+  void listenerIsCalledOnlyOnChangesIncludingAChangedReason() throws IOException {
+    Path file = dir.resolve("disable");
+    List<DisableState> changes = new CopyOnWriteArrayList<>();
+    try (DisableFileWatcher watcher = new DisableFileWatcher(file, changes::add)) {
+      watcher.start();
+      writeAtomically(file, "first");
+      await().atMost(WITHIN_ONE_SECOND).until(() -> changes.size() == 1);
+      await().during(Duration.ofMillis(600)).atMost(Duration.ofSeconds(2)).until(() -> changes.size() == 1);
+
+      writeAtomically(file, "second");
+      await().atMost(WITHIN_ONE_SECOND).until(() -> changes.size() == 2);
+      assertThat(changes).extracting(DisableState::reason).containsExactly("first", "second");
+    }
+  }
+
+  @Test
+  void aThrowingListenerDoesNotStopTheWatcher() throws IOException {
+    Path file = dir.resolve("disable");
+    AtomicInteger calls = new AtomicInteger();
+    try (DisableFileWatcher watcher = new DisableFileWatcher(file, s -> {
+      calls.incrementAndGet();
+      throw new IllegalStateException("listener bug");
+    })) {
+      watcher.start();
+      writeAtomically(file, "x");
+      await().atMost(WITHIN_ONE_SECOND).until(() -> calls.get() == 1);
+      Files.delete(file);
+      await().atMost(WITHIN_ONE_SECOND).until(() -> calls.get() == 2);
+      assertThat(watcher.current().present()).isFalse();
+    }
+  }
+
+  @Test
+  void injectedSchedulerIsUsedAndNotShutDownByClose() throws IOException {
+    Path file = dir.resolve("disable");
+    ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+    try {
+      List<DisableState> changes = new CopyOnWriteArrayList<>();
+      DisableFileWatcher watcher = new DisableFileWatcher(file, changes::add, scheduler);
+      watcher.start();
+      Files.createDirectory(file);
+      await().atMost(WITHIN_ONE_SECOND).until(() -> changes.size() == 1);
+      assertThat(changes.get(0)).isEqualTo(new DisableState(true, ""));
+
+      watcher.close();
+
+      assertThat(scheduler.isShutdown()).isFalse();
+    } finally {
+      scheduler.shutdownNow();
+    }
+  }
+
+  @Test
+  void reasonIsTheFirstLineTrimmedCleanedAndShortenedAndNeverMoreThanText() throws IOException {
+    assertThat(DisableFileWatcher.reasonFrom("  reboot now; rm -rf /  \r\nsecond".getBytes(StandardCharsets.UTF_8)))
+        .isEqualTo("reboot now; rm -rf /");
+    assertThat(DisableFileWatcher.reasonFrom("a\tb\u0007c".getBytes(StandardCharsets.UTF_8))).isEqualTo("a b c");
+    assertThat(DisableFileWatcher.reasonFrom(new byte[] {(byte) 0xff, (byte) 0xfe, 'o', 'k'})).endsWith("ok");
+    assertThat(DisableFileWatcher.reasonFrom(new byte[0])).isEmpty();
+    assertThat(DisableFileWatcher.reasonFrom("y".repeat(10_000).getBytes(StandardCharsets.UTF_8)))
+        .hasSize(DisableFileWatcher.MAX_REASON_LENGTH);
+
+    Path big = dir.resolve("disable");
+    Files.write(big, new byte[5_000_000]);
+    assertThat(DisableFileWatcher.read(big).present()).isTrue();
+  }
+}
