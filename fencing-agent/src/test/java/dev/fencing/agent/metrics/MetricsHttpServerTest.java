@@ -1,0 +1,117 @@
+package dev.fencing.agent.metrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class MetricsHttpServerTest {
+
+  private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final HttpClient http = HttpClient.newHttpClient();
+  private MetricsHttpServer server;
+
+  @AfterEach
+  void stop() {
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  private HttpResponse<String> send(String method, String path) throws IOException, InterruptedException {
+    HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + path))
+        .method(method, HttpRequest.BodyPublishers.noBody()).build();
+    return http.send(request, HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void metricsServesThePrometheusTextOfTheRegistry() throws Exception {
+    Counter.builder("fencing.watchdog.feeds").register(registry).increment(3);
+    server = new MetricsHttpServer(0, registry, () -> true);
+    server.start();
+
+    HttpResponse<String> response = send("GET", "/metrics");
+
+    assertThat(server.port()).isPositive();
+    assertThat(response.statusCode()).isEqualTo(200);
+    assertThat(response.headers().firstValue("Content-Type")).hasValue(MetricsHttpServer.PROMETHEUS_TEXT);
+    assertThat(response.body()).contains("# TYPE fencing_watchdog_feeds_total counter")
+        .contains("fencing_watchdog_feeds_total 3.0");
+  }
+
+  @Test
+  void healthzIsOkOr503WithTheReasonFollowingTheSupplier() throws Exception {
+    AtomicBoolean healthy = new AtomicBoolean(true);
+    server = new MetricsHttpServer(0, registry, healthy::get, () -> "local API socket not serving");
+    server.start();
+
+    HttpResponse<String> ok = send("GET", "/healthz");
+    healthy.set(false);
+    HttpResponse<String> bad = send("GET", "/healthz");
+
+    assertThat(ok.statusCode()).isEqualTo(200);
+    assertThat(ok.body()).isEqualTo("ok\n");
+    assertThat(bad.statusCode()).isEqualTo(503);
+    assertThat(bad.body()).isEqualTo("unhealthy: local API socket not serving\n");
+  }
+
+  @Test
+  void aThrowingHealthCheckAnswers503InsteadOfFailingTheRequest() throws Exception {
+    server = new MetricsHttpServer(0, registry, () -> {
+      throw new IllegalStateException("boom");
+    });
+    server.start();
+
+    HttpResponse<String> response = send("GET", "/healthz");
+
+    assertThat(response.statusCode()).isEqualTo(503);
+    assertThat(response.body()).contains("health check failed").contains("boom");
+  }
+
+  @Test
+  void unknownPathsAndMethodsAreAnsweredWithoutServing() throws Exception {
+    server = new MetricsHttpServer(0, registry, () -> true);
+    server.start();
+
+    assertThat(send("GET", "/nope").statusCode()).isEqualTo(404);
+    HttpResponse<String> post = send("POST", "/metrics");
+    assertThat(post.statusCode()).isEqualTo(405);
+    assertThat(post.headers().firstValue("Allow")).hasValue("GET, HEAD");
+    assertThat(send("HEAD", "/healthz").statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void busyPortFailsWithAMessageNamingIt() throws Exception {
+    server = new MetricsHttpServer(0, registry, () -> true);
+    server.start();
+    MetricsHttpServer second = new MetricsHttpServer(server.port(), registry, () -> true);
+
+    assertThatThrownBy(second::start).isInstanceOf(IOException.class)
+        .hasMessageContaining("port " + server.port()).hasMessageContaining("choose another metrics port");
+    assertThatThrownBy(() -> new MetricsHttpServer(70000, registry, () -> true))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void closedServerNoLongerListens() throws Exception {
+    server = new MetricsHttpServer(0, registry, () -> true);
+    server.start();
+    int port = server.port();
+    server.close();
+
+    assertThat(server.port()).isEqualTo(-1);
+    HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/healthz")).build();
+    assertThatThrownBy(() -> http.send(request, HttpResponse.BodyHandlers.ofString()))
+        .isInstanceOf(IOException.class);
+  }
+}
