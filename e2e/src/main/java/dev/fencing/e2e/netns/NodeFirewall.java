@@ -1,0 +1,79 @@
+package dev.fencing.e2e.netns;
+
+import dev.fencing.e2e.process.CommandResult;
+import dev.fencing.e2e.process.HostCommand;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The nftables table {@code inet fe2e} inside one node's namespace. Faults are drop rules on its input hook: dropping
+ * at the receiver looks exactly like packets lost on the wire, whereas an output drop would hand the sender an
+ * {@code EPERM} that no real network produces.
+ */
+final class NodeFirewall {
+
+    static final String TABLE = "fe2e";
+    private static final Duration NFT_TIMEOUT = Duration.ofSeconds(10);
+    private static final Pattern HANDLE = Pattern.compile("# handle (\\d+)");
+
+    private final LabNode node;
+
+    NodeFirewall(LabNode node) {
+        this.node = node;
+    }
+
+    /** Creates the table with accept-policy input and output chains. */
+    void install() {
+        String script = "add table inet " + TABLE + "\n"
+                + "add chain inet " + TABLE + " input { type filter hook input priority 0; policy accept; }\n"
+                + "add chain inet " + TABLE + " output { type filter hook output priority 0; policy accept; }\n";
+        HostCommand.check(nft("-f", "-"), script, NFT_TIMEOUT);
+    }
+
+    /**
+     * Adds a rule to {@code chain} ("input" or "output").
+     *
+     * @param expression nft rule expression, e.g. {@code ip saddr { 198.18.0.11 } counter drop}
+     * @return the rule's handle, for {@link #delete}
+     */
+    long add(String chain, String expression) {
+        List<String> command = nft("--echo", "--handle", "add", "rule", "inet", TABLE, chain);
+        command.addAll(List.of(expression.split(" ")));
+        String out = HostCommand.check(command, NFT_TIMEOUT);
+        Matcher m = HANDLE.matcher(out);
+        if (!m.find()) {
+            throw new IllegalStateException("nft did not echo a rule handle in " + node.namespace() + ": " + out);
+        }
+        return Long.parseLong(m.group(1));
+    }
+
+    /** Deletes a rule; a rule already gone (flushed) is not an error. */
+    void delete(String chain, long handle) {
+        CommandResult result = HostCommand.run(nft("delete", "rule", "inet", TABLE, chain, "handle",
+                String.valueOf(handle)), NFT_TIMEOUT);
+        if (!result.ok() && !result.stderr().contains("No such file or directory")) {
+            throw new IllegalStateException("nft delete rule " + handle + " in " + node.namespace() + " failed: "
+                    + result.stderr().strip());
+        }
+    }
+
+    /** Removes every fault rule of this node. */
+    void flush() {
+        HostCommand.check(nft("flush", "table", "inet", TABLE), NFT_TIMEOUT);
+    }
+
+    /** @return the current ruleset text of this node, for diagnostics */
+    String ruleset() {
+        return HostCommand.check(nft("list", "table", "inet", TABLE), NFT_TIMEOUT);
+    }
+
+    private List<String> nft(String... args) {
+        List<String> command = new ArrayList<>(node.execPrefix());
+        command.add("nft");
+        command.addAll(List.of(args));
+        return command;
+    }
+}

@@ -1,0 +1,81 @@
+package dev.fencing.e2e.peer;
+
+import dev.fencing.e2e.process.CommandResult;
+import dev.fencing.e2e.process.HostCommand;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Builds the Go reference peer ({@code e2e/go/src/mlpeer}) with Debian's Go in GOPATH mode against Debian's
+ * hashicorp/memberlist 0.2.2 — offline: GOPATH mode never downloads, and GOPROXY=off makes sure of it.
+ */
+public final class GoPeerBinary {
+
+    private static final Logger LOG = LoggerFactory.getLogger(GoPeerBinary.class);
+    /** Where Debian's golang-github-hashicorp-memberlist-dev puts the library. */
+    public static final Path DEBIAN_GOCODE = Path.of("/usr/share/gocode");
+    private static final String INSTALL_HINT = "scripts/test installs them: apt-get install golang-go "
+            + "golang-github-hashicorp-memberlist-dev";
+
+    private GoPeerBinary() {
+    }
+
+    /**
+     * Builds (or incrementally rebuilds) the peer binary.
+     *
+     * @return {@code e2e/target/mlpeer}
+     * @throws IllegalStateException when Go or Debian's memberlist package is missing, or the build fails
+     */
+    public static synchronized Path build(ProjectLayout layout) {
+        String go = findGo();
+        if (!Files.isDirectory(DEBIAN_GOCODE.resolve("src/github.com/hashicorp/memberlist"))) {
+            throw new IllegalStateException("Debian's hashicorp/memberlist 0.2.2 is not installed under "
+                    + DEBIAN_GOCODE + "; " + INSTALL_HINT);
+        }
+        Path source = layout.e2eModule().resolve("go/src/mlpeer");
+        Path target = layout.e2eTarget();
+        Path binary = target.resolve("mlpeer");
+        try {
+            Files.createDirectories(target.resolve("gopath"));
+            Files.createDirectories(target.resolve("gocache"));
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot create " + target + ": " + e.getMessage(), e);
+        }
+        List<String> command = new ArrayList<>(List.of("env",
+                "GO111MODULE=off",
+                "GOPROXY=off",
+                "GOFLAGS=",
+                "GOPATH=" + target.resolve("gopath") + ":" + DEBIAN_GOCODE,
+                "GOCACHE=" + target.resolve("gocache"),
+                go, "build", "-o", binary.toString(), source.toString()));
+        long started = System.nanoTime();
+        CommandResult result = HostCommand.run(command, Duration.ofMinutes(5));
+        if (!result.ok()) {
+            throw new IllegalStateException("go build of the memberlist 0.2.2 peer failed (exit " + result.exitCode()
+                    + "):\n" + result.stderr().strip() + "\nIf a package is missing, " + INSTALL_HINT);
+        }
+        LOG.info("event=go-peer-built binary={} millis={}", binary, (System.nanoTime() - started) / 1_000_000);
+        return binary;
+    }
+
+    private static String findGo() {
+        for (String candidate : List.of("/usr/bin/go", "/usr/lib/go/bin/go", "/usr/local/go/bin/go")) {
+            if (Files.isExecutable(Path.of(candidate))) {
+                return candidate;
+            }
+        }
+        String path = System.getenv().getOrDefault("PATH", "");
+        for (String dir : path.split(":")) {
+            if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, "go"))) {
+                return Path.of(dir, "go").toString();
+            }
+        }
+        throw new IllegalStateException("the Go toolchain (go) is not installed; " + INSTALL_HINT);
+    }
+}

@@ -1,0 +1,178 @@
+package dev.fencing.e2e.netns;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.fencing.e2e.peer.ProjectLayout;
+import dev.fencing.e2e.process.HostCommand;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+
+/** The network-namespace harness itself: connectivity, each fault kind, and that nothing outlives a lab. */
+class NetnsLabIT {
+
+    private final Path logs = ProjectLayout.fromWorkingDirectory().logDir("netns-lab");
+    private NetnsLab lab;
+
+    @AfterEach
+    void tearDown() {
+        if (lab != null) {
+            lab.close();
+        }
+    }
+
+    @Test
+    void udpFlowsBothWaysBetweenTwoNamespaces() {
+        lab = NetnsLab.create(List.of("a", "b"));
+        ProbeEndpoint a = ProbeEndpoint.start(lab, "a", logs);
+        ProbeEndpoint b = ProbeEndpoint.start(lab, "b", logs);
+
+        a.ping(b, 50);
+        b.ping(a, 50);
+
+        assertThat(b.pingsFrom(a)).as("pings a->b").isEqualTo(50);
+        assertThat(a.pongsFrom(b)).as("pongs b->a").isEqualTo(50);
+        assertThat(a.pingsFrom(b)).as("pings b->a").isEqualTo(50);
+        assertThat(b.pongsFrom(a)).as("pongs a->b").isEqualTo(50);
+        assertThat(lab.node("a").address()).startsWith("198.18.");
+    }
+
+    @Test
+    void partitionDropsTrafficBetweenSidesOnlyAndHealRestoresIt() {
+        lab = NetnsLab.create(List.of("a", "b", "c"));
+        ProbeEndpoint a = ProbeEndpoint.start(lab, "a", logs);
+        ProbeEndpoint b = ProbeEndpoint.start(lab, "b", logs);
+        ProbeEndpoint c = ProbeEndpoint.start(lab, "c", logs);
+
+        Fault partition = lab.partition(Set.of("a"), Set.of("b", "c"));
+        a.ping(b, 20);
+        b.ping(a, 20);
+        b.ping(c, 20);
+
+        assertThat(b.pingsFrom(a)).as("a->b across the partition").isZero();
+        assertThat(a.pingsFrom(b)).as("b->a across the partition").isZero();
+        assertThat(c.pingsFrom(b)).as("b->c on the same side").isEqualTo(20);
+        assertThat(b.pongsFrom(c)).as("c->b on the same side").isEqualTo(20);
+
+        partition.heal();
+        a.ping(b, 20);
+        assertThat(b.pingsFrom(a)).as("a->b after heal").isEqualTo(20);
+        assertThat(a.pongsFrom(b)).as("b->a after heal").isEqualTo(20);
+    }
+
+    @Test
+    void oneWayCutDropsOnlyOneDirection() {
+        lab = NetnsLab.create(List.of("a", "b"));
+        ProbeEndpoint a = ProbeEndpoint.start(lab, "a", logs);
+        ProbeEndpoint b = ProbeEndpoint.start(lab, "b", logs);
+
+        try (Fault cut = lab.cutOutbound("a")) {
+            a.ping(b, 20);
+            b.ping(a, 20);
+            assertThat(b.pingsFrom(a)).as("a cannot send").isZero();
+            assertThat(a.pingsFrom(b)).as("a still receives").isEqualTo(20);
+            assertThat(b.pongsFrom(a)).as("a's replies are lost").isZero();
+            assertThat(cut.description()).contains("a cannot send");
+        }
+        try (Fault cut = lab.cutInbound("a")) {
+            a.ping(b, 20);
+            assertThat(b.pingsFrom(a)).as("a can send: 0 before + 20 now").isEqualTo(20);
+            assertThat(a.pongsFrom(b)).as("a cannot receive b's replies").isZero();
+            assertThat(cut.description()).contains("a cannot receive");
+        }
+    }
+
+    @Test
+    void lossRuleDropsRoughlyTheConfiguredFraction() {
+        lab = NetnsLab.create(List.of("a", "b"));
+        ProbeEndpoint a = ProbeEndpoint.start(lab, "a", logs);
+        ProbeEndpoint b = ProbeEndpoint.start(lab, "b", logs);
+
+        lab.loss("b", 30);
+        a.ping(b, 1000);
+
+        int received = b.pingsFrom(a);
+        System.out.printf("loss rule 30%%: %d of 1000 pings arrived (expected about 700)%n", received);
+        assertThat(received).as("30% loss of 1000 pings (sigma about 15)").isBetween(550, 850);
+        assertThat(lab.rules("b")).contains("numgen random mod 100 < 30");
+        lab.healAll();
+        assertThat(lab.rules("b")).doesNotContain("numgen");
+    }
+
+    @Test
+    void stalledProcessAnswersNothingUntilContinued() {
+        lab = NetnsLab.create(List.of("a", "b"));
+        ProbeEndpoint a = ProbeEndpoint.start(lab, "a", logs);
+        ProbeEndpoint b = ProbeEndpoint.start(lab, "b", logs);
+
+        b.process().signal("STOP");
+        a.ping(b, 10);
+        assertThat(a.pongsFrom(b)).as("no replies from a stopped process").isZero();
+        b.process().signal("CONT");
+        a.ping(b, 10);
+        // the 10 pings queued in b's socket while stopped are answered too once it runs again
+        assertThat(a.pongsFrom(b)).as("replies after SIGCONT").isGreaterThanOrEqualTo(10);
+    }
+
+    @Test
+    void teardownKillsProcessesAndRemovesEveryNamespace() {
+        lab = NetnsLab.create(List.of("a", "b", "c"));
+        String runId = lab.runId();
+        ProbeEndpoint a = ProbeEndpoint.start(lab, "a", logs);
+        List<String> namespaces = lab.namespaces();
+        assertThat(LabRuns.namespacesOf(runId)).containsExactlyInAnyOrderElementsOf(namespaces);
+        assertThat(Files.exists(LabRuns.OWNERS.resolve(runId))).isTrue();
+
+        lab.close();
+
+        assertThat(a.process().awaitExit(Duration.ofSeconds(10))).as("probe process ended").isPresent();
+        assertThat(LabRuns.namespacesOf(runId)).isEmpty();
+        assertThat(Files.exists(LabRuns.OWNERS.resolve(runId))).isFalse();
+        assertThat(Files.exists(Path.of("/run/netns", namespaces.get(0)))).isFalse();
+    }
+
+    @Test
+    void crashKillsEveryProcessOfTheNode() {
+        lab = NetnsLab.create(List.of("a", "b"));
+        ProbeEndpoint a = ProbeEndpoint.start(lab, "a", logs);
+        ProbeEndpoint b = ProbeEndpoint.start(lab, "b", logs);
+
+        assertThat(lab.crash("a")).isEqualTo(1);
+
+        assertThat(a.process().awaitExit(Duration.ofSeconds(10))).isPresent();
+        assertThat(b.process().isAlive()).isTrue();
+    }
+
+    @Test
+    void sweeperRemovesLeftoversOfAnAbortedRunButNotLiveLabs(TestInfo info) throws Exception {
+        lab = NetnsLab.create(List.of("a"));
+        String abandoned = "zz" + Long.toString(System.nanoTime() % 10_000, 36);
+        String ns = LabRuns.PREFIX + abandoned + "-0";
+        // an aborted run: its owner file names a process that no longer exists
+        Files.writeString(LabRuns.OWNERS.resolve(abandoned), "999999999 1\n", StandardCharsets.UTF_8);
+        HostCommand.check(List.of("ip", "netns", "add", ns), Duration.ofSeconds(10));
+        Process orphan = new ProcessBuilder("ip", "netns", "exec", ns, "sleep", "300").start();
+
+        Set<String> swept = LabRuns.sweepAbandoned();
+
+        assertThat(swept).as(info.getDisplayName()).contains(abandoned).doesNotContain(lab.runId());
+        assertThat(LabRuns.namespacesOf(abandoned)).isEmpty();
+        assertThat(orphan.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)).as("orphan killed").isTrue();
+        assertThat(Files.exists(LabRuns.OWNERS.resolve(abandoned))).isFalse();
+        assertThat(LabRuns.namespacesOf(lab.runId())).hasSize(2);
+    }
+
+    @Test
+    void partitionRejectsOverlappingSides() {
+        lab = NetnsLab.create(List.of("a", "b"));
+        assertThatThrownBy(() -> lab.partition(Set.of("a"), Set.of("a", "b")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("disjoint");
+    }
+}
