@@ -1,6 +1,7 @@
 package dev.fencing.memberlist;
 
 import dev.fencing.memberlist.codec.Keyring;
+import dev.fencing.memberlist.codec.PacketOptions;
 import dev.fencing.memberlist.transport.Transport;
 import java.time.Duration;
 import java.util.Objects;
@@ -268,6 +269,16 @@ public final class Config {
   /** True when a keyring with at least one key is configured. */
   public boolean encryptionEnabled() {
     return keyring != null && !keyring.keys().isEmpty();
+  }
+
+  /** The codec settings this configuration implies (keyring, label, verification, encryption version). */
+  public PacketOptions packetOptions() {
+    return new PacketOptions(
+        keyring,
+        label,
+        gossipVerifyIncoming,
+        gossipVerifyOutgoing,
+        protocolVersion < 2 ? Keyring.VERSION_0 : Keyring.VERSION_1);
   }
 
   /** The 6-byte Vsn announced in alive messages and push/pull: [PMin, PMax, PCur, DMin, DMax, DCur]. */

@@ -11,6 +11,7 @@ import dev.fencing.memberlist.codec.ErrResp;
 import dev.fencing.memberlist.codec.IndirectPingReq;
 import dev.fencing.memberlist.codec.Message;
 import dev.fencing.memberlist.codec.NackResp;
+import dev.fencing.memberlist.codec.PacketCodec;
 import dev.fencing.memberlist.codec.Ping;
 import dev.fencing.memberlist.codec.PushNodeState;
 import dev.fencing.memberlist.codec.PushPull;
@@ -99,11 +100,7 @@ public final class SwimProtocol {
     this.broadcasts = new TransmitLimitedQueue(config.retransmitMult(), nodes::size);
     this.probeIntervalNanos = config.probeInterval().toNanos();
     this.probeTimeoutNanos = config.probeTimeout().toNanos();
-    int overhead = config.label().isEmpty() ? 0 : 2 + config.label().length();
-    if (config.encryptionEnabled() && config.gossipVerifyOutgoing()) {
-      overhead += config.protocolVersion() < 2 ? 45 : 29;
-    }
-    this.packetOverhead = overhead;
+    this.packetOverhead = new PacketCodec(config.packetOptions()).overhead();
   }
 
   // ---------------------------------------------------------------------------------------------------------------
