@@ -1,0 +1,34 @@
+package dev.fencing.agent.watchdog;
+
+import dev.fencing.proto.fencing.v1.DisarmReason;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * What the supervisor did as of one tick, for status, reports, metrics and logs.
+ *
+ * @param armed the device is open (feeding, or starving when {@code fencingInProgress})
+ * @param fencingInProgress quorum was lost with Fence while armed: feeding stopped for good, the node will reset
+ * @param isolated quorum is lost under Exclude: the node announces itself isolated
+ * @param disarmReasons why it is not armed (empty when armed)
+ * @param lastFeedNanos monotonic time of the latest keepalive, if any
+ * @param feedsTotal keepalives since start
+ * @param condition device condition: "ok", "not opened", or what failed
+ * @param deviceTimeout the timeout the device runs with (read back), when armed
+ */
+public record WatchdogStatus(
+    boolean armed,
+    boolean fencingInProgress,
+    boolean isolated,
+    List<DisarmReason> disarmReasons,
+    OptionalLong lastFeedNanos,
+    long feedsTotal,
+    String condition,
+    Optional<Duration> deviceTimeout) {
+
+  public WatchdogStatus {
+    disarmReasons = List.copyOf(disarmReasons);
+  }
+}

@@ -1,0 +1,277 @@
+package dev.fencing.agent.watchdog;
+
+import dev.fencing.agent.quorum.QuorumVerdict;
+import dev.fencing.policy.Mode;
+import dev.fencing.policy.QuorumLossAction;
+import dev.fencing.proto.fencing.v1.DisarmReason;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The arming rules and the feed loop (ARCHITECTURE §5), driven once per evaluation tick by the agent's scheduler
+ * thread with this node's monotonic time. No threads or clock of its own; the device is the only side effect.
+ *
+ * <ul>
+ *   <li>Arms only in mode Watchdog, with a known config, outside maintenance, not being removed, without a disable
+ *       file, with a usable device (nowayout refused), and after quorum has been held continuously for the arming
+ *       delay: a node that boots into a minority never arms.
+ *   <li>Feeds every feed interval. With {@code Fence} only while quorum holds: once quorum is lost the node stops
+ *       feeding for good ({@code fencingInProgress}) and the device resets it. {@code Exclude} and {@code Wait}
+ *       never stop feeding for quorum loss.
+ *   <li>Disarms (magic close) when a disarm signal appears. While fencing is in progress, or while quorum is lost
+ *       under Fence, a local disarm signal is refused: the majority may already count on this node's reset, and a
+ *       node it cannot hear must not decide on its own that it will survive.
+ *   <li>On shutdown: feeding ⇒ magic close; starving ⇒ close without the magic character so the fence completes.
+ * </ul>
+ */
+public final class WatchdogSupervisor {
+
+  private static final Logger LOG = LoggerFactory.getLogger(WatchdogSupervisor.class);
+
+  private enum State { DISARMED, FEEDING, FENCING, SHUT_DOWN }
+
+  private final WatchdogDevice device;
+  private final long reopenBackoffNanos;
+  private final String logContext;
+
+  private State state = State.DISARMED;
+  private boolean heldSinceKnown;
+  private long heldSinceNanos;
+  private boolean lastFeedKnown;
+  private long lastFeedNanos;
+  private long feedsTotal;
+  private long nextOpenAttemptNanos;
+  private boolean openAttemptBlocked;
+  private String condition = "not opened";
+  private Optional<Duration> deviceTimeout = Optional.empty();
+  private Optional<String> unavailable = Optional.empty();
+  private boolean refusalLogged;
+  private WatchdogStatus status;
+
+  /**
+   * @param device the watchdog device
+   * @param reopenBackoff how long to wait after a failed open before trying again (never a tight loop)
+   * @param logContext {@code node=… group=…} prefix for every log line
+   */
+  public WatchdogSupervisor(WatchdogDevice device, Duration reopenBackoff, String logContext) {
+    this.device = device;
+    this.reopenBackoffNanos = reopenBackoff.toNanos();
+    this.logContext = logContext;
+    this.status = new WatchdogStatus(false, false, false,
+        List.of(reason(DisarmReason.Kind.KIND_NO_CONFIG, "no configuration yet")), OptionalLong.empty(), 0,
+        condition, Optional.empty());
+  }
+
+  /** The status as of the latest tick or shutdown. */
+  public WatchdogStatus status() {
+    return status;
+  }
+
+  /**
+   * One tick.
+   *
+   * @param nowNanos this node's monotonic time
+   * @param verdict the latest quorum verdict (null before the first evaluation)
+   * @param conditions config, policy and signals as of now
+   */
+  public WatchdogStatus tick(long nowNanos, QuorumVerdict verdict, ArmingConditions conditions) {
+    if (state == State.SHUT_DOWN) {
+      return status;
+    }
+    boolean held = verdict != null && verdict.holdsAt(nowNanos);
+    if (!held) {
+      heldSinceKnown = false;
+    } else if (!heldSinceKnown) {
+      heldSinceKnown = true;
+      heldSinceNanos = nowNanos;
+    }
+    List<DisarmReason> signals = disarmSignals(conditions);
+    boolean fence = conditions.quorumLossAction() == QuorumLossAction.FENCE;
+
+    if (state == State.FEEDING) {
+      if (!signals.isEmpty()) {
+        if (held || !fence) {
+          disarm(signals);
+        } else if (!refusalLogged) {
+          refusalLogged = true;
+          LOG.warn("{} event=disarm_refused reason=quorum_lost_under_fence signals=\"{}\"", logContext,
+              describe(signals));
+        }
+      }
+      if (state == State.FEEDING && fence && !held) {
+        state = State.FENCING;
+        LOG.warn("{} event=fencing_started reason=quorum_lost action=Fence last_feed_age_ms={} "
+            + "watchdog_timeout={}", logContext, lastFeedKnown ? (nowNanos - lastFeedNanos) / 1_000_000 : -1,
+            deviceTimeout.map(Duration::toString).orElse("?"));
+      }
+      if (state == State.FEEDING && (!lastFeedKnown || nowNanos - lastFeedNanos >= conditions.feedInterval().toNanos())) {
+        feed(nowNanos);
+      }
+    } else if (state == State.FENCING) {
+      if (!signals.isEmpty() && !refusalLogged) {
+        refusalLogged = true;
+        LOG.warn("{} event=disarm_refused reason=fencing_in_progress signals=\"{}\"", logContext, describe(signals));
+      }
+    } else if (state == State.DISARMED && signals.isEmpty() && held
+        && nowNanos - heldSinceNanos >= conditions.armingDelay().toNanos()
+        && (!openAttemptBlocked || nowNanos - nextOpenAttemptNanos >= 0)) {
+      arm(nowNanos, conditions.watchdogTimeout());
+    }
+
+    List<DisarmReason> reasons = new ArrayList<>();
+    if (state == State.DISARMED) {
+      reasons.addAll(signals);
+      if (signals.isEmpty()) {
+        unavailable.ifPresent(u -> reasons.add(reason(DisarmReason.Kind.KIND_WATCHDOG_UNAVAILABLE, u)));
+        if (!held) {
+          reasons.add(reason(DisarmReason.Kind.KIND_ARMING_DELAY, "quorum not held"));
+        } else if (nowNanos - heldSinceNanos < conditions.armingDelay().toNanos()) {
+          reasons.add(reason(DisarmReason.Kind.KIND_ARMING_DELAY, "quorum held for "
+              + Duration.ofNanos(nowNanos - heldSinceNanos).toMillis() + "ms of " + conditions.armingDelay()));
+        }
+      }
+    }
+    boolean isolated = conditions.configKnown() && conditions.quorumLossAction() == QuorumLossAction.EXCLUDE && !held;
+    status = snapshot(reasons, isolated);
+    return status;
+  }
+
+  /** SIGTERM: feeding ⇒ magic close; starving ⇒ close without magic so the fence completes. Idempotent. */
+  public WatchdogStatus shutdown() {
+    if (state == State.FEEDING) {
+      try {
+        device.magicClose();
+        LOG.info("{} event=disarmed reason=shutting_down device={}", logContext, device.name());
+      } catch (WatchdogException e) {
+        LOG.error("{} event=disarm_failed reason=shutting_down error=\"{}\"", logContext, e.getMessage());
+      }
+    } else if (state == State.FENCING) {
+      try {
+        device.closeWithoutMagic();
+        LOG.warn("{} event=shutdown_while_fencing action=closed_without_magic_close device={}", logContext,
+            device.name());
+      } catch (WatchdogException e) {
+        LOG.error("{} event=close_failed error=\"{}\"", logContext, e.getMessage());
+      }
+      state = State.SHUT_DOWN;
+      status = snapshot(List.of(), false);
+      return status;
+    }
+    state = State.SHUT_DOWN;
+    status = snapshot(List.of(reason(DisarmReason.Kind.KIND_SHUTTING_DOWN, "agent stopping")), false);
+    return status;
+  }
+
+  private void arm(long nowNanos, Duration timeout) {
+    Optional<Boolean> nowayout = device.nowayout();
+    if (nowayout.orElse(false)) {
+      blockOpen(nowNanos, "nowayout: " + device.name() + " can never be disarmed once opened (maintenance, the"
+          + " disable file and agent restarts would reset the node); load the driver with nowayout=0");
+      return;
+    }
+    try {
+      Duration actual = device.open(timeout);
+      deviceTimeout = Optional.of(actual);
+      state = State.FEEDING;
+      openAttemptBlocked = false;
+      unavailable = Optional.empty();
+      refusalLogged = false;
+      condition = "ok";
+      lastFeedKnown = true;
+      lastFeedNanos = nowNanos;
+      feedsTotal++;
+      LOG.info("{} event=armed device={} timeout={} ioctl={}", logContext, device.name(), actual,
+          device.supportsIoctl());
+    } catch (WatchdogException e) {
+      blockOpen(nowNanos, e.getMessage());
+    }
+  }
+
+  private void blockOpen(long nowNanos, String why) {
+    boolean changed = !unavailable.equals(Optional.of(why));
+    unavailable = Optional.of(why);
+    condition = why;
+    openAttemptBlocked = true;
+    nextOpenAttemptNanos = nowNanos + reopenBackoffNanos;
+    if (changed) {
+      LOG.error("{} event=watchdog_unavailable device={} detail=\"{}\" retry_in={}", logContext, device.name(), why,
+          Duration.ofNanos(reopenBackoffNanos));
+    }
+  }
+
+  private void feed(long nowNanos) {
+    try {
+      device.keepalive();
+      lastFeedKnown = true;
+      lastFeedNanos = nowNanos;
+      feedsTotal++;
+      if (!"ok".equals(condition)) {
+        condition = "ok";
+        LOG.info("{} event=keepalive_recovered device={}", logContext, device.name());
+      }
+    } catch (WatchdogException e) {
+      if (!e.getMessage().equals(condition)) {
+        LOG.error("{} event=keepalive_failed device={} detail=\"{}\"", logContext, device.name(), e.getMessage());
+      }
+      condition = e.getMessage();
+    }
+  }
+
+  private void disarm(List<DisarmReason> why) {
+    try {
+      device.magicClose();
+      condition = "not opened";
+      LOG.info("{} event=disarmed reason=\"{}\" device={}", logContext, describe(why), device.name());
+    } catch (WatchdogException e) {
+      condition = e.getMessage();
+      LOG.error("{} event=disarm_failed reason=\"{}\" error=\"{}\"", logContext, describe(why), e.getMessage());
+    }
+    state = State.DISARMED;
+    deviceTimeout = Optional.empty();
+  }
+
+  private static List<DisarmReason> disarmSignals(ArmingConditions c) {
+    List<DisarmReason> reasons = new ArrayList<>();
+    if (!c.configKnown()) {
+      reasons.add(reason(DisarmReason.Kind.KIND_NO_CONFIG, "no configuration yet"));
+      return reasons;
+    }
+    if (c.mode() == Mode.NOTIFY) {
+      reasons.add(reason(DisarmReason.Kind.KIND_NOTIFY_MODE, "mode Notify never arms"));
+    }
+    c.maintenance().ifPresent(m -> reasons.add(reason(DisarmReason.Kind.KIND_MAINTENANCE, m)));
+    c.beingRemoved().ifPresent(r -> reasons.add(reason(DisarmReason.Kind.KIND_BEING_REMOVED, r)));
+    c.disableFile().ifPresent(d -> reasons.add(reason(DisarmReason.Kind.KIND_DISABLE_FILE, d)));
+    return reasons;
+  }
+
+  private WatchdogStatus snapshot(List<DisarmReason> reasons, boolean isolated) {
+    boolean armed = state == State.FEEDING || state == State.FENCING;
+    return new WatchdogStatus(armed, state == State.FENCING, isolated, reasons,
+        lastFeedKnown ? OptionalLong.of(lastFeedNanos) : OptionalLong.empty(), feedsTotal, condition,
+        armed ? deviceTimeout : Optional.empty());
+  }
+
+  private static DisarmReason reason(DisarmReason.Kind kind, String detail) {
+    return DisarmReason.newBuilder().setKind(kind).setDetail(detail).build();
+  }
+
+  private static String describe(List<DisarmReason> reasons) {
+    StringBuilder out = new StringBuilder();
+    for (DisarmReason r : reasons) {
+      if (out.length() > 0) {
+        out.append(", ");
+      }
+      out.append(r.getKind().name().replace("KIND_", "").toLowerCase(java.util.Locale.ROOT));
+      if (!r.getDetail().isEmpty()) {
+        out.append(": ").append(r.getDetail());
+      }
+    }
+    return out.toString();
+  }
+}

@@ -1,0 +1,204 @@
+package dev.fencing.agent.watchdog;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencing.agent.quorum.QuorumVerdict;
+import dev.fencing.policy.Mode;
+import dev.fencing.policy.QuorumLossAction;
+import dev.fencing.proto.fencing.v1.DisarmReason;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+
+/** Arming rules, feeding and disarming on a fake clock (one tick = 100 ms). */
+class WatchdogSupervisorTest {
+
+  static final long MS = 1_000_000L;
+  static final long TICK = 100 * MS;
+
+  final RecordingWatchdogDevice device = new RecordingWatchdogDevice();
+  final WatchdogSupervisor supervisor = new WatchdogSupervisor(device, Duration.ofSeconds(5), "node=a group=g");
+  long now = 1_000 * MS;
+
+  static ArmingConditions conditions(Mode mode, QuorumLossAction action) {
+    return new ArmingConditions(true, mode, action, Duration.ofSeconds(10), Duration.ofSeconds(2),
+        Duration.ofMillis(500), Optional.empty(), Optional.empty(), Optional.empty());
+  }
+
+  static final ArmingConditions FENCE = conditions(Mode.WATCHDOG, QuorumLossAction.FENCE);
+
+  QuorumVerdict verdict(boolean held) {
+    return new QuorumVerdict(held, now, held ? now + TICK : now, 3, held ? 2 : 1, 2, new TreeSet<>(List.of("a")),
+        "none", 2_000 * MS, 0, List.of());
+  }
+
+  WatchdogStatus run(int ticks, boolean held, ArmingConditions conditions) {
+    WatchdogStatus status = null;
+    for (int i = 0; i < ticks; i++) {
+      now += TICK;
+      status = supervisor.tick(now, verdict(held), conditions);
+    }
+    return status;
+  }
+
+  @Test
+  void armsOnlyAfterQuorumHeldContinuouslyForTheArmingDelay() {
+    WatchdogStatus status = run(19, true, FENCE);
+    assertThat(status.armed()).isFalse();
+    assertThat(status.disarmReasons()).extracting(DisarmReason::getKind)
+        .containsExactly(DisarmReason.Kind.KIND_ARMING_DELAY);
+    run(5, false, FENCE);
+    assertThat(run(19, true, FENCE).armed()).as("a quorum dip restarts the arming delay").isFalse();
+    status = run(2, true, FENCE);
+    assertThat(status.armed()).isTrue();
+    assertThat(status.disarmReasons()).isEmpty();
+    assertThat(device.events).containsExactly("open 10s");
+  }
+
+  @Test
+  void aNodeThatBootsIntoAMinorityNeverArms() {
+    WatchdogStatus status = run(600, false, FENCE);
+    assertThat(status.armed()).isFalse();
+    assertThat(device.events).isEmpty();
+    assertThat(status.disarmReasons()).extracting(DisarmReason::getDetail).containsExactly("quorum not held");
+  }
+
+  @Test
+  void feedsEveryFeedIntervalWhileQuorumHolds() {
+    run(21, true, FENCE);
+    run(50, true, FENCE);
+    assertThat(device.feeds()).isEqualTo(10);
+    assertThat(supervisor.status().feedsTotal()).isEqualTo(11);
+  }
+
+  @Test
+  void fenceStopsFeedingForGoodWhenQuorumIsLost() {
+    run(21, true, FENCE);
+    long feeds = device.feeds();
+    WatchdogStatus status = run(3, false, FENCE);
+    assertThat(status.armed()).isTrue();
+    assertThat(status.fencingInProgress()).isTrue();
+    run(50, true, FENCE);
+    assertThat(device.feeds()).as("no feed after quorum loss, even when quorum returns").isEqualTo(feeds);
+    assertThat(device.events).doesNotContain("magic-close");
+  }
+
+  @Test
+  void feedingNeverOutlivesTheVerdictsHeldUntil() {
+    run(21, true, FENCE);
+    long feeds = device.feeds();
+    // The evaluation ran long ago; its heldUntil has passed, so this late tick must not feed.
+    QuorumVerdict stale = verdict(true);
+    now += 10 * TICK;
+    WatchdogStatus status = supervisor.tick(now, stale, FENCE);
+    assertThat(device.feeds()).isEqualTo(feeds);
+    assertThat(status.fencingInProgress()).isTrue();
+  }
+
+  @Test
+  void excludeAndWaitKeepFeedingWhenQuorumIsLostAndExcludeAnnouncesIsolation() {
+    for (QuorumLossAction action : List.of(QuorumLossAction.EXCLUDE, QuorumLossAction.WAIT)) {
+      RecordingWatchdogDevice dev = new RecordingWatchdogDevice();
+      WatchdogSupervisor sup = new WatchdogSupervisor(dev, Duration.ofSeconds(5), "node=a group=g");
+      ArmingConditions c = conditions(Mode.WATCHDOG, action);
+      for (int i = 0; i < 21; i++) {
+        now += TICK;
+        sup.tick(now, verdict(true), c);
+      }
+      WatchdogStatus status = null;
+      for (int i = 0; i < 30; i++) {
+        now += TICK;
+        status = sup.tick(now, verdict(false), c);
+      }
+      assertThat(status.fencingInProgress()).isFalse();
+      assertThat(status.armed()).isTrue();
+      assertThat(dev.feeds()).as(action + " feeds through quorum loss").isEqualTo(6);
+      assertThat(status.isolated()).isEqualTo(action == QuorumLossAction.EXCLUDE);
+      now += TICK;
+      assertThat(sup.tick(now, verdict(true), c).isolated()).isFalse();
+    }
+  }
+
+  @Test
+  void theDisableFileDisarmsWithMagicCloseAndItsRemovalReArms() {
+    run(21, true, FENCE);
+    ArmingConditions disabled = FENCE.withDisableFile(Optional.of("maintenance by bashible"));
+    WatchdogStatus status = run(1, true, disabled);
+    assertThat(status.armed()).isFalse();
+    assertThat(device.events).last().isEqualTo("magic-close");
+    assertThat(status.disarmReasons()).singleElement().satisfies(r -> {
+      assertThat(r.getKind()).isEqualTo(DisarmReason.Kind.KIND_DISABLE_FILE);
+      assertThat(r.getDetail()).isEqualTo("maintenance by bashible");
+    });
+    assertThat(run(1, false, disabled).fencingInProgress()).as("a disarmed node never fences").isFalse();
+    assertThat(run(30, true, FENCE).armed()).isTrue();
+    assertThat(device.events.stream().filter(e -> e.startsWith("open"))).hasSize(2);
+  }
+
+  @Test
+  void aDisarmSignalIsRefusedOnceQuorumIsLostUnderFence() {
+    run(21, true, FENCE);
+    run(1, false, FENCE);
+    WatchdogStatus status = run(5, false, FENCE.withDisableFile(Optional.of("late")));
+    assertThat(status.fencingInProgress()).isTrue();
+    assertThat(device.events).doesNotContain("magic-close");
+  }
+
+  @Test
+  void notifyModeMaintenanceAndRemovalNeverArm() {
+    assertThat(run(30, true, conditions(Mode.NOTIFY, QuorumLossAction.WAIT)).disarmReasons())
+        .extracting(DisarmReason::getKind).containsExactly(DisarmReason.Kind.KIND_NOTIFY_MODE);
+    ArmingConditions maintenance = new ArmingConditions(true, Mode.WATCHDOG, QuorumLossAction.FENCE,
+        Duration.ofSeconds(10), Duration.ofSeconds(2), Duration.ofMillis(500),
+        Optional.of("update.node.deckhouse.io/approved"), Optional.of("deletionTimestamp set"), Optional.empty());
+    assertThat(run(30, true, maintenance).disarmReasons()).extracting(DisarmReason::getKind)
+        .containsExactly(DisarmReason.Kind.KIND_MAINTENANCE, DisarmReason.Kind.KIND_BEING_REMOVED);
+    assertThat(run(30, true, ArmingConditions.noConfig()).disarmReasons()).extracting(DisarmReason::getKind)
+        .containsExactly(DisarmReason.Kind.KIND_NO_CONFIG);
+    assertThat(device.events).isEmpty();
+  }
+
+  @Test
+  void aFailingDeviceIsAReportedConditionRetriedWithBackoff() {
+    device.failOpen = "missing: /dev/watchdog not found";
+    WatchdogStatus status = run(21, true, FENCE);
+    assertThat(status.armed()).isFalse();
+    assertThat(status.condition()).isEqualTo("missing: /dev/watchdog not found");
+    assertThat(status.disarmReasons()).extracting(DisarmReason::getKind)
+        .containsExactly(DisarmReason.Kind.KIND_WATCHDOG_UNAVAILABLE);
+    run(49, true, FENCE);
+    assertThat(device.events).containsExactly("open-failed");
+    device.failOpen = null;
+    assertThat(run(1, true, FENCE).armed()).isTrue();
+  }
+
+  @Test
+  void nowayoutIsRefusedBeforeOpening() {
+    device.nowayout = Optional.of(true);
+    WatchdogStatus status = run(25, true, FENCE);
+    assertThat(status.armed()).isFalse();
+    assertThat(status.condition()).startsWith("nowayout");
+    assertThat(device.events).isEmpty();
+  }
+
+  @Test
+  void shutdownWhileFeedingDisarmsAndWhileStarvingClosesWithoutMagic() {
+    run(21, true, FENCE);
+    supervisor.shutdown();
+    assertThat(device.events).last().isEqualTo("magic-close");
+
+    RecordingWatchdogDevice starving = new RecordingWatchdogDevice();
+    WatchdogSupervisor fencing = new WatchdogSupervisor(starving, Duration.ofSeconds(5), "node=a group=g");
+    for (int i = 0; i < 21; i++) {
+      now += TICK;
+      fencing.tick(now, verdict(true), FENCE);
+    }
+    now += TICK;
+    fencing.tick(now, verdict(false), FENCE);
+    fencing.shutdown();
+    assertThat(starving.events).last().isEqualTo("close-without-magic");
+    assertThat(starving.events).doesNotContain("magic-close");
+  }
+}
