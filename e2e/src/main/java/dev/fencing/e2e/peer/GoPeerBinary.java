@@ -38,11 +38,11 @@ public final class GoPeerBinary {
             throw new IllegalStateException("Debian's hashicorp/memberlist 0.2.2 is not installed under "
                     + DEBIAN_GOCODE + "; " + INSTALL_HINT);
         }
-        Path source = layout.e2eModule().resolve("go/src/mlpeer");
+        // e2e/go is a GOPATH workspace holding package mlpeer; Debian's gocode supplies memberlist and its deps
+        Path workspace = layout.e2eModule().resolve("go");
         Path target = layout.e2eTarget();
         Path binary = target.resolve("mlpeer");
         try {
-            Files.createDirectories(target.resolve("gopath"));
             Files.createDirectories(target.resolve("gocache"));
         } catch (IOException e) {
             throw new IllegalStateException("cannot create " + target + ": " + e.getMessage(), e);
@@ -51,9 +51,9 @@ public final class GoPeerBinary {
                 "GO111MODULE=off",
                 "GOPROXY=off",
                 "GOFLAGS=",
-                "GOPATH=" + target.resolve("gopath") + ":" + DEBIAN_GOCODE,
+                "GOPATH=" + workspace + ":" + DEBIAN_GOCODE,
                 "GOCACHE=" + target.resolve("gocache"),
-                go, "build", "-o", binary.toString(), source.toString()));
+                go, "build", "-o", binary.toString(), "mlpeer"));
         long started = System.nanoTime();
         CommandResult result = HostCommand.run(command, Duration.ofMinutes(5));
         if (!result.ok()) {

@@ -29,6 +29,11 @@ public record PeerLauncher(Path goBinary, Path nodeJar, List<String> javaOptions
         return new PeerLauncher(GoPeerBinary.build(layout), NodeJar.locate(layout), DEFAULT_JAVA_OPTIONS, List.of());
     }
 
+    /** A launcher for the host namespace that can start only Go peers (no node jar needed). */
+    public static PeerLauncher goOnly(ProjectLayout layout) {
+        return new PeerLauncher(GoPeerBinary.build(layout), null, DEFAULT_JAVA_OPTIONS, List.of());
+    }
+
     /** @return the same launcher running its processes behind {@code prefix} (e.g. inside a network namespace) */
     public PeerLauncher withPrefix(List<String> prefix) {
         return new PeerLauncher(goBinary, nodeJar, javaOptions, prefix);
