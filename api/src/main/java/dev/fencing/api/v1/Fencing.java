@@ -1,0 +1,165 @@
+package dev.fencing.api.v1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.crd.generator.annotation.SchemaFrom;
+import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.ValidationRule;
+import java.util.Objects;
+
+/** {@code spec.fencing}: the group's fencing policy; absent = fencing off. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+@ValidationRule(value = "!has(self.quorumLossAction) || self.quorumLossAction != 'Fence' || !has(self.mode) || self.mode == 'Watchdog'",
+        message = "quorumLossAction Fence requires mode Watchdog; set mode: Watchdog, or quorumLossAction: Exclude or Wait",
+        fieldPath = ".quorumLossAction")
+public final class Fencing {
+
+    @JsonPropertyDescription("Watchdog: agents arm the watchdog; Notify: never armed, observe and report only. Default Watchdog.")
+    @SchemaFrom(type = CrdSchemaEnums.ModeValue.class)
+    @Default("Watchdog")
+    private String mode;
+
+    @JsonPropertyDescription("Watchdog device settings.")
+    private FencingWatchdog watchdog;
+
+    @JsonPropertyDescription("Fence (stop feeding; needs mode Watchdog), Exclude (no reset; the node is reported LEFT by every agent that hears it) or Wait (report only). Default Fence in mode Watchdog, Wait in mode Notify.")
+    @SchemaFrom(type = CrdSchemaEnums.QuorumLossActionValue.class)
+    private String quorumLossAction;
+
+    @JsonPropertyDescription("Timing profile: Auto (scaled by group size) or Critical, Medium, Moderate, Slow. Default Auto.")
+    @SchemaFrom(type = CrdSchemaEnums.ProfileValue.class)
+    @Default("Auto")
+    private String profile;
+
+    @JsonPropertyDescription("Quorum size and tie-breakers.")
+    private FencingQuorum quorum;
+
+    @JsonPropertyDescription("Optional overrides of the profile's timings.")
+    private FencingTimings timings;
+
+    /** An empty instance; Jackson fills it. */
+    public Fencing() {
+    }
+
+    /** Watchdog: agents arm the watchdog; Notify: never armed, observe and report only. Default Watchdog. */
+    public String getMode() {
+        return mode;
+    }
+
+    /** Sets: watchdog: agents arm the watchdog; Notify: never armed, observe and report only. Default Watchdog. */
+    public void setMode(String mode) {
+        this.mode = mode;
+    }
+
+    /** Fluent setter: watchdog: agents arm the watchdog; Notify: never armed, observe and report only. Default Watchdog. */
+    public Fencing withMode(String mode) {
+        this.mode = mode;
+        return this;
+    }
+
+    /** Watchdog device settings. */
+    public FencingWatchdog getWatchdog() {
+        return watchdog;
+    }
+
+    /** Sets: watchdog device settings. */
+    public void setWatchdog(FencingWatchdog watchdog) {
+        this.watchdog = watchdog;
+    }
+
+    /** Fluent setter: watchdog device settings. */
+    public Fencing withWatchdog(FencingWatchdog watchdog) {
+        this.watchdog = watchdog;
+        return this;
+    }
+
+    /** Fence (stop feeding; needs mode Watchdog), Exclude (no reset; the node is reported LEFT by every agent that hears it) or Wait (report only). Default Fence in mode Watchdog, Wait in mode Notify. */
+    public String getQuorumLossAction() {
+        return quorumLossAction;
+    }
+
+    /** Sets: fence (stop feeding; needs mode Watchdog), Exclude (no reset; the node is reported LEFT by every agent that hears it) or Wait (report only). Default Fence in mode Watchdog, Wait in mode Notify. */
+    public void setQuorumLossAction(String quorumLossAction) {
+        this.quorumLossAction = quorumLossAction;
+    }
+
+    /** Fluent setter: fence (stop feeding; needs mode Watchdog), Exclude (no reset; the node is reported LEFT by every agent that hears it) or Wait (report only). Default Fence in mode Watchdog, Wait in mode Notify. */
+    public Fencing withQuorumLossAction(String quorumLossAction) {
+        this.quorumLossAction = quorumLossAction;
+        return this;
+    }
+
+    /** Timing profile: Auto (scaled by group size) or Critical, Medium, Moderate, Slow. Default Auto. */
+    public String getProfile() {
+        return profile;
+    }
+
+    /** Sets: timing profile: Auto (scaled by group size) or Critical, Medium, Moderate, Slow. Default Auto. */
+    public void setProfile(String profile) {
+        this.profile = profile;
+    }
+
+    /** Fluent setter: timing profile: Auto (scaled by group size) or Critical, Medium, Moderate, Slow. Default Auto. */
+    public Fencing withProfile(String profile) {
+        this.profile = profile;
+        return this;
+    }
+
+    /** Quorum size and tie-breakers. */
+    public FencingQuorum getQuorum() {
+        return quorum;
+    }
+
+    /** Sets: quorum size and tie-breakers. */
+    public void setQuorum(FencingQuorum quorum) {
+        this.quorum = quorum;
+    }
+
+    /** Fluent setter: quorum size and tie-breakers. */
+    public Fencing withQuorum(FencingQuorum quorum) {
+        this.quorum = quorum;
+        return this;
+    }
+
+    /** Optional overrides of the profile's timings. */
+    public FencingTimings getTimings() {
+        return timings;
+    }
+
+    /** Sets: optional overrides of the profile's timings. */
+    public void setTimings(FencingTimings timings) {
+        this.timings = timings;
+    }
+
+    /** Fluent setter: optional overrides of the profile's timings. */
+    public Fencing withTimings(FencingTimings timings) {
+        this.timings = timings;
+        return this;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof Fencing other)) {
+            return false;
+        }
+        return Objects.equals(mode, other.mode)
+                && Objects.equals(watchdog, other.watchdog)
+                && Objects.equals(quorumLossAction, other.quorumLossAction)
+                && Objects.equals(profile, other.profile)
+                && Objects.equals(quorum, other.quorum)
+                && Objects.equals(timings, other.timings);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(mode, watchdog, quorumLossAction, profile, quorum, timings);
+    }
+
+    @Override
+    public String toString() {
+        return "Fencing{mode=" + mode + ", watchdog=" + watchdog + ", quorumLossAction=" + quorumLossAction + ", profile=" + profile + ", quorum=" + quorum + ", timings=" + timings + "}";
+    }
+}

@@ -1,0 +1,57 @@
+package dev.fencing.api.v1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import dev.fencing.policy.DurationFormat;
+import io.fabric8.generator.annotation.Pattern;
+import java.util.Objects;
+
+/** {@code spec.fencing.watchdog}. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public final class FencingWatchdog {
+
+    @JsonPropertyDescription("Watchdog device timeout the agent sets and reads back, e.g. 60s (5s to 1h). Default 60s.")
+    @Pattern(DurationFormat.WHOLE_UNIT_PATTERN)
+    private String timeout;
+
+    /** An empty instance; Jackson fills it. */
+    public FencingWatchdog() {
+    }
+
+    /** Watchdog device timeout the agent sets and reads back, e.g. 60s (5s to 1h). Default 60s. */
+    public String getTimeout() {
+        return timeout;
+    }
+
+    /** Sets: watchdog device timeout the agent sets and reads back, e.g. 60s (5s to 1h). Default 60s. */
+    public void setTimeout(String timeout) {
+        this.timeout = timeout;
+    }
+
+    /** Fluent setter: watchdog device timeout the agent sets and reads back, e.g. 60s (5s to 1h). Default 60s. */
+    public FencingWatchdog withTimeout(String timeout) {
+        this.timeout = timeout;
+        return this;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof FencingWatchdog other)) {
+            return false;
+        }
+        return Objects.equals(timeout, other.timeout);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(timeout);
+    }
+
+    @Override
+    public String toString() {
+        return "FencingWatchdog{timeout=" + timeout + "}";
+    }
+}

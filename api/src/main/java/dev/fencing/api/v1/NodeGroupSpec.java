@@ -1,0 +1,78 @@
+package dev.fencing.api.v1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.crd.generator.annotation.PrinterColumn;
+import io.fabric8.generator.annotation.Required;
+import java.util.Objects;
+
+/** NodeGroup {@code spec}: the fields this project reads. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public final class NodeGroupSpec {
+
+    @JsonPropertyDescription("CloudEphemeral, CloudPermanent, CloudStatic or Static.")
+    @Required
+    @PrinterColumn(name = "Type")
+    private NodeType nodeType;
+
+    @JsonPropertyDescription("Fencing policy of the group; absent = fencing off.")
+    private Fencing fencing;
+
+    /** An empty instance; Jackson fills it. */
+    public NodeGroupSpec() {
+    }
+
+    /** CloudEphemeral, CloudPermanent, CloudStatic or Static. */
+    public NodeType getNodeType() {
+        return nodeType;
+    }
+
+    /** Sets: cloudEphemeral, CloudPermanent, CloudStatic or Static. */
+    public void setNodeType(NodeType nodeType) {
+        this.nodeType = nodeType;
+    }
+
+    /** Fluent setter: cloudEphemeral, CloudPermanent, CloudStatic or Static. */
+    public NodeGroupSpec withNodeType(NodeType nodeType) {
+        this.nodeType = nodeType;
+        return this;
+    }
+
+    /** Fencing policy of the group; absent = fencing off. */
+    public Fencing getFencing() {
+        return fencing;
+    }
+
+    /** Sets: fencing policy of the group; absent = fencing off. */
+    public void setFencing(Fencing fencing) {
+        this.fencing = fencing;
+    }
+
+    /** Fluent setter: fencing policy of the group; absent = fencing off. */
+    public NodeGroupSpec withFencing(Fencing fencing) {
+        this.fencing = fencing;
+        return this;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof NodeGroupSpec other)) {
+            return false;
+        }
+        return Objects.equals(nodeType, other.nodeType)
+                && Objects.equals(fencing, other.fencing);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(nodeType, fencing);
+    }
+
+    @Override
+    public String toString() {
+        return "NodeGroupSpec{nodeType=" + nodeType + ", fencing=" + fencing + "}";
+    }
+}
