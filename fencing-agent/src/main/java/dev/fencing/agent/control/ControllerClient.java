@@ -16,9 +16,9 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -109,11 +109,14 @@ public final class ControllerClient implements AutoCloseable {
         this.onConfig = onConfig;
         this.options = options;
         this.stub = AgentControlGrpc.newStub(channel);
-        this.executor = Executors.newSingleThreadScheduledExecutor(r -> {
+        ScheduledThreadPoolExecutor pool = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "controller-client-" + nodeName);
             t.setDaemon(true);
             return t;
         });
+        pool.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        pool.setRemoveOnCancelPolicy(true);
+        this.executor = pool;
         this.backoff = new ReconnectBackoff(options.initialBackoff(), options.maxBackoff(), ThreadLocalRandom.current());
         this.tieBreaker = new ControlPlaneTieBreaker(this::sendTieBreak, new ControlPlaneTieBreaker.ConfigIdentity() {
             @Override
@@ -130,7 +133,7 @@ public final class ControllerClient implements AutoCloseable {
 
     /** Delivers the cached config (if any and valid), then connects. Idempotent. */
     public void start() {
-        executor.execute(() -> {
+        run(() -> {
             if (started || closed) {
                 return;
             }
@@ -256,7 +259,7 @@ public final class ControllerClient implements AutoCloseable {
         }
         requests.onNext(AgentMessage.newBuilder().setHello(hello).build());
         executor.schedule(() -> {
-            if (generation == streamGeneration && !synced && requests != null) {
+            if (!closed && generation == streamGeneration && !synced && requests != null) {
                 LOG.warn("event=sync_deadline node={} target={} after_ms={}", nodeName, target,
                         options.syncDeadline().toMillis());
                 requests.cancel("no config within the sync deadline", null);
