@@ -1,0 +1,226 @@
+package dev.fencing.nodemanager.grpc;
+
+import com.google.protobuf.Duration;
+import dev.fencing.nodemanager.model.GroupModel;
+import dev.fencing.nodemanager.report.AgentReports;
+import dev.fencing.nodemanager.stream.ConfigDistributor;
+import dev.fencing.nodemanager.tiebreak.TieBreakArbiter;
+import dev.fencing.nodemanager.tiebreak.TieBreakDecision;
+import dev.fencing.proto.nodemanager.v1.AgentControlGrpc;
+import dev.fencing.proto.nodemanager.v1.AgentHello;
+import dev.fencing.proto.nodemanager.v1.AgentMessage;
+import dev.fencing.proto.nodemanager.v1.ControllerMessage;
+import dev.fencing.proto.nodemanager.v1.TieBreakGrant;
+import dev.fencing.proto.nodemanager.v1.TieBreakRequest;
+import io.grpc.Status;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+import java.time.InstantSource;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code AgentControl.Connect} on every replica: the agent's hello picks its group from the informer caches, the
+ * {@link ConfigDistributor} sends a full config or the missed deltas and then every change; reports are kept in
+ * {@link AgentReports}; tie-break requests are decided by the {@link TieBreakArbiter} (granted only on the leader).
+ */
+public final class AgentControlService extends AgentControlGrpc.AgentControlImplBase {
+
+    private static final Logger LOG = LoggerFactory.getLogger(AgentControlService.class);
+
+    /** Stream settings. */
+    public record Settings(int queueCapacity, java.time.Duration helloTimeout, java.time.Duration minTieLease,
+                           java.time.Duration maxTieLease) {
+        /** 4096 queued messages, 10 s to say hello, tie leases between 2 s and 30 s. */
+        public static final Settings DEFAULTS = new Settings(4096, java.time.Duration.ofSeconds(10),
+                java.time.Duration.ofSeconds(2), java.time.Duration.ofSeconds(30));
+    }
+
+    private final ConfigDistributor distributor;
+    private final AgentDirectory directory;
+    private final AgentReports reports;
+    private final TieBreakArbiter arbiter;
+    private final InstantSource clock;
+    private final ScheduledExecutorService scheduler;
+    private final Settings settings;
+    private final AgentStream.StreamStats stats = new AgentStream.StreamStats();
+
+    public AgentControlService(ConfigDistributor distributor, AgentDirectory directory, AgentReports reports,
+                               TieBreakArbiter arbiter, InstantSource clock, ScheduledExecutorService scheduler,
+                               Settings settings) {
+        this.distributor = distributor;
+        this.directory = directory;
+        this.reports = reports;
+        this.arbiter = arbiter;
+        this.clock = clock;
+        this.scheduler = scheduler;
+        this.settings = settings;
+    }
+
+    /** Messages queued across all streams (not yet handed to the transport). */
+    public long queuedMessages() {
+        return stats.queued.get();
+    }
+
+    /** Serialized bytes handed to the transport across all streams. */
+    public long bytesSent() {
+        return stats.bytesSent.get();
+    }
+
+    /** Messages handed to the transport across all streams. */
+    public long messagesSent() {
+        return stats.messagesSent.get();
+    }
+
+    @Override
+    public StreamObserver<AgentMessage> connect(StreamObserver<ControllerMessage> responseObserver) {
+        ServerCallStreamObserver<ControllerMessage> out = (ServerCallStreamObserver<ControllerMessage>) responseObserver;
+        AgentStream stream = new AgentStream(out, settings.queueCapacity(), stats);
+        Connection connection = new Connection(stream);
+        out.setOnReadyHandler(stream::drain);
+        out.setOnCancelHandler(connection::ended);
+        scheduler.schedule(() -> {
+            if (connection.node == null) {
+                stream.close(Status.DEADLINE_EXCEEDED.withDescription("no AgentHello within "
+                        + settings.helloTimeout().toMillis() + "ms"));
+                connection.ended();
+            }
+        }, settings.helloTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        return connection;
+    }
+
+    private final class Connection implements StreamObserver<AgentMessage> {
+        private final AgentStream stream;
+        private volatile String node;
+        private volatile String group;
+        private volatile ConfigDistributor.Subscription subscription;
+        private boolean ended;
+
+        Connection(AgentStream stream) {
+            this.stream = stream;
+        }
+
+        @Override
+        public void onNext(AgentMessage message) {
+            switch (message.getKindCase()) {
+                case HELLO -> hello(message.getHello());
+                case REPORT -> {
+                    if (subscription == null) {
+                        stream.close(Status.FAILED_PRECONDITION.withDescription("send AgentHello first"));
+                        return;
+                    }
+                    reports.record(node, group, message.getReport(), clock.instant());
+                }
+                case TIE_BREAK_REQUEST -> {
+                    if (subscription == null) {
+                        stream.close(Status.FAILED_PRECONDITION.withDescription("send AgentHello first"));
+                        return;
+                    }
+                    tieBreak(message.getTieBreakRequest());
+                }
+                case KIND_NOT_SET -> LOG.debug("event=empty_agent_message node={}", node);
+            }
+        }
+
+        private void hello(AgentHello hello) {
+            if (node != null) {
+                LOG.warn("event=duplicate_hello node={}", node);
+                return;
+            }
+            String name = hello.getNodeName();
+            if (name.isBlank()) {
+                stream.close(Status.INVALID_ARGUMENT.withDescription("AgentHello.node_name is empty"));
+                return;
+            }
+            stream.identify(name);
+            node = name;
+            Optional<String> g = directory.groupOf(name).or(() -> distributor.lastGroupOf(name));
+            if (g.isEmpty()) {
+                LOG.info("event=agent_refused node={} reason=no_group", name);
+                stream.close(Status.FAILED_PRECONDITION.withDescription("node " + name + " is not labelled into a "
+                        + "fencing-enabled NodeGroup (label node.deckhouse.io/group) as far as this controller knows"));
+                return;
+            }
+            group = g.get();
+            Optional<ConfigDistributor.Subscription> s =
+                    distributor.subscribe(group, stream, hello.getEpoch(), hello.getLastRevision());
+            if (s.isEmpty()) {
+                String why = directory.model(group)
+                        .filter(m -> !m.violations().isEmpty())
+                        .map(m -> "NodeGroup " + m.group() + " has an invalid spec.fencing: " + m.violations())
+                        .orElse("NodeGroup " + group + " has no valid fencing config yet");
+                LOG.info("event=agent_refused node={} group={} reason=\"{}\"", name, group, why);
+                stream.close(Status.FAILED_PRECONDITION.withDescription(why));
+                return;
+            }
+            subscription = s.get();
+            reports.connected(name, group);
+            LOG.info("event=agent_connected node={} group={} version={} agent_epoch={} agent_revision={}", name,
+                    group, hello.getAgentVersion(), hello.getEpoch(), hello.getLastRevision());
+            synchronized (this) {
+                if (ended) {
+                    subscription.cancel();
+                    reports.disconnected(name, group);
+                }
+            }
+        }
+
+        private void tieBreak(TieBreakRequest request) {
+            Optional<GroupModel> model = directory.model(group);
+            Set<String> expected = model.map(m -> (Set<String>) new TreeSet<>(m.expected().keySet())).orElse(Set.of());
+            java.time.Duration lease = settings.minTieLease();
+            if (model.isPresent() && model.get().policy() != null) {
+                java.time.Duration threeBeats = model.get().policy().timings().heartbeatInterval().multipliedBy(3);
+                lease = threeBeats.compareTo(lease) > 0 ? threeBeats : lease;
+            }
+            TieBreakDecision decision = arbiter.decide(group, node, new TreeSet<>(request.getSideList()), expected,
+                    lease);
+            LOG.info("event=tie_break group={} node={} side={} granted={} reason=\"{}\"", group, node,
+                    request.getSideList(), decision.granted(), decision.reason());
+            stream.send(ControllerMessage.newBuilder()
+                    .setEpoch(distributor.epoch())
+                    .setRevision(subscription.lastSentRevision())
+                    .setTieBreak(TieBreakGrant.newBuilder()
+                            .setRequestId(request.getRequestId())
+                            .setGranted(decision.granted())
+                            .setValidFor(Duration.newBuilder()
+                                    .setSeconds(decision.validFor().getSeconds())
+                                    .setNanos(decision.validFor().getNano()))
+                            .setReason(decision.reason()))
+                    .build());
+        }
+
+        @Override
+        public void onError(Throwable t) {
+            LOG.debug("event=agent_stream_error node={} status={}", node, Status.fromThrowable(t).getCode());
+            ended();
+        }
+
+        @Override
+        public void onCompleted() {
+            stream.complete();
+            ended();
+        }
+
+        void ended() {
+            synchronized (this) {
+                if (ended) {
+                    return;
+                }
+                ended = true;
+            }
+            stream.cancelled();
+            ConfigDistributor.Subscription s = subscription;
+            if (s != null) {
+                s.cancel();
+                reports.disconnected(node, group);
+                LOG.info("event=agent_disconnected node={} group={}", node, group);
+            }
+        }
+    }
+}

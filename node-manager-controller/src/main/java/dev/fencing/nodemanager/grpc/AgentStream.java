@@ -1,0 +1,135 @@
+package dev.fencing.nodemanager.grpc;
+
+import dev.fencing.nodemanager.stream.ConfigSink;
+import dev.fencing.proto.nodemanager.v1.ControllerMessage;
+import io.grpc.Status;
+import io.grpc.stub.ServerCallStreamObserver;
+import java.util.ArrayDeque;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One agent's outgoing stream: a bounded queue drained only while gRPC flow control says the transport is ready.
+ * Enqueueing never blocks; an agent that cannot keep up overflows its queue and has its stream ended with
+ * RESOURCE_EXHAUSTED, after which it reconnects and resyncs with a full config — so a slow or dead agent costs the
+ * others nothing.
+ */
+final class AgentStream implements ConfigSink {
+
+    private static final Logger LOG = LoggerFactory.getLogger(AgentStream.class);
+
+    private final ServerCallStreamObserver<ControllerMessage> out;
+    private final int capacity;
+    private final StreamStats stats;
+    private final ArrayDeque<ControllerMessage> queue = new ArrayDeque<>();
+    private volatile String node = "";
+    private boolean closed;
+
+    AgentStream(ServerCallStreamObserver<ControllerMessage> out, int capacity, StreamStats stats) {
+        this.out = out;
+        this.capacity = capacity;
+        this.stats = stats;
+    }
+
+    void identify(String nodeName) {
+        this.node = nodeName;
+    }
+
+    @Override
+    public String node() {
+        return node;
+    }
+
+    @Override
+    public synchronized boolean send(ControllerMessage message) {
+        if (closed) {
+            return false;
+        }
+        if (queue.size() >= capacity) {
+            LOG.warn("event=stream_overflow node={} queued={} action=\"stream ended; the agent resyncs\"", node,
+                    queue.size());
+            closeLocked(Status.RESOURCE_EXHAUSTED.withDescription("controller stream queue of " + capacity
+                    + " messages overflowed; reconnect to resync"));
+            return false;
+        }
+        queue.addLast(message);
+        stats.queued.incrementAndGet();
+        drainLocked();
+        return true;
+    }
+
+    /** Flow control said ready: send what is queued. */
+    synchronized void drain() {
+        drainLocked();
+    }
+
+    @Override
+    public synchronized void close(Status status) {
+        closeLocked(status);
+    }
+
+    /** The agent went away (cancel) or finished. */
+    synchronized void cancelled() {
+        if (!closed) {
+            closed = true;
+            stats.queued.addAndGet(-queue.size());
+            queue.clear();
+        }
+    }
+
+    /** Completes the stream normally (the agent half-closed). */
+    synchronized void complete() {
+        if (!closed) {
+            closed = true;
+            stats.queued.addAndGet(-queue.size());
+            queue.clear();
+            try {
+                out.onCompleted();
+            } catch (IllegalStateException e) {
+                LOG.debug("event=complete_after_cancel node={}", node);
+            }
+        }
+    }
+
+    synchronized int queued() {
+        return queue.size();
+    }
+
+    private void drainLocked() {
+        try {
+            while (!closed && !queue.isEmpty() && out.isReady()) {
+                ControllerMessage m = queue.pollFirst();
+                stats.queued.decrementAndGet();
+                stats.bytesSent.addAndGet(m.getSerializedSize());
+                stats.messagesSent.incrementAndGet();
+                out.onNext(m);
+            }
+        } catch (RuntimeException e) {
+            // The call was cancelled under us: the agent is gone.
+            LOG.debug("event=send_failed node={} error=\"{}\"", node, e.toString());
+            cancelled();
+        }
+    }
+
+    private void closeLocked(Status status) {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        stats.queued.addAndGet(-queue.size());
+        queue.clear();
+        try {
+            out.onError(status.asRuntimeException());
+        } catch (IllegalStateException e) {
+            LOG.debug("event=close_after_cancel node={}", node);
+        }
+    }
+
+    /** Counters shared by all streams of one server. */
+    static final class StreamStats {
+        final AtomicLong queued = new AtomicLong();
+        final AtomicLong bytesSent = new AtomicLong();
+        final AtomicLong messagesSent = new AtomicLong();
+    }
+}

@@ -1,0 +1,79 @@
+package dev.fencing.nodemanager.report;
+
+import dev.fencing.proto.nodemanager.v1.AgentReport;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+
+/**
+ * The latest report per agent (with its receive time) and which agents hold a stream to this replica. Written by
+ * the AgentControl service, read by the status reconciler; listeners learn which group changed.
+ */
+public final class AgentReports {
+
+    private final Map<String, ReceivedReport> latest = new ConcurrentHashMap<>();
+    private final Map<String, Integer> streams = new ConcurrentHashMap<>();
+    private final List<Consumer<String>> listeners = new CopyOnWriteArrayList<>();
+
+    /** Registers a listener called with the group whose reports or connections changed. */
+    public void addListener(Consumer<String> groupChanged) {
+        listeners.add(groupChanged);
+    }
+
+    /** Records a report; listeners are told when something status-relevant changed. */
+    public void record(String node, String group, AgentReport report, Instant receivedAt) {
+        ReceivedReport previous = latest.put(node, new ReceivedReport(node, group, report, receivedAt));
+        if (previous == null || !relevantEqual(previous.report(), report) || !previous.group().equals(group)) {
+            notify(group);
+        }
+    }
+
+    /** An agent opened a stream. */
+    public void connected(String node, String group) {
+        streams.merge(node, 1, Integer::sum);
+        notify(group);
+    }
+
+    /** An agent's stream ended. */
+    public void disconnected(String node, String group) {
+        streams.computeIfPresent(node, (k, v) -> v <= 1 ? null : v - 1);
+        notify(group);
+    }
+
+    /** True while the agent of {@code node} holds at least one stream to this replica. */
+    public boolean isConnected(String node) {
+        return streams.containsKey(node);
+    }
+
+    /** The latest report of {@code node}. */
+    public Optional<ReceivedReport> latest(String node) {
+        return Optional.ofNullable(latest.get(node));
+    }
+
+    /** Forgets a node (deleted). */
+    public void forget(String node) {
+        latest.remove(node);
+    }
+
+    private void notify(String group) {
+        for (Consumer<String> l : listeners) {
+            l.accept(group);
+        }
+    }
+
+    // Reports repeat every interval with fresh ages; only state changes should wake the status reconciler.
+    private static boolean relevantEqual(AgentReport a, AgentReport b) {
+        return a.getArmed() == b.getArmed()
+                && a.getQuorumHeld() == b.getQuorumHeld()
+                && a.getFencingInProgress() == b.getFencingInProgress()
+                && a.getMode() == b.getMode()
+                && a.getIsolated() == b.getIsolated()
+                && a.getConfirmed() == b.getConfirmed()
+                && a.getExpected() == b.getExpected()
+                && a.getDisarmReasonsList().equals(b.getDisarmReasonsList());
+    }
+}

@@ -1,0 +1,204 @@
+package dev.fencing.nodemanager.stream;
+
+import dev.fencing.nodemanager.model.GroupMember;
+import dev.fencing.nodemanager.model.GroupModel;
+import dev.fencing.nodemanager.model.NodeSignal;
+import dev.fencing.policy.PolicyProtos;
+import dev.fencing.proto.nodemanager.v1.ConfigDelta;
+import dev.fencing.proto.nodemanager.v1.FencingPolicy;
+import dev.fencing.proto.nodemanager.v1.GossipKeyring;
+import dev.fencing.proto.nodemanager.v1.GroupConfig;
+import dev.fencing.proto.nodemanager.v1.Member;
+import dev.fencing.proto.nodemanager.v1.NodeSignals;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.function.LongSupplier;
+
+/**
+ * The configuration of one group as agents see it, with a bounded history of changes. Pure and single-threaded:
+ * the caller serialises access. Each {@link #update(GroupModel)} diffs the new model against the current state and
+ * appends one change per member, signals entry or policy that differs, so a Node change costs one small delta per
+ * affected agent, never the member list.
+ *
+ * <p>Revisions come from a counter shared by every group of this controller process (one epoch), so they are
+ * strictly increasing for every agent; an agent's delta chain is built from the revisions it actually received.
+ */
+public final class GroupConfigLog {
+
+    /** Nodes that left the group keep a "being removed" signals entry for their still-connected agent; bounded. */
+    static final int MAX_DEPARTED = 4096;
+
+    private final String group;
+    private final LongSupplier nextRevision;
+    private final int historyLimit;
+    private final TreeMap<String, Member> members = new TreeMap<>();
+    private final Map<String, NodeSignals> signals = new HashMap<>();
+    private final LinkedHashMap<String, NodeSignals> departed = new LinkedHashMap<>();
+    private final Deque<ConfigChange> history = new ArrayDeque<>();
+    private FencingPolicy policy;
+    private GossipKeyring keyring = GossipKeyring.getDefaultInstance();
+    private long revision;
+    private long floor;
+
+    /**
+     * @param group        NodeGroup name
+     * @param nextRevision the process-wide revision counter
+     * @param historyLimit how many changes are kept for agents resuming by revision
+     */
+    public GroupConfigLog(String group, LongSupplier nextRevision, int historyLimit) {
+        this.group = group;
+        this.nextRevision = nextRevision;
+        this.historyLimit = historyLimit;
+    }
+
+    /** The group name. */
+    public String group() {
+        return group;
+    }
+
+    /** The latest revision of this group (0 before the first change). */
+    public long revision() {
+        return revision;
+    }
+
+    /** True once a valid policy is known, i.e. agents can be given a full config. */
+    public boolean ready() {
+        return policy != null;
+    }
+
+    /** The number of expected members currently held. */
+    public int memberCount() {
+        return members.size();
+    }
+
+    /**
+     * Brings the state to {@code model} and returns the changes (each with a new revision), in order. An invalid
+     * model (no resolved policy) keeps the last valid policy: agents keep running on it while the condition on the
+     * NodeGroup says what to fix; members and signals still follow the cluster.
+     */
+    public List<ConfigChange> update(GroupModel model) {
+        List<ConfigChange> out = new ArrayList<>();
+        // Removals first, so a shrinking group never briefly lists a departed member next to a new policy.
+        Iterator<Map.Entry<String, Member>> it = members.entrySet().iterator();
+        while (it.hasNext()) {
+            Map.Entry<String, Member> e = it.next();
+            if (!model.expected().containsKey(e.getKey())) {
+                it.remove();
+                out.add(append(ConfigDelta.newBuilder().setMemberRemoved(e.getKey()).build(), null));
+            }
+        }
+        for (GroupMember m : model.expected().values()) {
+            Member proto = ConfigProtos.member(m);
+            Member old = members.get(m.name());
+            if (!proto.equals(old)) {
+                members.put(m.name(), proto);
+                out.add(append(ConfigDelta.newBuilder().setMemberUpserted(proto).build(), null));
+            }
+        }
+        // Signals: every labelled node, plus "left the group" for nodes that were here and are gone.
+        for (Map.Entry<String, NodeSignal> e : model.signals().entrySet()) {
+            setSignals(e.getKey(), ConfigProtos.signals(e.getValue()), out);
+            departed.remove(e.getKey());
+        }
+        for (String gone : new ArrayList<>(signals.keySet())) {
+            if (!model.signals().containsKey(gone)) {
+                NodeSignals left = ConfigProtos.signals(NodeSignal.leftGroup(group));
+                setSignals(gone, left, out);
+                signals.remove(gone);
+                departed.put(gone, left);
+            }
+        }
+        while (departed.size() > MAX_DEPARTED) {
+            departed.remove(departed.keySet().iterator().next());
+        }
+        if (model.policy() != null) {
+            FencingPolicy next = PolicyProtos.toProto(model.policy());
+            if (!next.equals(policy)) {
+                policy = next;
+                out.add(append(ConfigDelta.newBuilder().setPolicy(next).build(), null));
+            }
+        }
+        return out;
+    }
+
+    /** Replaces the gossip keyring (rotation); returns the change. */
+    public ConfigChange setKeyring(GossipKeyring next) {
+        keyring = next;
+        return append(ConfigDelta.newBuilder().setKeyring(next).build(), null);
+    }
+
+    /** True when this log knows {@code node}: labelled into the group now, or recently departed from it. */
+    public boolean knows(String node) {
+        return signals.containsKey(node) || departed.containsKey(node);
+    }
+
+    /** The full config for the agent of {@code node}, or empty before a valid policy is known. */
+    public Optional<GroupConfig> full(String node) {
+        if (policy == null) {
+            return Optional.empty();
+        }
+        return Optional.of(GroupConfig.newBuilder()
+                .setGroup(group)
+                .setNodeName(node)
+                .setPolicy(policy)
+                .addAllMembers(members.values())
+                .setSignals(signalsOf(node))
+                .setKeyring(keyring)
+                .build());
+    }
+
+    /**
+     * The changes after {@code sinceRevision} that concern {@code node}, or empty when the history no longer reaches
+     * back that far (the agent then needs a full config).
+     */
+    public Optional<List<ConfigChange>> since(long sinceRevision, String node) {
+        if (policy == null || sinceRevision < floor) {
+            return Optional.empty();
+        }
+        List<ConfigChange> out = new ArrayList<>();
+        for (ConfigChange c : history) {
+            if (c.revision() > sinceRevision && c.concerns(node)) {
+                out.add(c);
+            }
+        }
+        return Optional.of(out);
+    }
+
+    /** The signals the agent of {@code node} should hold now. */
+    public NodeSignals signalsOf(String node) {
+        NodeSignals s = signals.get(node);
+        if (s == null) {
+            s = departed.get(node);
+        }
+        return s != null ? s : ConfigProtos.signals(NodeSignal.leftGroup(group));
+    }
+
+    private void setSignals(String node, NodeSignals next, List<ConfigChange> out) {
+        NodeSignals old = signals.get(node);
+        if (old == null) {
+            old = departed.get(node);
+        }
+        signals.put(node, next);
+        if (!next.equals(old)) {
+            out.add(append(ConfigDelta.newBuilder().setSignals(next).build(), node));
+        }
+    }
+
+    private ConfigChange append(ConfigDelta delta, String targetNode) {
+        revision = nextRevision.getAsLong();
+        ConfigChange change = new ConfigChange(revision, delta, targetNode);
+        history.addLast(change);
+        while (history.size() > historyLimit) {
+            floor = history.removeFirst().revision();
+        }
+        return change;
+    }
+}
