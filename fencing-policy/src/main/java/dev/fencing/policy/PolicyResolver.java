@@ -54,11 +54,8 @@ public final class PolicyResolver {
     /** Default fence margin. */
     static final Duration DEFAULT_FENCE_MARGIN = Duration.ofSeconds(5);
 
-    private static final String FENCING = "spec.fencing";
-    private static final String TIMINGS = FENCING + ".timings.";
-    private static final String TIMEOUT_FIELD = FENCING + ".watchdog.timeout";
-    private static final String QUORUM_SIZE_FIELD = FENCING + ".quorum.size";
-    private static final String TIE_BREAKERS_FIELD = FENCING + ".quorum.tieBreakers";
+    /** The path of the fencing block in a NodeGroup; the default prefix of every violation's field. */
+    public static final String NODE_GROUP_PATH = "spec.fencing";
 
     private PolicyResolver() {
     }
@@ -70,20 +67,28 @@ public final class PolicyResolver {
      * @throws IllegalArgumentException when expectedMembers is negative (a caller bug, not a user error)
      */
     public static List<Violation> validate(FencingSpec spec, int expectedMembers) {
+        return validate(spec, expectedMembers, NODE_GROUP_PATH);
+    }
+
+    /**
+     * As {@link #validate(FencingSpec, int)}, with violation fields under {@code path} instead of
+     * {@code spec.fencing} (e.g. {@code fencing} for a standalone agent file).
+     */
+    public static List<Violation> validate(FencingSpec spec, int expectedMembers, String path) {
         requireExpected(expectedMembers);
         List<Violation> out = new ArrayList<>();
         if (spec.effectiveQuorumLossAction() == QuorumLossAction.FENCE && spec.effectiveMode() != Mode.WATCHDOG) {
-            out.add(new Violation(FENCING + ".quorumLossAction", "Fence needs mode Watchdog, but mode is "
+            out.add(new Violation(path + ".quorumLossAction", "Fence needs mode Watchdog, but mode is "
                     + spec.effectiveMode().crdValue() + "; set mode: Watchdog, or quorumLossAction: Exclude or Wait"));
         }
-        boolean timeoutValid = checkWatchdogTimeout(spec.effectiveWatchdogTimeout(), out);
-        checkQuorumSize(spec.quorumSize(), expectedMembers, out);
-        checkTieBreakers(spec.effectiveTieBreakers(), out);
+        boolean timeoutValid = checkWatchdogTimeout(spec.effectiveWatchdogTimeout(), path, out);
+        checkQuorumSize(spec.quorumSize(), expectedMembers, path, out);
+        checkTieBreakers(spec.effectiveTieBreakers(), path, out);
         TimingOverrides o = spec.effectiveTimings();
         int before = out.size();
-        checkOverrides(o, out);
+        checkOverrides(o, path + ".timings.", out);
         if (out.size() == before && timeoutValid) {
-            checkRelations(o, effectiveTimings(spec, expectedMembers), out);
+            checkRelations(o, effectiveTimings(spec, expectedMembers), path + ".timings.", out);
         }
         return List.copyOf(out);
     }
@@ -95,7 +100,12 @@ public final class PolicyResolver {
      * @throws IllegalArgumentException when expectedMembers is negative
      */
     public static ResolvedPolicy resolve(FencingSpec spec, int expectedMembers) {
-        List<Violation> violations = validate(spec, expectedMembers);
+        return resolve(spec, expectedMembers, NODE_GROUP_PATH);
+    }
+
+    /** As {@link #resolve(FencingSpec, int)}, with violation fields under {@code path}. */
+    public static ResolvedPolicy resolve(FencingSpec spec, int expectedMembers, String path) {
+        List<Violation> violations = validate(spec, expectedMembers, path);
         if (!violations.isEmpty()) {
             throw new InvalidPolicyException(violations);
         }
@@ -112,23 +122,28 @@ public final class PolicyResolver {
      * @throws IllegalArgumentException when expectedMembers is negative
      */
     public static List<Violation> warnings(FencingSpec spec, int expectedMembers) {
+        return warnings(spec, expectedMembers, NODE_GROUP_PATH);
+    }
+
+    /** As {@link #warnings(FencingSpec, int)}, with fields under {@code path}. */
+    public static List<Violation> warnings(FencingSpec spec, int expectedMembers, String path) {
         requireExpected(expectedMembers);
         List<Violation> out = new ArrayList<>();
         List<TieBreakerKind> tieBreakers = spec.effectiveTieBreakers();
         for (int i = 0; i < tieBreakers.size(); i++) {
             TieBreakerKind kind = tieBreakers.get(i);
             if (kind == TieBreakerKind.API_REACHABLE) {
-                out.add(new Violation(TIE_BREAKERS_FIELD + "[" + i + "]", "APIReachable is not split-brain safe: both "
+                out.add(new Violation(path + ".quorum.tieBreakers" + "[" + i + "]", "APIReachable is not split-brain safe: both "
                         + "halves of an even split keep quorum when both reach the Kubernetes API; list ControlPlane "
                         + "or LowestName before it, or remove it"));
             } else if (kind == TieBreakerKind.DISK) {
-                out.add(new Violation(TIE_BREAKERS_FIELD + "[" + i + "]", "Disk has no arbiter implementation yet and "
+                out.add(new Violation(path + ".quorum.tieBreakers" + "[" + i + "]", "Disk has no arbiter implementation yet and "
                         + "never grants a tie; add ControlPlane or LowestName if even splits should keep one half up"));
             }
         }
         if (expectedMembers > 0 && expectedMembers % 2 == 0 && tieBreakers.isEmpty()
                 && spec.quorumSize() == null) {
-            out.add(new Violation(TIE_BREAKERS_FIELD, "the group has an even number of members (" + expectedMembers
+            out.add(new Violation(path + ".quorum.tieBreakers", "the group has an even number of members (" + expectedMembers
                     + ") and no tie-breakers, so an exact half split fences both halves; add ControlPlane or LowestName"));
         }
         return List.copyOf(out);
@@ -179,15 +194,16 @@ public final class PolicyResolver {
                 or(o.fenceMargin(), DEFAULT_FENCE_MARGIN));
     }
 
-    private static boolean checkWatchdogTimeout(Duration timeout, List<Violation> out) {
+    private static boolean checkWatchdogTimeout(Duration timeout, String path, List<Violation> out) {
+        String field = path + ".watchdog.timeout";
         String shown = DurationFormat.format(timeout.isNegative() ? Duration.ZERO : timeout);
         if (timeout.isNegative() || timeout.toNanosPart() != 0) {
-            out.add(new Violation(TIMEOUT_FIELD, "watchdog timeout " + (timeout.isNegative() ? timeout : shown)
+            out.add(new Violation(field, "watchdog timeout " + (timeout.isNegative() ? timeout : shown)
                     + " is not a whole number of seconds; watchdog devices count whole seconds, write e.g. 60s"));
             return false;
         }
         if (timeout.compareTo(MIN_WATCHDOG_TIMEOUT) < 0 || timeout.compareTo(MAX_WATCHDOG_TIMEOUT) > 0) {
-            out.add(new Violation(TIMEOUT_FIELD, "watchdog timeout " + shown + " is outside "
+            out.add(new Violation(field, "watchdog timeout " + shown + " is outside "
                     + DurationFormat.format(MIN_WATCHDOG_TIMEOUT) + ".." + DurationFormat.format(MAX_WATCHDOG_TIMEOUT)
                     + "; set it within that range (60s is the Deckhouse default)"));
             return false;
@@ -195,29 +211,30 @@ public final class PolicyResolver {
         return true;
     }
 
-    private static void checkQuorumSize(Integer size, int expected, List<Violation> out) {
+    private static void checkQuorumSize(Integer size, int expected, String path, List<Violation> out) {
+        String field = path + ".quorum.size";
         if (size == null) {
             return;
         }
         if (size < 1) {
-            out.add(new Violation(QUORUM_SIZE_FIELD, "quorum size " + size + " must be at least 1; use Auto (= "
+            out.add(new Violation(field, "quorum size " + size + " must be at least 1; use Auto (= "
                     + autoQuorumSize(expected) + " for " + expected + " expected members) or a number in "
                     + autoQuorumSize(expected) + ".." + Math.max(expected, autoQuorumSize(expected))));
         } else if (2L * size <= expected) {
-            out.add(new Violation(QUORUM_SIZE_FIELD, "quorum size " + size + " is not a majority of " + expected
+            out.add(new Violation(field, "quorum size " + size + " is not a majority of " + expected
                     + " expected members, so two disjoint sides could both hold quorum; use Auto or at least "
                     + autoQuorumSize(expected)));
         } else if (size > expected) {
-            out.add(new Violation(QUORUM_SIZE_FIELD, "quorum size " + size + " exceeds the " + expected
+            out.add(new Violation(field, "quorum size " + size + " exceeds the " + expected
                     + " expected members, so no node can ever hold quorum and every armed node would fence; use Auto"
                     + (expected > 0 ? " or at most " + expected : "")));
         }
     }
 
-    private static void checkTieBreakers(List<TieBreakerKind> tieBreakers, List<Violation> out) {
+    private static void checkTieBreakers(List<TieBreakerKind> tieBreakers, String path, List<Violation> out) {
         for (int i = 0; i < tieBreakers.size(); i++) {
             TieBreakerKind kind = tieBreakers.get(i);
-            String field = TIE_BREAKERS_FIELD + "[" + i + "]";
+            String field = path + ".quorum.tieBreakers" + "[" + i + "]";
             if (kind == null) {
                 out.add(new Violation(field, "entry is empty; remove it or use one of " + CrdSpelling.allowed(
                         TieBreakerKind.values(), TieBreakerKind::crdValue)));
@@ -231,72 +248,72 @@ public final class PolicyResolver {
         }
     }
 
-    private static void checkOverrides(TimingOverrides o, List<Violation> out) {
-        positive(o.probeInterval(), "probeInterval", out);
-        positive(o.probeTimeout(), "probeTimeout", out);
-        count(o.suspicionMult(), "suspicionMult", out);
-        count(o.suspicionMaxTimeoutMult(), "suspicionMaxTimeoutMult", out);
-        positive(o.gossipInterval(), "gossipInterval", out);
-        count(o.gossipNodes(), "gossipNodes", out);
-        count(o.retransmitMult(), "retransmitMult", out);
-        positive(o.pushPullInterval(), "pushPullInterval", out);
-        positive(o.heartbeatInterval(), "heartbeatInterval", out);
-        positive(o.quorumWindow(), "quorumWindow", out);
+    private static void checkOverrides(TimingOverrides o, String timings, List<Violation> out) {
+        positive(o.probeInterval(), "probeInterval", timings, out);
+        positive(o.probeTimeout(), "probeTimeout", timings, out);
+        count(o.suspicionMult(), "suspicionMult", timings, out);
+        count(o.suspicionMaxTimeoutMult(), "suspicionMaxTimeoutMult", timings, out);
+        positive(o.gossipInterval(), "gossipInterval", timings, out);
+        count(o.gossipNodes(), "gossipNodes", timings, out);
+        count(o.retransmitMult(), "retransmitMult", timings, out);
+        positive(o.pushPullInterval(), "pushPullInterval", timings, out);
+        positive(o.heartbeatInterval(), "heartbeatInterval", timings, out);
+        positive(o.quorumWindow(), "quorumWindow", timings, out);
         Double cap = o.localHealthCap();
         if (cap != null && !(cap >= MIN_LOCAL_HEALTH_CAP && cap <= MAX_LOCAL_HEALTH_CAP)) {
-            out.add(new Violation(TIMINGS + "localHealthCap", "localHealthCap " + cap + " is outside "
+            out.add(new Violation(timings + "localHealthCap", "localHealthCap " + cap + " is outside "
                     + MIN_LOCAL_HEALTH_CAP + ".." + MAX_LOCAL_HEALTH_CAP + "; 1.0 disables stretching, "
                     + DEFAULT_LOCAL_HEALTH_CAP + " is the default"));
         }
-        positive(o.evaluationTick(), "evaluationTick", out);
-        positive(o.feedInterval(), "feedInterval", out);
-        positive(o.armingDelay(), "armingDelay", out);
+        positive(o.evaluationTick(), "evaluationTick", timings, out);
+        positive(o.feedInterval(), "feedInterval", timings, out);
+        positive(o.armingDelay(), "armingDelay", timings, out);
         if (o.fenceMargin() != null && (o.fenceMargin().isNegative() || o.fenceMargin().compareTo(MAX_TIMING) > 0)) {
-            out.add(new Violation(TIMINGS + "fenceMargin", "fenceMargin " + o.fenceMargin()
+            out.add(new Violation(timings + "fenceMargin", "fenceMargin " + o.fenceMargin()
                     + " must be between 0s and 1h; " + DurationFormat.format(DEFAULT_FENCE_MARGIN) + " is the default"));
         }
     }
 
-    private static void checkRelations(TimingOverrides o, ResolvedTimings t, List<Violation> out) {
+    private static void checkRelations(TimingOverrides o, ResolvedTimings t, String timings, List<Violation> out) {
         if (t.probeTimeout().compareTo(t.probeInterval()) >= 0) {
-            out.add(new Violation(TIMINGS + (o.probeTimeout() != null ? "probeTimeout" : "probeInterval"),
+            out.add(new Violation(timings + (o.probeTimeout() != null ? "probeTimeout" : "probeInterval"),
                     "probeTimeout " + fmt(t.probeTimeout()) + " must be shorter than probeInterval "
                             + fmt(t.probeInterval()) + "; lower probeTimeout or raise probeInterval"));
         }
         if (t.heartbeatInterval().compareTo(t.quorumWindow()) >= 0) {
-            out.add(new Violation(TIMINGS + (o.heartbeatInterval() != null ? "heartbeatInterval" : "quorumWindow"),
+            out.add(new Violation(timings + (o.heartbeatInterval() != null ? "heartbeatInterval" : "quorumWindow"),
                     "heartbeatInterval " + fmt(t.heartbeatInterval()) + " must be shorter than quorumWindow "
                             + fmt(t.quorumWindow()) + " (a round trip must fit in the window); lower "
                             + "heartbeatInterval to at most a quarter of quorumWindow or raise quorumWindow"));
         }
         if (t.evaluationTick().compareTo(t.heartbeatInterval()) > 0) {
-            out.add(new Violation(TIMINGS + (o.evaluationTick() != null ? "evaluationTick" : "heartbeatInterval"),
+            out.add(new Violation(timings + (o.evaluationTick() != null ? "evaluationTick" : "heartbeatInterval"),
                     "evaluationTick " + fmt(t.evaluationTick()) + " must not exceed heartbeatInterval "
                             + fmt(t.heartbeatInterval()) + "; lower evaluationTick or raise heartbeatInterval"));
         }
         if (t.feedInterval().multipliedBy(3).compareTo(t.watchdogTimeout()) >= 0) {
-            out.add(new Violation(TIMINGS + "feedInterval", "feedInterval " + fmt(t.feedInterval())
+            out.add(new Violation(timings + "feedInterval", "feedInterval " + fmt(t.feedInterval())
                     + " must be shorter than a third of the watchdog timeout " + fmt(t.watchdogTimeout())
                     + " so two missed feeds never reset a healthy node; set it below "
                     + fmt(t.watchdogTimeout().dividedBy(3))));
         }
         if (t.armingDelay().compareTo(t.quorumWindow()) < 0) {
-            out.add(new Violation(TIMINGS + (o.armingDelay() != null ? "armingDelay" : "quorumWindow"),
+            out.add(new Violation(timings + (o.armingDelay() != null ? "armingDelay" : "quorumWindow"),
                     "armingDelay " + fmt(t.armingDelay()) + " must be at least quorumWindow " + fmt(t.quorumWindow())
                             + " so a node that boots into a minority never arms; raise armingDelay"));
         }
     }
 
-    private static void positive(Duration value, String name, List<Violation> out) {
+    private static void positive(Duration value, String name, String timings, List<Violation> out) {
         if (value != null && (value.isNegative() || value.isZero() || value.compareTo(MAX_TIMING) > 0)) {
-            out.add(new Violation(TIMINGS + name, name + " " + (value.isNegative() ? value.toString() : fmt(value))
+            out.add(new Violation(timings + name, name + " " + (value.isNegative() ? value.toString() : fmt(value))
                     + " must be greater than 0s and at most 1h; remove the override to use the profile's value"));
         }
     }
 
-    private static void count(Integer value, String name, List<Violation> out) {
+    private static void count(Integer value, String name, String timings, List<Violation> out) {
         if (value != null && (value < 1 || value > MAX_COUNT)) {
-            out.add(new Violation(TIMINGS + name, name + " " + value + " must be between 1 and " + MAX_COUNT
+            out.add(new Violation(timings + name, name + " " + value + " must be between 1 and " + MAX_COUNT
                     + "; remove the override to use the profile's value"));
         }
     }

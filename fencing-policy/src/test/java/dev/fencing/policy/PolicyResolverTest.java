@@ -295,6 +295,19 @@ class PolicyResolverTest {
     }
 
     @Test
+    void violationPathsFollowTheGivenBlockPath() {
+        FencingSpec spec = FencingSpec.DEFAULTS.withWatchdogTimeout(Duration.ofSeconds(30))
+                .withTimings(feed(Duration.ofSeconds(10))).withQuorumSize(9)
+                .withTieBreakers(List.of(TieBreakerKind.API_REACHABLE));
+        assertThat(PolicyResolver.validate(spec, 3, "fencing")).extracting(Violation::field)
+                .containsExactly("fencing.quorum.size", "fencing.timings.feedInterval");
+        assertThat(PolicyResolver.warnings(spec, 3, "fencing")).extracting(Violation::field)
+                .containsExactly("fencing.quorum.tieBreakers[0]");
+        assertThatThrownBy(() -> PolicyResolver.resolve(spec, 3, "fencing"))
+                .hasMessageStartingWith("invalid fencing policy: fencing.quorum.size: ");
+    }
+
+    @Test
     void negativeExpectedIsACallerBug() {
         assertThatThrownBy(() -> PolicyResolver.validate(FencingSpec.DEFAULTS, -1))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("expected members must be >= 0, got -1");

@@ -1,5 +1,6 @@
 package dev.fencing.api.v1;
 
+import dev.fencing.policy.FencingSpecReader;
 import dev.fencing.policy.PolicyResolver;
 import dev.fencing.policy.Violation;
 import java.util.ArrayList;
@@ -33,7 +34,7 @@ public final class NodeGroupValidator {
                     "nodeType is missing; set it to CloudEphemeral, CloudPermanent, CloudStatic or Static"));
         }
         if (spec.getFencing() != null) {
-            NodeGroupFencing.Mapping mapping = NodeGroupFencing.map(spec.getFencing());
+            FencingSpecReader.Result mapping = NodeGroupFencing.map(spec.getFencing());
             out.addAll(mapping.valid() ? PolicyResolver.validate(mapping.spec(), expectedMembers) : mapping.violations());
         }
         return List.copyOf(out);
@@ -47,7 +48,7 @@ public final class NodeGroupValidator {
         if (!NodeGroupFencing.fencingEnabled(nodeGroup)) {
             return List.of();
         }
-        NodeGroupFencing.Mapping mapping = NodeGroupFencing.map(nodeGroup);
+        FencingSpecReader.Result mapping = NodeGroupFencing.map(nodeGroup);
         return mapping.valid() ? PolicyResolver.warnings(mapping.spec(), expectedMembers) : List.of();
     }
 }

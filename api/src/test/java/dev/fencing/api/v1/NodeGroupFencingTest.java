@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencing.policy.FencingSpec;
+import dev.fencing.policy.FencingSpecReader;
 import dev.fencing.policy.InvalidPolicyException;
 import dev.fencing.policy.Mode;
 import dev.fencing.policy.Profile;
@@ -15,7 +16,6 @@ import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class NodeGroupFencingTest {
@@ -122,7 +122,7 @@ class NodeGroupFencingTest {
                 .withProfile("Fast")
                 .withQuorum(new FencingQuorum().withTieBreakers(Arrays.asList("ControlPlane", "Coin", null)))
                 .withTimings(new FencingTimings().withFeedInterval("5 s").withQuorumWindow("2d"));
-        NodeGroupFencing.Mapping mapping = NodeGroupFencing.map(fencing);
+        FencingSpecReader.Result mapping = NodeGroupFencing.map(fencing);
         assertThat(mapping.valid()).isFalse();
         assertThat(mapping.spec()).isNull();
         assertThat(mapping.violations()).containsExactly(
@@ -164,10 +164,8 @@ class NodeGroupFencingTest {
     }
 
     @Test
-    void mappingHoldsEitherASpecOrViolations() {
-        assertThatThrownBy(() -> new NodeGroupFencing.Mapping(null, List.of()))
-                .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new NodeGroupFencing.Mapping(FencingSpec.DEFAULTS, List.of(new Violation("a", "b"))))
-                .isInstanceOf(IllegalArgumentException.class);
+    void treeLeavesOutAbsentValues() {
+        assertThat(NodeGroupFencing.tree(new Fencing().withMode("Notify").withTimings(new FencingTimings())))
+                .containsExactly(java.util.Map.entry("mode", "Notify"), java.util.Map.entry("timings", java.util.Map.of()));
     }
 }
