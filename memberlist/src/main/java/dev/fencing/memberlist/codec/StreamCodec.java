@@ -1,0 +1,275 @@
+package dev.fencing.memberlist.codec;
+
+import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * memberlist's TCP stream format: each connection carries one message each way (request, then reply for ping and
+ * push/pull).
+ *
+ * <p>A message is {@code [type][msgpack body]} for ping (0), ack (2) and err (13); push/pull (6) is a
+ * {@code pushPullHeader{Join,Nodes,UserStateLen}}, then {@code Nodes} node states, then the raw user state; a user
+ * message (8) is a {@code userMsgHeader{UserMsgLen}} then the raw bytes. The whole message may be LZW-compressed as
+ * {@code [9]{Algo,Buf}} and then encrypted as {@code [10][len u32 BE][vsn][nonce][ct+tag]} with the 5-byte header
+ * and the label as additional data. The dialer precedes its request with the label header
+ * {@code [244][len][label]} when a label is configured; replies carry none.
+ *
+ * <p>Reading is bounded: encrypted frames over 20 MiB, more than 2^20 node states, user data over 20 MiB and
+ * decompressed data over 40 MiB are refused before allocation (memberlist HEAD's limits; 0.2.2 peers never come
+ * near them). Thread-safe.
+ */
+public final class StreamCodec {
+  /** Largest encrypted frame accepted ({@code maxPushStateBytes}). */
+  public static final int MAX_ENCRYPTED_BYTES = 20 * 1024 * 1024;
+  /** Most node states accepted in one push/pull ({@code maxPushStateNodes}). */
+  public static final int MAX_PUSH_STATE_NODES = 1024 * 1024;
+  /** Largest user state or reliable user message accepted ({@code maxUserMsgBytes}). */
+  public static final int MAX_USER_BYTES = 20 * 1024 * 1024;
+  /** Largest unencrypted, uncompressed message read from a stream. */
+  public static final int MAX_STREAM_MESSAGE_BYTES = PacketCodec.MAX_DECOMPRESSED_BYTES;
+
+  private final PacketOptions options;
+  private final byte[] label;
+
+  /** @param options keyring, label and verification settings (shared with the node's {@link PacketCodec}) */
+  public StreamCodec(PacketOptions options) {
+    this.options = options;
+    this.label = options.labelBytes();
+  }
+
+  /** Writes the label header a dialer sends first on a new connection; nothing when no label is configured. */
+  public void writeLabelHeader(OutputStream out) throws IOException {
+    if (label.length > 0) {
+      out.write(MessageType.HAS_LABEL.code());
+      out.write(label.length);
+      out.write(label);
+    }
+  }
+
+  /**
+   * Writes one message: compressed if asked, then encrypted when the options say so. Does not write the label
+   * header (see {@link #writeLabelHeader}) and does not close or flush-close the stream (it flushes).
+   *
+   * @param m a {@link Ping}, {@link AckResp}, {@link ErrResp}, {@link PushPull} or {@link UserMsg}
+   */
+  public void write(OutputStream out, Message m, boolean compress) throws IOException {
+    out.write(encode(m, compress));
+    out.flush();
+  }
+
+  /** The bytes {@link #write} sends. */
+  public byte[] encode(Message m, boolean compress) {
+    byte[] plain = plainBytes(m);
+    if (compress) {
+      plain = PacketCodec.compressed(plain);
+    }
+    if (!options.encrypting()) {
+      return plain;
+    }
+    int version = options.encryptionVersion();
+    int encLen = plain.length + Keyring.overhead(version, plain.length);
+    byte[] header = new byte[5];
+    header[0] = (byte) MessageType.ENCRYPT.code();
+    PacketCodec.putU32(header, 1, encLen);
+    byte[] sealed = options.keyring().encrypt(version, plain, aad(header));
+    byte[] out = Arrays.copyOf(header, 5 + sealed.length);
+    System.arraycopy(sealed, 0, out, 5, sealed.length);
+    return out;
+  }
+
+  private byte[] aad(byte[] header) {
+    byte[] aad = Arrays.copyOf(header, header.length + label.length);
+    System.arraycopy(label, 0, aad, header.length, label.length);
+    return aad;
+  }
+
+  /** {@code [type][…]} before compression and encryption. */
+  static byte[] plainBytes(Message m) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream(256);
+    out.write(m.type().code());
+    MsgpackWriter w = new MsgpackWriter(out);
+    if (m instanceof PushPull p) {
+      byte[] user = p.userState() == null ? new byte[0] : p.userState();
+      w.mapHeader(3).key("Join").bool(p.join()).key("Nodes").uint(p.nodes().size());
+      w.key("UserStateLen").uint(user.length);
+      for (PushNodeState s : p.nodes()) {
+        MessageCodec.writeNodeState(w, s);
+      }
+      out.write(user, 0, user.length);
+    } else if (m instanceof UserMsg u) {
+      byte[] payload = u.payload() == null ? new byte[0] : u.payload();
+      w.mapHeader(1).key("UserMsgLen").uint(payload.length);
+      out.write(payload, 0, payload.length);
+    } else if (m instanceof Ping || m instanceof AckResp || m instanceof ErrResp) {
+      MessageCodec.writeBody(w, m);
+    } else {
+      throw new IllegalArgumentException(m.type() + " is not sent on streams");
+    }
+    return out.toByteArray();
+  }
+
+  /**
+   * Reads the request on an accepted connection: checks the dialer's label header (required when this node has a
+   * label, refused when it has none), then reads one message as {@link #read} does.
+   */
+  public Message readInbound(InputStream in) throws MalformedMessageException, IOException {
+    InputStream buffered = buffered(in);
+    int first = readByte(buffered);
+    if (first == MessageType.HAS_LABEL.code()) {
+      int len = readByte(buffered);
+      if (len == 0) {
+        throw new MalformedMessageException("stream label header with an empty label");
+      }
+      byte[] got = buffered.readNBytes(len);
+      if (got.length < len) {
+        throw new EOFException("stream ended inside the label header");
+      }
+      if (!Arrays.equals(got, label)) {
+        throw new MalformedMessageException(
+            label.length == 0
+                ? "stream carries a label but this node has none configured"
+                : "stream label does not match this node's label");
+      }
+      first = readByte(buffered);
+    } else if (label.length > 0) {
+      throw new MalformedMessageException("stream has no label header but this node requires its label");
+    }
+    return read(buffered, first);
+  }
+
+  /**
+   * Reads one message with no label header (a reply, or a request when labels are handled elsewhere). Accepts
+   * plain, compressed and encrypted forms; an unencrypted message is refused when a keyring is set and incoming
+   * verification is on.
+   *
+   * @throws EOFException if the stream ends early
+   */
+  public Message read(InputStream in) throws MalformedMessageException, IOException {
+    InputStream buffered = buffered(in);
+    return read(buffered, readByte(buffered));
+  }
+
+  private Message read(InputStream in, int type) throws MalformedMessageException, IOException {
+    if (type == MessageType.ENCRYPT.code()) {
+      if (options.keyring() == null) {
+        throw new MalformedMessageException("remote stream is encrypted and encryption is not configured");
+      }
+      byte[] header = new byte[5];
+      header[0] = (byte) type;
+      if (in.readNBytes(header, 1, 4) < 4) {
+        throw new EOFException("stream ended inside the encryption header");
+      }
+      long len = PacketCodec.getU32(header, 1);
+      if (len > MAX_ENCRYPTED_BYTES) {
+        throw new MalformedMessageException(
+            "encrypted stream frame of " + len + " bytes exceeds the limit of " + MAX_ENCRYPTED_BYTES);
+      }
+      byte[] sealed = MsgpackReader.of(in, len).readRaw(len, "encrypted frame");
+      byte[] plain = options.keyring().decrypt(sealed, aad(header));
+      return readPlain(plain);
+    }
+    if (options.keyring() != null && options.verifyIncoming()) {
+      throw new MalformedMessageException("encryption is configured but the remote stream is not encrypted");
+    }
+    if (type == MessageType.COMPRESS.code()) {
+      byte[] data = PacketCodec.inflate(MsgpackReader.of(in, MAX_STREAM_MESSAGE_BYTES));
+      return readPlain(data);
+    }
+    return readBody(type, MsgpackReader.of(in, MAX_STREAM_MESSAGE_BYTES));
+  }
+
+  /** Decodes {@code [type][…]} or {@code [9]{compress}} held in memory (after decryption). */
+  private Message readPlain(byte[] plain) throws MalformedMessageException, IOException {
+    if (plain.length == 0) {
+      throw new MalformedMessageException("empty stream message");
+    }
+    int type = plain[0] & 0xff;
+    if (type == MessageType.COMPRESS.code()) {
+      plain = PacketCodec.inflate(MsgpackReader.of(plain, 1, plain.length));
+      type = plain[0] & 0xff;
+    }
+    return readBody(type, MsgpackReader.of(plain, 1, plain.length));
+  }
+
+  private Message readBody(int code, MsgpackReader r) throws MalformedMessageException, IOException {
+    MessageType type = MessageType.fromCode(code);
+    if (type == null) {
+      throw new MalformedMessageException("invalid stream message type " + code);
+    }
+    switch (type) {
+      case PING, ACK_RESP, ERR:
+        return MessageCodec.readBody(type, r);
+      case USER:
+        return readUser(r);
+      case PUSH_PULL:
+        return readPushPull(r);
+      default:
+        throw new MalformedMessageException("invalid stream message type " + code + " (" + type + ")");
+    }
+  }
+
+  private static UserMsg readUser(MsgpackReader r) throws MalformedMessageException, IOException {
+    int n = r.readMapHeader("user message header");
+    long len = 0;
+    for (int i = 0; i < n; i++) {
+      if (r.readKey("user message header").equals("UserMsgLen")) {
+        len = r.readUint(Long.MAX_VALUE, "UserMsgLen");
+      } else {
+        r.skipValue();
+      }
+    }
+    if (len > MAX_USER_BYTES) {
+      throw new MalformedMessageException("user message of " + len + " bytes exceeds the limit of " + MAX_USER_BYTES);
+    }
+    return new UserMsg(r.readRaw(len, "user message"));
+  }
+
+  private static PushPull readPushPull(MsgpackReader r) throws MalformedMessageException, IOException {
+    int n = r.readMapHeader("push/pull header");
+    boolean join = false;
+    long nodes = 0;
+    long userLen = 0;
+    for (int i = 0; i < n; i++) {
+      switch (r.readKey("push/pull header")) {
+        case "Join" -> join = r.readBool("Join");
+        case "Nodes" -> nodes = r.readUint(Long.MAX_VALUE, "Nodes");
+        case "UserStateLen" -> userLen = r.readUint(Long.MAX_VALUE, "UserStateLen");
+        default -> r.skipValue();
+      }
+    }
+    if (nodes > MAX_PUSH_STATE_NODES) {
+      throw new MalformedMessageException(
+          "push/pull declares " + nodes + " nodes, over the limit of " + MAX_PUSH_STATE_NODES);
+    }
+    if (userLen > MAX_USER_BYTES) {
+      throw new MalformedMessageException(
+          "push/pull user state of " + userLen + " bytes exceeds the limit of " + MAX_USER_BYTES);
+    }
+    List<PushNodeState> states = new ArrayList<>();
+    for (long i = 0; i < nodes; i++) {
+      states.add(MessageCodec.readNodeState(r));
+    }
+    return new PushPull(join, states, r.readRaw(userLen, "push/pull user state"));
+  }
+
+  private static InputStream buffered(InputStream in) {
+    return in instanceof BufferedInputStream || in instanceof java.io.ByteArrayInputStream
+        ? in
+        : new BufferedInputStream(in, 8192);
+  }
+
+  private static int readByte(InputStream in) throws IOException {
+    int b = in.read();
+    if (b < 0) {
+      throw new EOFException("stream ended before a message");
+    }
+    return b;
+  }
+}

@@ -1,0 +1,136 @@
+package dev.fencing.memberlist.codec;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * Builds and runs our Go golden program (src/test/go/golden) against Debian's memberlist 0.2.2 in GOPATH mode. The
+ * binary and Go's build cache live under target/go, so only the first run pays for compilation.
+ */
+final class GoPeer {
+  private static final Path SOURCE = Path.of("src/test/go/golden");
+  private static final Path WORK = Path.of("target/go");
+  private static final Path BINARY = WORK.resolve("golden");
+  private static final String GOPATH_SYSTEM = "/usr/share/gocode";
+  private static final String MISSING =
+      "the Go golden tests need Go and Debian's memberlist sources: scripts/test installs golang-go and "
+          + "golang-github-hashicorp-memberlist-dev (apt-get install golang-go golang-github-hashicorp-memberlist-dev)";
+
+  private static Path built;
+
+  private GoPeer() {}
+
+  /** Path of the golden binary, building it if a source is newer. */
+  static synchronized Path binary() {
+    if (built != null) {
+      return built;
+    }
+    try {
+      if (!Files.isDirectory(Path.of(GOPATH_SYSTEM, "src/github.com/hashicorp/memberlist"))) {
+        throw new AssertionError(MISSING + " (memberlist sources not found under " + GOPATH_SYSTEM + ")");
+      }
+      if (!upToDate()) {
+        Files.createDirectories(WORK.resolve("cache"));
+        Files.createDirectories(WORK.resolve("path"));
+        List<String> cmd = List.of(goCommand(), "build", "-o", BINARY.toString(), "./" + SOURCE);
+        Result r = run(cmd, null, 300);
+        if (r.exit != 0) {
+          throw new AssertionError("go build of the golden program failed:\n" + r.stderr);
+        }
+      }
+      built = BINARY;
+      return built;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static String goCommand() {
+    for (String candidate : List.of("/usr/bin/go", "/usr/lib/go/bin/go", "/usr/local/go/bin/go")) {
+      if (Files.isExecutable(Path.of(candidate))) {
+        return candidate;
+      }
+    }
+    String path = System.getenv().getOrDefault("PATH", "");
+    for (String dir : path.split(":")) {
+      if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, "go"))) {
+        return Path.of(dir, "go").toString();
+      }
+    }
+    throw new AssertionError(MISSING + " (no go binary on PATH)");
+  }
+
+  private static boolean upToDate() throws IOException {
+    if (!Files.isExecutable(BINARY)) {
+      return false;
+    }
+    FileTime binTime = Files.getLastModifiedTime(BINARY);
+    try (Stream<Path> files = Files.list(SOURCE)) {
+      return files.noneMatch(f -> {
+        try {
+          return Files.getLastModifiedTime(f).compareTo(binTime) > 0;
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+      });
+    }
+  }
+
+  /** Runs the golden binary with {@code args}, feeding {@code stdin}; returns its stdout lines. */
+  static List<String> run(String stdin, String... args) {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(binary().toAbsolutePath().toString());
+    cmd.addAll(List.of(args));
+    try {
+      Result r = run(cmd, stdin, 60);
+      if (r.exit != 0) {
+        throw new AssertionError("golden " + String.join(" ", args) + " exited " + r.exit + ":\n" + r.stderr);
+      }
+      return r.stdout.lines().toList();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private record Result(int exit, String stdout, String stderr) {}
+
+  private static Result run(List<String> cmd, String stdin, int timeoutSeconds) throws IOException {
+    ProcessBuilder pb = new ProcessBuilder(cmd);
+    Map<String, String> env = pb.environment();
+    env.put("GO111MODULE", "off");
+    env.put("GOPATH", GOPATH_SYSTEM + ":" + WORK.resolve("path").toAbsolutePath());
+    env.put("GOCACHE", WORK.resolve("cache").toAbsolutePath().toString());
+    env.put("GOFLAGS", "");
+    Path out = Files.createTempFile("golden", ".out");
+    Path err = Files.createTempFile("golden", ".err");
+    try {
+      pb.redirectOutput(out.toFile()).redirectError(err.toFile());
+      Process p = pb.start();
+      try (var in = p.getOutputStream()) {
+        if (stdin != null) {
+          in.write(stdin.getBytes(StandardCharsets.UTF_8));
+        }
+      }
+      if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+        throw new AssertionError(String.join(" ", cmd) + " did not finish within " + timeoutSeconds + " s");
+      }
+      return new Result(p.exitValue(), Files.readString(out), Files.readString(err));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError("interrupted while running " + cmd, e);
+    } finally {
+      Files.deleteIfExists(out);
+      Files.deleteIfExists(err);
+    }
+  }
+}
