@@ -86,15 +86,23 @@ final class NodeTable {
   }
 
   /**
-   * Up to {@code k} distinct random nodes accepted by {@code filter}, found by at most 3·size random picks (cheap for
-   * large tables; may return fewer than k when few nodes qualify).
+   * Up to {@code k} distinct random nodes accepted by {@code filter}: a lazy Fisher-Yates walk over the table, so it
+   * finds every qualifying node when fewer than k exist (memberlist 0.2.2's 3·n random draws could miss the only
+   * eligible indirect-probe peer of a 3-node cluster).
    */
   List<NodeRecord> randomNodes(int k, Predicate<NodeRecord> filter) {
     List<NodeRecord> picked = new ArrayList<>(k);
     int n = order.size();
-    for (int i = 0; i < 3 * n && picked.size() < k; i++) {
-      NodeRecord candidate = order.get(random.nextInt(n));
-      if (filter.test(candidate) && !picked.contains(candidate)) {
+    int[] index = new int[n];
+    for (int i = 0; i < n; i++) {
+      index[i] = i;
+    }
+    for (int i = 0; i < n && picked.size() < k; i++) {
+      int j = i + random.nextInt(n - i);
+      int chosen = index[j];
+      index[j] = index[i];
+      NodeRecord candidate = order.get(chosen);
+      if (filter.test(candidate)) {
         picked.add(candidate);
       }
     }

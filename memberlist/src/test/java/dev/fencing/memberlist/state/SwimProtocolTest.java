@@ -1,0 +1,201 @@
+package dev.fencing.memberlist.state;
+
+import static dev.fencing.memberlist.state.ProtocolHarness.VSN;
+import static dev.fencing.memberlist.state.ProtocolHarness.address;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencing.memberlist.Config;
+import dev.fencing.memberlist.NodeState;
+import dev.fencing.memberlist.codec.AckResp;
+import dev.fencing.memberlist.codec.Alive;
+import dev.fencing.memberlist.codec.Dead;
+import dev.fencing.memberlist.codec.IndirectPingReq;
+import dev.fencing.memberlist.codec.NackResp;
+import dev.fencing.memberlist.codec.Ping;
+import dev.fencing.memberlist.codec.PushNodeState;
+import dev.fencing.memberlist.codec.PushPull;
+import dev.fencing.memberlist.codec.Suspect;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class SwimProtocolTest {
+  private static final Config LAN = Config.defaultLan().toBuilder().name("self").build();
+
+  private static ProtocolHarness withPeers(int n, long seed) {
+    ProtocolHarness h = new ProtocolHarness(LAN, seed);
+    for (int i = 1; i <= n; i++) {
+      h.addPeer(i, VSN);
+    }
+    return h;
+  }
+
+  /** Answers every ping addressed to a peer with an ack, as a healthy cluster would. */
+  private static void ackAllPings(ProtocolHarness h, int from) {
+    List<Ping> pings = h.sentOf(Ping.class);
+    for (Ping p : pings.subList(from, pings.size())) {
+      h.protocol.handleMessage(new AckResp(p.seqNo(), null), address(1));
+    }
+  }
+
+  @Test
+  void probesEveryMemberOncePerRoundInRoundRobinOrder() {
+    ProtocolHarness h = withPeers(5, 7);
+    Map<String, Integer> probed = new HashMap<>();
+    int seen = 0;
+    for (int tick = 0; tick < 10; tick++) {
+      h.run(1000);
+      List<Ping> pings = h.sentOf(Ping.class);
+      for (Ping p : pings.subList(seen, pings.size())) {
+        probed.merge(p.node(), 1, Integer::sum);
+      }
+      ackAllPings(h, seen);
+      seen = pings.size();
+    }
+    // 10 probe ticks over 5 peers: two full passes, each peer exactly twice, never self
+    assertThat(probed).containsOnlyKeys("peer-1", "peer-2", "peer-3", "peer-4", "peer-5");
+    assertThat(probed.values()).allMatch(c -> c == 2);
+    assertThat(h.protocol.healthScore()).isZero();
+  }
+
+  @Test
+  void missedAckTriggersIndirectChecksWithNackAndTcpFallbackThenSuspicion() {
+    ProtocolHarness h = withPeers(4, 11);
+    Ping probe = h.awaitProbe();
+    String target = probe.node();
+    h.run(499);
+    assertThat(h.sentOf(IndirectPingReq.class)).isEmpty();
+
+    h.run(1); // ProbeTimeout
+    List<IndirectPingReq> indirect = h.sentOf(IndirectPingReq.class);
+    assertThat(indirect).hasSize(3); // IndirectChecks
+    assertThat(indirect).allMatch(r -> r.node().equals(target) && r.nack() && r.seqNo() == probe.seqNo());
+    assertThat(h.streamPings).hasSize(1);
+    assertThat(h.streamPings.get(0).ping().node()).isEqualTo(target);
+
+    h.run(500); // the rest of the (unscaled) probe interval
+    assertThat(h.protocol.node(target).state()).isEqualTo(NodeState.SUSPECT);
+    assertThat(h.protocol.healthScore()).as("three expected nacks missing").isEqualTo(3);
+    assertThat(h.sentOf(Suspect.class)).isEmpty(); // gossiped later, not sent inline
+  }
+
+  @Test
+  void nacksFromRelaysMeanTheProblemIsTheTargetNotUs() {
+    ProtocolHarness h = withPeers(4, 11);
+    long seq = h.awaitProbe().seqNo();
+    h.run(500);
+    for (int i = 0; i < 3; i++) {
+      h.protocol.handleMessage(new NackResp(seq), address(2));
+    }
+    h.run(500);
+    assertThat(h.protocol.healthScore()).isZero();
+    assertThat(h.protocol.count(NodeState.SUSPECT)).isEqualTo(1);
+  }
+
+  @Test
+  void indirectAckCountsAsSuccessAndLowersTheHealthScore() {
+    ProtocolHarness h = withPeers(4, 11);
+    long seq = h.awaitProbe().seqNo();
+    h.run(700);
+    h.protocol.handleMessage(new AckResp(seq, null), address(3));
+    h.run(299);
+    assertThat(h.protocol.count(NodeState.SUSPECT)).isZero();
+  }
+
+  @Test
+  void oldPeersGetNoNackFlagAndNoTcpPing() {
+    ProtocolHarness h = new ProtocolHarness(LAN, 3);
+    h.addPeer(1, new byte[] {1, 2, 2, 0, 0, 0});
+    h.addPeer(2, new byte[] {1, 2, 2, 0, 0, 0});
+    h.awaitProbe();
+    h.run(500);
+    List<IndirectPingReq> indirect = h.sentOf(IndirectPingReq.class);
+    assertThat(indirect).hasSize(1).allMatch(r -> !r.nack());
+    assertThat(h.streamPings).isEmpty();
+    h.run(500);
+    assertThat(h.protocol.healthScore()).as("no nack-capable relay: +1").isEqualTo(1);
+  }
+
+  @Test
+  void probingASuspectPiggybacksTheSuspicionOnThePing() {
+    ProtocolHarness h = withPeers(1, 5);
+    h.protocol.handleMessage(new Suspect(1, "peer-1", "peer-9"), address(9));
+    Ping ping = h.awaitProbe();
+    ProtocolHarness.Sent probe =
+        h.sent.stream().filter(s -> s.messages().contains(ping)).findFirst().orElseThrow();
+    assertThat(probe.messages()).hasSize(2);
+    assertThat(probe.messages().get(0)).isInstanceOf(Ping.class);
+    assertThat(probe.messages().get(1)).isEqualTo(new Suspect(1, "peer-1", "self"));
+    assertThat(probe.crc()).as("peer speaks protocol 5").isTrue();
+  }
+
+  @Test
+  void suspicionAboutSelfIsRefutedWithAHigherIncarnation() {
+    ProtocolHarness h = withPeers(3, 5);
+    long inc = h.protocol.localNode().incarnation();
+    h.protocol.handleMessage(new Suspect(inc + 4, "self", "peer-1"), address(1));
+    assertThat(h.protocol.localNode().incarnation()).isEqualTo(inc + 5);
+    assertThat(h.protocol.localNode().state()).isEqualTo(NodeState.ALIVE);
+    assertThat(h.protocol.healthScore()).isEqualTo(1);
+    assertThat(h.counters.refutations.sum()).isEqualTo(1);
+    h.run(1000);
+    assertThat(h.sentOf(Alive.class)).anyMatch(a -> a.node().equals("self") && a.incarnation() == inc + 5);
+  }
+
+  @Test
+  void remoteDeathIsOnlySuspectedLocallyWhileLeftIsTakenAsIs() {
+    ProtocolHarness h = withPeers(2, 5);
+    List<PushNodeState> remote = new ArrayList<>();
+    remote.add(new PushNodeState("peer-1", address(1).getAddress().getAddress(), 7946, null, 1, 2, VSN));
+    remote.add(new PushNodeState("peer-2", address(2).getAddress().getAddress(), 7946, null, 1, 3, VSN));
+    remote.add(new PushNodeState("peer-3", address(3).getAddress().getAddress(), 7946, null, 1, 0, VSN));
+    assertThat(h.protocol.mergeRemoteState(new PushPull(false, remote, new byte[0]))).isNull();
+    assertThat(h.protocol.node("peer-1").state()).isEqualTo(NodeState.SUSPECT);
+    assertThat(h.protocol.node("peer-2").state()).isEqualTo(NodeState.LEFT);
+    assertThat(h.protocol.node("peer-3").state()).isEqualTo(NodeState.ALIVE);
+  }
+
+  @Test
+  void mergeWithAnIncompatibleProtocolVersionIsRefused() {
+    ProtocolHarness h = withPeers(1, 5);
+    List<PushNodeState> remote =
+        List.of(new PushNodeState("old", address(7).getAddress().getAddress(), 7946, null, 1, 0, new byte[] {1, 1, 1, 0, 0, 0}));
+    assertThat(h.protocol.mergeRemoteState(new PushPull(false, remote, new byte[0]))).contains("protocol version");
+    assertThat(h.protocol.node("old")).isNull();
+  }
+
+  @Test
+  void relayForwardsTheAckOrNacksAfterProbeTimeout() {
+    ProtocolHarness h = withPeers(2, 5);
+    byte[] target = address(2).getAddress().getAddress();
+    h.protocol.handleMessage(
+        new IndirectPingReq(77, target, 7946, "peer-2", true, address(1).getAddress().getAddress(), 7946, "peer-1"),
+        address(1));
+    Ping relayed = h.sentOf(Ping.class).get(h.sentOf(Ping.class).size() - 1);
+    assertThat(relayed.node()).isEqualTo("peer-2");
+    h.protocol.handleMessage(new AckResp(relayed.seqNo(), null), address(2));
+    assertThat(h.sentOf(AckResp.class)).anyMatch(a -> a.seqNo() == 77);
+
+    h.protocol.handleMessage(
+        new IndirectPingReq(78, target, 7946, "peer-2", true, address(1).getAddress().getAddress(), 7946, "peer-1"),
+        address(1));
+    h.run(500);
+    assertThat(h.sentOf(NackResp.class)).containsExactly(new NackResp(78));
+  }
+
+  @Test
+  void deadAboutAnotherNodeRemovesItFromMembersAndLeaveBroadcastsSelfAsLeft() {
+    ProtocolHarness h = withPeers(2, 5);
+    h.protocol.handleMessage(new Dead(1, "peer-1", "peer-2"), address(2));
+    assertThat(h.protocol.node("peer-1").state()).isEqualTo(NodeState.DEAD);
+    assertThat(h.protocol.numMembers()).isEqualTo(2);
+    List<String> done = new ArrayList<>();
+    assertThat(h.protocol.leave(() -> done.add("left"))).isTrue();
+    assertThat(h.protocol.localNode().state()).isEqualTo(NodeState.LEFT);
+    h.run(5000); // gossip transmits the leave up to its retransmit limit
+    assertThat(done).containsExactly("left");
+    assertThat(h.sentOf(Dead.class)).anyMatch(d -> d.node().equals("self") && d.from().equals("self"));
+  }
+}
