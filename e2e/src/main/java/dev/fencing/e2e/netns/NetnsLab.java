@@ -240,6 +240,19 @@ public final class NetnsLab implements AutoCloseable {
         return fault(percent + "% loss on every link", all.stream().<Runnable>map(f -> f::heal).toList());
     }
 
+    /**
+     * Counts the bytes (IP headers included) that processes in {@code node}'s namespace send from local
+     * {@code port}, UDP and TCP together. Counting rules never drop; {@link #healAll()} removes them too.
+     *
+     * @return a reader of the running total
+     */
+    public java.util.function.LongSupplier countBytesSentFrom(String node, int port) {
+        NodeFirewall firewall = firewall(node);
+        long udp = firewall.add("output", "udp sport " + port + " counter");
+        long tcp = firewall.add("output", "tcp sport " + port + " counter");
+        return () -> firewall.counterBytes("output", udp) + firewall.counterBytes("output", tcp);
+    }
+
     /** Removes every fault rule from every node. */
     public void healAll() {
         firewalls.values().forEach(NodeFirewall::flush);

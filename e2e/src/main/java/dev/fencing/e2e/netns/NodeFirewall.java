@@ -17,6 +17,7 @@ final class NodeFirewall {
 
     static final String TABLE = "fe2e";
     private static final Duration NFT_TIMEOUT = Duration.ofSeconds(10);
+    private static final Pattern BYTES = Pattern.compile("bytes (\\d+)");
     private static final Pattern HANDLE = Pattern.compile("# handle (\\d+)");
 
     private final LabNode node;
@@ -58,6 +59,23 @@ final class NodeFirewall {
             throw new IllegalStateException("nft delete rule " + handle + " in " + node.namespace() + " failed: "
                     + result.stderr().strip());
         }
+    }
+
+    /**
+     * @return the byte count of the counter in rule {@code handle} of {@code chain}
+     * @throws IllegalStateException when the rule or its counter is gone
+     */
+    long counterBytes(String chain, long handle) {
+        String listing = HostCommand.check(nft("-a", "list", "chain", "inet", TABLE, chain), NFT_TIMEOUT);
+        for (String line : listing.split("\n")) {
+            if (line.endsWith("# handle " + handle)) {
+                Matcher m = BYTES.matcher(line);
+                if (m.find()) {
+                    return Long.parseLong(m.group(1));
+                }
+            }
+        }
+        throw new IllegalStateException("no counter rule " + handle + " in " + node.namespace() + " " + chain);
     }
 
     /** Removes every fault rule of this node. */
