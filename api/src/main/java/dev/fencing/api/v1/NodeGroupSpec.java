@@ -1,13 +1,20 @@
 package dev.fencing.api.v1;
 
+import com.fasterxml.jackson.annotation.JsonAnyGetter;
+import com.fasterxml.jackson.annotation.JsonAnySetter;
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.crd.generator.annotation.PreserveUnknownFields;
 import io.fabric8.crd.generator.annotation.PrinterColumn;
 import io.fabric8.generator.annotation.Required;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 
 /** NodeGroup {@code spec}: the fields this project reads. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
+@PreserveUnknownFields
 public final class NodeGroupSpec {
 
     @JsonPropertyDescription("CloudEphemeral, CloudPermanent, CloudStatic or Static.")
@@ -17,6 +24,12 @@ public final class NodeGroupSpec {
 
     @JsonPropertyDescription("Fencing policy of the group; absent = fencing off.")
     private Fencing fencing;
+
+    // Deckhouse's NodeGroup has many more spec fields (cloudInstances, kubelet, ...): keep them on a round trip.
+    @JsonAnyGetter
+    @JsonAnySetter
+    @JsonIgnore
+    private final Map<String, Object> additionalProperties = new LinkedHashMap<>();
 
     /** An empty instance; Jackson fills it. */
     public NodeGroupSpec() {
@@ -54,6 +67,11 @@ public final class NodeGroupSpec {
         return this;
     }
 
+    /** Spec fields this model does not know (other Deckhouse NodeGroup fields), kept as read; modifiable. */
+    public Map<String, Object> additionalProperties() {
+        return additionalProperties;
+    }
+
     @Override
     public boolean equals(Object o) {
         if (this == o) {
@@ -63,16 +81,18 @@ public final class NodeGroupSpec {
             return false;
         }
         return Objects.equals(nodeType, other.nodeType)
-                && Objects.equals(fencing, other.fencing);
+                && Objects.equals(fencing, other.fencing)
+                && additionalProperties.equals(other.additionalProperties);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(nodeType, fencing);
+        return Objects.hash(nodeType, fencing, additionalProperties);
     }
 
     @Override
     public String toString() {
-        return "NodeGroupSpec{nodeType=" + nodeType + ", fencing=" + fencing + "}";
+        return "NodeGroupSpec{nodeType=" + nodeType + ", fencing=" + fencing
+                + ", additionalProperties=" + additionalProperties + "}";
     }
 }

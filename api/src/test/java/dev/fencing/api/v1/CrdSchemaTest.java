@@ -63,6 +63,8 @@ class CrdSchemaTest {
         assertThat(enumOf(spec().getProperties().get("nodeType")))
                 .isEqualTo(spellings(NodeType.values(), NodeType::crdValue));
         assertThat(spec().getRequired()).containsExactly("nodeType");
+        assertThat(spec().getXKubernetesPreserveUnknownFields())
+                .as("other Deckhouse NodeGroup spec fields are kept, not pruned").isTrue();
     }
 
     @Test
