@@ -46,11 +46,12 @@ final class FencingService extends FencingGrpc.FencingImplBase {
       s = status.get();
     } catch (RuntimeException e) {
       LOG.warn("event=status_failed error={}", String.valueOf(e));
-      response.onError(Status.UNAVAILABLE.withDescription("agent status not available: " + e).asRuntimeException());
+      response.onError(Status.INTERNAL.withDescription("agent status failed: " + e).asRuntimeException());
       return;
     }
     if (s == null) {
-      response.onError(Status.UNAVAILABLE.withDescription("agent status not available yet").asRuntimeException());
+      response.onError(Status.FAILED_PRECONDITION.withDescription("the agent is starting: no status yet")
+          .asRuntimeException());
       return;
     }
     response.onNext(s);

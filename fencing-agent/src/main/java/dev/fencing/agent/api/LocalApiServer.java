@@ -64,7 +64,8 @@ public final class LocalApiServer implements AutoCloseable {
   /**
    * @param socket socket file path, e.g. /var/run/fencing-agent.sock (at most {@value #MAX_SOCKET_PATH_BYTES} bytes)
    * @param hub membership events and the member view served by GetAll and StreamEvents
-   * @param status supplies GetStatus answers; may throw or return null while the agent has no status yet
+   * @param status supplies GetStatus answers; null while the agent has no status yet (FAILED_PRECONDITION), an
+   *     exception becomes INTERNAL
    */
   public LocalApiServer(Path socket, EventHub hub, Supplier<AgentStatus> status) {
     this.socket = Objects.requireNonNull(socket, "socket").toAbsolutePath();

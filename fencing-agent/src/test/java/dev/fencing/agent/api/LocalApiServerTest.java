@@ -368,7 +368,7 @@ class LocalApiServerTest {
   }
 
   @Test
-  void getStatusServesTheSupplierAndUnavailableWhenThereIsNoStatusYet() throws IOException {
+  void getStatusServesTheSupplierAndFailedPreconditionWhenThereIsNoStatusYet() throws IOException {
     Path socket = dir.resolve("agent.sock");
     AtomicReference<AgentStatus> current = new AtomicReference<>();
     LocalApiServer server = new LocalApiServer(socket, new EventHub(16, InstantSource.fixed(T0)), current::get);
@@ -378,7 +378,7 @@ class LocalApiServerTest {
 
     assertThatThrownBy(() -> stub.getStatus(Empty.getDefaultInstance()))
         .isInstanceOfSatisfying(StatusRuntimeException.class,
-            e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE));
+            e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION));
     current.set(AgentStatus.newBuilder().setNode("node-a").setGroup("workers").setQuorumHeld(true).build());
     AgentStatus status = stub.getStatus(Empty.getDefaultInstance());
     assertThat(status.getGroup()).isEqualTo("workers");

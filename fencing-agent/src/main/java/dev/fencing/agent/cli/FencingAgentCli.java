@@ -1,0 +1,53 @@
+package dev.fencing.agent.cli;
+
+import dev.fencing.agent.emulator.SoftdogEmulator;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * {@code fencing-agent}: the jar's main. {@code run} starts the agent; {@code members}, {@code events} and
+ * {@code status} are clients of a running agent's socket; {@code softdog-emulator} emulates a watchdog on a FIFO.
+ */
+@Command(
+    name = "fencing-agent",
+    mixinStandardHelpOptions = true,
+    versionProvider = FencingAgentCli.Version.class,
+    description = "Quorum fencing agent for Kubernetes NodeGroups, and clients of its local API.",
+    subcommands = {
+      MembersCommand.class,
+      EventsCommand.class,
+      StatusCommand.class,
+      SoftdogEmulator.class,
+      CommandLine.HelpCommand.class
+    },
+    exitCodeListHeading = "Exit codes of the client subcommands:%n",
+    exitCodeList = {
+      "0:success",
+      "1:the agent answered with an error",
+      "2:invalid command line",
+      "3:no agent at the socket",
+      "4:events: the stream was dropped because this client fell behind"
+    })
+public final class FencingAgentCli {
+
+  /** Runs the command line and exits with its code. */
+  public static void main(String[] args) {
+    // grpc-netty logs a harmless WARN per connection for SO_KEEPALIVE on Unix sockets; keep client output clean.
+    System.setProperty("org.slf4j.simpleLogger.log.io.grpc.netty.shaded.io.netty.bootstrap", "error");
+    System.exit(commandLine().execute(args));
+  }
+
+  /** The configured command line, for embedding and tests. */
+  public static CommandLine commandLine() {
+    return new CommandLine(new FencingAgentCli());
+  }
+
+  /** The version from the jar manifest (unknown when run from classes). */
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      String v = FencingAgentCli.class.getPackage().getImplementationVersion();
+      return new String[] {"fencing-agent " + (v == null ? "(development build)" : v)};
+    }
+  }
+}
