@@ -35,7 +35,9 @@ public final class PolicyProtos {
      * Reads a policy received from the controller.
      *
      * @param expected the number of expected members (from the member list it came with)
-     * @throws IllegalArgumentException naming the field when an enum is unspecified or unknown, or a timing is missing
+     * @throws IllegalArgumentException naming the field when an enum is unspecified or unknown, a timing is missing,
+     *                                  or the policy breaks {@link PolicyResolver#verify} (e.g. a quorum size that is
+     *                                  not a strict majority of {@code expected})
      */
     public static ResolvedPolicy fromProto(FencingPolicy policy, int expected) {
         if (!policy.hasTimings()) {
@@ -45,8 +47,16 @@ public final class PolicyProtos {
         for (int i = 0; i < policy.getTieBreakersCount(); i++) {
             tieBreakers.add(fromProto(policy.getTieBreakers(i), "FencingPolicy.tie_breakers[" + i + "]"));
         }
-        return new ResolvedPolicy(fromProto(policy.getMode()), fromProto(policy.getQuorumLossAction()), expected,
-                policy.getQuorumSize(), tieBreakers, fromProto(policy.getTimings()));
+        ResolvedPolicy resolved = new ResolvedPolicy(fromProto(policy.getMode()),
+                fromProto(policy.getQuorumLossAction()), expected, policy.getQuorumSize(), tieBreakers,
+                fromProto(policy.getTimings()));
+        List<Violation> broken = PolicyResolver.verify(resolved);
+        if (!broken.isEmpty()) {
+            throw new IllegalArgumentException("FencingPolicy for " + expected + " expected members breaks the policy "
+                    + "invariants, so it was not produced by PolicyResolver; keep the previous policy and report it: "
+                    + broken.stream().map(Violation::toString).collect(java.util.stream.Collectors.joining("; ")));
+        }
+        return resolved;
     }
 
     /** The wire form of resolved timings, including the derived t_stop and safe-to-assume-fenced delay. */

@@ -3,6 +3,7 @@ package dev.fencing.policy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The single home of fencing-policy resolution: profile / Auto / overrides → concrete timings, quorum size,
@@ -145,6 +146,74 @@ public final class PolicyResolver {
                 && spec.quorumSize() == null) {
             out.add(new Violation(path + ".quorum.tieBreakers", "the group has an even number of members (" + expectedMembers
                     + ") and no tie-breakers, so an exact half split fences both halves; add ControlPlane or LowestName"));
+        }
+        return List.copyOf(out);
+    }
+
+    /**
+     * Checks the invariants every resolved policy satisfies (what {@link #resolve} guarantees), for a policy that
+     * arrived from elsewhere, e.g. over the wire: quorum a strict majority of {@code expected} and at most it,
+     * positive durations and counts, {@code probeTimeout < probeInterval}, {@code heartbeatInterval < quorumWindow},
+     * {@code evaluationTick ≤ heartbeatInterval}, {@code feedInterval < watchdogTimeout / 3},
+     * {@code armingDelay ≥ quorumWindow}, {@code localHealthCap} in [1, 4]. Fields are named as in
+     * {@link ResolvedPolicy} (e.g. {@code timings.feedInterval}).
+     */
+    public static List<Violation> verify(ResolvedPolicy policy) {
+        List<Violation> out = new ArrayList<>();
+        int expected = policy.expected();
+        if (expected < 0) {
+            out.add(new Violation("expected", "expected " + expected + " is negative"));
+        } else if (2L * policy.quorumSize() <= expected || policy.quorumSize() > Math.max(1, expected)) {
+            out.add(new Violation("quorumSize", "quorum size " + policy.quorumSize() + " is not a strict majority of "
+                    + expected + " expected members (or exceeds them)"));
+        }
+        if (policy.quorumLossAction() == QuorumLossAction.FENCE && policy.mode() != Mode.WATCHDOG) {
+            out.add(new Violation("quorumLossAction", "Fence with mode " + policy.mode().crdValue()));
+        }
+        if (policy.tieBreakers().size() != policy.tieBreakers().stream().distinct().count()) {
+            out.add(new Violation("tieBreakers", "tie-breakers repeat: " + policy.tieBreakers()));
+        }
+        ResolvedTimings t = policy.timings();
+        String p = "timings.";
+        for (var d : List.of(Map.entry("probeInterval", t.probeInterval()), Map.entry("probeTimeout", t.probeTimeout()),
+                Map.entry("gossipInterval", t.gossipInterval()), Map.entry("pushPullInterval", t.pushPullInterval()),
+                Map.entry("heartbeatInterval", t.heartbeatInterval()), Map.entry("quorumWindow", t.quorumWindow()),
+                Map.entry("evaluationTick", t.evaluationTick()), Map.entry("feedInterval", t.feedInterval()),
+                Map.entry("watchdogTimeout", t.watchdogTimeout()), Map.entry("armingDelay", t.armingDelay()))) {
+            if (d.getValue().isNegative() || d.getValue().isZero()) {
+                out.add(new Violation(p + d.getKey(), d.getKey() + " " + d.getValue() + " is not positive"));
+            }
+        }
+        if (t.fenceMargin().isNegative()) {
+            out.add(new Violation(p + "fenceMargin", "fenceMargin " + t.fenceMargin() + " is negative"));
+        }
+        for (var c : List.of(Map.entry("suspicionMult", t.suspicionMult()),
+                Map.entry("suspicionMaxTimeoutMult", t.suspicionMaxTimeoutMult()),
+                Map.entry("gossipNodes", t.gossipNodes()), Map.entry("retransmitMult", t.retransmitMult()))) {
+            if (c.getValue() < 1) {
+                out.add(new Violation(p + c.getKey(), c.getKey() + " " + c.getValue() + " is below 1"));
+            }
+        }
+        if (!(t.localHealthCap() >= MIN_LOCAL_HEALTH_CAP && t.localHealthCap() <= MAX_LOCAL_HEALTH_CAP)) {
+            out.add(new Violation(p + "localHealthCap", "localHealthCap " + t.localHealthCap() + " is outside 1.0..4.0"));
+        }
+        if (!out.isEmpty()) {
+            return List.copyOf(out);
+        }
+        if (t.probeTimeout().compareTo(t.probeInterval()) >= 0) {
+            out.add(new Violation(p + "probeTimeout", "probeTimeout is not shorter than probeInterval"));
+        }
+        if (t.heartbeatInterval().compareTo(t.quorumWindow()) >= 0) {
+            out.add(new Violation(p + "heartbeatInterval", "heartbeatInterval is not shorter than quorumWindow"));
+        }
+        if (t.evaluationTick().compareTo(t.heartbeatInterval()) > 0) {
+            out.add(new Violation(p + "evaluationTick", "evaluationTick exceeds heartbeatInterval"));
+        }
+        if (t.feedInterval().multipliedBy(3).compareTo(t.watchdogTimeout()) >= 0) {
+            out.add(new Violation(p + "feedInterval", "feedInterval is not shorter than watchdogTimeout / 3"));
+        }
+        if (t.armingDelay().compareTo(t.quorumWindow()) < 0) {
+            out.add(new Violation(p + "armingDelay", "armingDelay is shorter than quorumWindow"));
         }
         return List.copyOf(out);
     }

@@ -25,6 +25,7 @@ class PolicyInvariantsTest {
         assertThat(PolicyResolver.validate(fitted, expected)).isEmpty();
         ResolvedPolicy p = PolicyResolver.resolve(fitted, expected);
         ResolvedTimings t = p.timings();
+        assertThat(PolicyResolver.verify(p)).isEmpty();
 
         assertThat(t.feedInterval().multipliedBy(3)).isLessThan(t.watchdogTimeout());
         assertThat(2L * p.quorumSize()).isGreaterThan(expected);

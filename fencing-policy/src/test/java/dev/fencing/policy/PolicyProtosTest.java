@@ -80,6 +80,22 @@ class PolicyProtosTest {
     }
 
     @Test
+    void aPolicyBreakingTheInvariantsIsRejected() {
+        FencingPolicy valid = PolicyProtos.toProto(PolicyResolver.resolve(FencingSpec.DEFAULTS, 4));
+        assertThatThrownBy(() -> PolicyProtos.fromProto(valid.toBuilder().setQuorumSize(2).build(), 4))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("FencingPolicy for 4 expected members breaks the policy invariants")
+                .hasMessageContaining("quorumSize: quorum size 2 is not a strict majority of 4 expected members");
+        Timings fastFeed = valid.getTimings().toBuilder().setFeedInterval(PolicyProtos.toProto(Duration.ofSeconds(20)))
+                .build();
+        assertThatThrownBy(() -> PolicyProtos.fromProto(valid.toBuilder().setTimings(fastFeed).build(), 4))
+                .hasMessageContaining("timings.feedInterval: feedInterval is not shorter than watchdogTimeout / 3");
+        Timings zeroCap = valid.getTimings().toBuilder().setLocalHealthCap(0).build();
+        assertThatThrownBy(() -> PolicyProtos.fromProto(valid.toBuilder().setTimings(zeroCap).build(), 4))
+                .hasMessageContaining("timings.localHealthCap");
+    }
+
+    @Test
     void missingTimingsAreRejectedWithTheField() {
         FencingPolicy valid = PolicyProtos.toProto(PolicyResolver.resolve(FencingSpec.DEFAULTS, 3));
         assertThatThrownBy(() -> PolicyProtos.fromProto(valid.toBuilder().clearTimings().build(), 3))

@@ -308,6 +308,28 @@ class PolicyResolverTest {
     }
 
     @Test
+    void verifyFindsBrokenInvariantsOfAPolicyFromElsewhere() {
+        ResolvedPolicy good = PolicyResolver.resolve(FencingSpec.DEFAULTS, 5);
+        assertThat(PolicyResolver.verify(good)).isEmpty();
+        ResolvedTimings t = good.timings();
+        ResolvedTimings zeroWindow = new ResolvedTimings(t.profile(), t.probeInterval(), t.probeTimeout(),
+                t.suspicionMult(), 0, t.gossipInterval(), t.gossipNodes(), t.retransmitMult(), t.pushPullInterval(),
+                t.heartbeatInterval(), Duration.ZERO, t.localHealthCap(), t.evaluationTick(), t.feedInterval(),
+                t.watchdogTimeout(), t.armingDelay(), t.fenceMargin());
+        ResolvedPolicy broken = new ResolvedPolicy(Mode.NOTIFY, QuorumLossAction.FENCE, 5, 6,
+                List.of(TieBreakerKind.DISK, TieBreakerKind.DISK), zeroWindow);
+        assertThat(PolicyResolver.verify(broken)).extracting(Violation::field).containsExactly("quorumSize",
+                "quorumLossAction", "tieBreakers", "timings.quorumWindow", "timings.suspicionMaxTimeoutMult");
+        ResolvedTimings slowTick = new ResolvedTimings(t.profile(), t.probeInterval(), t.probeInterval(),
+                t.suspicionMult(), 6, t.gossipInterval(), t.gossipNodes(), t.retransmitMult(), t.pushPullInterval(),
+                t.quorumWindow(), t.quorumWindow(), t.localHealthCap(), t.quorumWindow().multipliedBy(2),
+                t.watchdogTimeout(), t.watchdogTimeout(), Duration.ofMillis(1), t.fenceMargin());
+        assertThat(PolicyResolver.verify(new ResolvedPolicy(Mode.WATCHDOG, QuorumLossAction.FENCE, 5, 3, List.of(),
+                slowTick))).extracting(Violation::field).containsExactly("timings.probeTimeout",
+                "timings.heartbeatInterval", "timings.evaluationTick", "timings.feedInterval", "timings.armingDelay");
+    }
+
+    @Test
     void negativeExpectedIsACallerBug() {
         assertThatThrownBy(() -> PolicyResolver.validate(FencingSpec.DEFAULTS, -1))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("expected members must be >= 0, got -1");
