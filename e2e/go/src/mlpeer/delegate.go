@@ -5,49 +5,61 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"sync"
+	"time"
 
 	"github.com/hashicorp/memberlist"
 )
 
-// userEvent reports a user message received from any member.
 type userEvent struct {
 	Ts    int64  `json:"ts"`
 	Event string `json:"event"`
 	Msg   string `json:"msg"`
 }
 
-// stateEvent reports remote state merged by a push/pull exchange.
 type stateEvent struct {
 	Ts    int64  `json:"ts"`
 	Event string `json:"event"`
-	State string `json:"state"`
 	Join  bool   `json:"join"`
+	State string `json:"state"`
 }
 
 type sentEvent struct {
 	Ts       int64  `json:"ts"`
 	Event    string `json:"event"`
-	Node     string `json:"node"`
+	To       string `json:"to"`
 	Reliable bool   `json:"reliable"`
 }
 
-// command is one stdin line asking the peer to send a user message.
+// command is one stdin line; exactly one of its verbs is set.
 type command struct {
-	Send     string `json:"send"`
-	Msg      string `json:"msg"`
-	Reliable bool   `json:"reliable"`
+	Send     *string `json:"send"`
+	SendTo   *string `json:"sendto"`
+	Msg      string  `json:"msg"`
+	Reliable bool    `json:"reliable"`
+	Meta     *string `json:"meta"`
+	State    *string `json:"state"`
+	Leave    bool    `json:"leave"`
 }
 
-// delegate carries user messages and the push/pull local state.
+// delegate carries node metadata, user messages and the push/pull local state.
 type delegate struct {
 	out   *output
-	list  *memberlist.Memberlist
+	peer  *peer
 	mu    sync.Mutex
+	meta  []byte
 	state []byte
 }
 
-func (d *delegate) NodeMeta(limit int) []byte { return nil }
+func (d *delegate) NodeMeta(limit int) []byte {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(d.meta) > limit {
+		return d.meta[:limit]
+	}
+	return d.meta
+}
 
 func (d *delegate) NotifyMsg(msg []byte) {
 	d.out.emit(userEvent{nowMillis(), "user", string(msg)})
@@ -62,13 +74,13 @@ func (d *delegate) LocalState(join bool) []byte {
 }
 
 func (d *delegate) MergeRemoteState(buf []byte, join bool) {
-	d.out.emit(stateEvent{nowMillis(), "state", string(buf), join})
+	d.out.emit(stateEvent{nowMillis(), "state", join, string(buf)})
 }
 
 // readCommands executes stdin commands until stdin closes; bad lines are reported, never fatal.
 func (d *delegate) readCommands(in io.Reader) {
 	scanner := bufio.NewScanner(in)
-	scanner.Buffer(make([]byte, 64*1024), 1024*1024)
+	scanner.Buffer(make([]byte, 64*1024), 4*1024*1024)
 	for scanner.Scan() {
 		line := scanner.Bytes()
 		if len(line) == 0 {
@@ -76,37 +88,69 @@ func (d *delegate) readCommands(in io.Reader) {
 		}
 		var c command
 		if err := json.Unmarshal(line, &c); err != nil {
-			d.out.emit(errorEvent{nowMillis(), "error", fmt.Sprintf("stdin line is not a command object: %v", err)})
+			d.out.fail("stdin line is not a command object: %v", err)
 			continue
 		}
-		if err := d.send(c); err != nil {
-			d.out.emit(errorEvent{nowMillis(), "error", err.Error()})
+		if err := d.execute(c); err != nil {
+			d.out.fail("%v", err)
 		}
 	}
 }
 
-func (d *delegate) send(c command) error {
-	if c.Send == "" {
-		return fmt.Errorf(`stdin command needs "send":"<node name>"`)
+func (d *delegate) execute(c command) error {
+	switch {
+	case c.Send != nil:
+		return d.sendToMember(*c.Send, c.Msg, c.Reliable)
+	case c.SendTo != nil:
+		addr, err := net.ResolveUDPAddr("udp", *c.SendTo)
+		if err != nil {
+			return fmt.Errorf("sendto %q: %v", *c.SendTo, err)
+		}
+		if err := d.peer.list.SendTo(addr, []byte(c.Msg)); err != nil {
+			return fmt.Errorf("sendto %q: %v", *c.SendTo, err)
+		}
+		d.out.emit(sentEvent{nowMillis(), "sent", *c.SendTo, false})
+		return nil
+	case c.Meta != nil:
+		if len(*c.Meta) > memberlist.MetaMaxSize {
+			return fmt.Errorf("meta is %d bytes; at most %d", len(*c.Meta), memberlist.MetaMaxSize)
+		}
+		d.mu.Lock()
+		d.meta = []byte(*c.Meta)
+		d.mu.Unlock()
+		return d.peer.list.UpdateNode(5 * time.Second)
+	case c.State != nil:
+		d.mu.Lock()
+		d.state = []byte(*c.State)
+		d.mu.Unlock()
+		return nil
+	case c.Leave:
+		d.peer.leaveAndExit()
+		return nil
+	default:
+		return fmt.Errorf(`unknown stdin command; use "send", "sendto", "meta", "state" or "leave"`)
 	}
+}
+
+func (d *delegate) sendToMember(name, msg string, reliable bool) error {
 	var target *memberlist.Node
-	for _, n := range d.list.Members() {
-		if n.Name == c.Send {
+	for _, n := range d.peer.list.Members() {
+		if n.Name == name {
 			target = n
 		}
 	}
 	if target == nil {
-		return fmt.Errorf("send to %q: not a live member", c.Send)
+		return fmt.Errorf("send to %q: not a live member", name)
 	}
 	var err error
-	if c.Reliable {
-		err = d.list.SendReliable(target, []byte(c.Msg))
+	if reliable {
+		err = d.peer.list.SendReliable(target, []byte(msg))
 	} else {
-		err = d.list.SendBestEffort(target, []byte(c.Msg))
+		err = d.peer.list.SendBestEffort(target, []byte(msg))
 	}
 	if err != nil {
-		return fmt.Errorf("send to %q: %v", c.Send, err)
+		return fmt.Errorf("send to %q: %v", name, err)
 	}
-	d.out.emit(sentEvent{nowMillis(), "sent", c.Send, c.Reliable})
+	d.out.emit(sentEvent{nowMillis(), "sent", name, reliable})
 	return nil
 }

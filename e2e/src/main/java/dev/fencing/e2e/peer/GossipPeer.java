@@ -83,6 +83,20 @@ public final class GossipPeer implements AutoCloseable {
         process.writeLine(command.toString());
     }
 
+    /** Replaces the push/pull state the node sends from now on (stdin {@code {"state":…}}). */
+    public void setState(String state) {
+        ObjectNode command = JSON.createObjectNode();
+        command.put("state", state);
+        process.writeLine(command.toString());
+    }
+
+    /** Replaces the node's metadata and broadcasts it (stdin {@code {"meta":…}}); peers print an update line. */
+    public void setMeta(String meta) {
+        ObjectNode command = JSON.createObjectNode();
+        command.put("meta", meta);
+        process.writeLine(command.toString());
+    }
+
     /** Waits for a user message with exactly {@code message} as its text. */
     public ObservedLine awaitUserMessage(String message, Duration timeout) {
         return process.await("user message \"" + abbreviate(message) + "\"",
@@ -93,6 +107,13 @@ public final class GossipPeer implements AutoCloseable {
     public ObservedLine awaitRemoteState(String state, Duration timeout) {
         return process.await("remote state \"" + abbreviate(state) + "\"",
                 line -> "state".equals(line.text("event")) && state.equals(line.text("state")), timeout);
+    }
+
+    /** Waits for remote state {@code state} merged by a periodic (not a join) push/pull exchange. */
+    public ObservedLine awaitPeriodicRemoteState(String state, Duration timeout) {
+        return process.await("periodic push/pull with state \"" + abbreviate(state) + "\"",
+                line -> "state".equals(line.text("event")) && state.equals(line.text("state"))
+                        && !line.json().path("join").asBoolean(true), timeout);
     }
 
     /** @return every line printed so far */

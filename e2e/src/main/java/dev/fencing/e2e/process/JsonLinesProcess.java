@@ -230,7 +230,9 @@ public final class JsonLinesProcess implements AutoCloseable {
      * @return the exit code, or -1 when the process had to be killed
      */
     public int terminate(Duration grace) {
-        process.destroy();
+        // Process.destroy() would also close our end of stdout, and the child's last lines (its goodbye) would
+        // kill it with SIGPIPE; the handle only signals.
+        process.toHandle().destroy();
         Optional<Integer> code = awaitExit(grace);
         if (code.isPresent()) {
             return code.get();

@@ -154,6 +154,36 @@ class MixedClusterIT {
     }
 
     @Test
+    void periodicPushPullCarriesChangedStateBothWays() {
+        List<String> fastPushPull = List.of("--push-pull-interval", "1s");
+        GossipPeer java = group.start(PeerKind.JAVA, "java-1", spec -> spec.withExtraArgs(fastPushPull));
+        GossipPeer go = group.startJoining(PeerKind.GO, "go-1", List.of(java), spec -> spec.withExtraArgs(fastPushPull));
+        PeerGroup.awaitConverged(List.of(java, go), Set.of("java-1", "go-1"), Long.MIN_VALUE, CONVERGE);
+
+        java.setState("java state, second version");
+        go.setState("go state, second version");
+
+        go.awaitPeriodicRemoteState("java state, second version", CONVERGE);
+        java.awaitPeriodicRemoteState("go state, second version", CONVERGE);
+    }
+
+    @ParameterizedTest(name = "{0} node updates")
+    @EnumSource(PeerKind.class)
+    void metadataUpdateIsSeenByTheOtherKind(PeerKind updaterKind) {
+        GossipPeer updater = group.start(updaterKind, name(updaterKind, 1), spec -> spec);
+        GossipPeer observer = group.startJoining(other(updaterKind), name(other(updaterKind), 1), List.of(updater),
+                spec -> spec);
+        PeerGroup.awaitConverged(List.of(updater, observer), PeerGroup.names(List.of(updater, observer)),
+                Long.MIN_VALUE, CONVERGE);
+
+        updater.setMeta("zone=b");
+
+        observer.process().await("update of " + updater.name() + " with meta zone=b",
+                line -> "update".equals(line.text("event")) && updater.name().equals(line.text("node"))
+                        && "zone=b".equals(line.text("meta")), CONVERGE);
+    }
+
+    @Test
     void encryptedMixedClusterConvergesAndKeepsOutNodesWithAnotherKey() {
         List<GossipPeer> members = startFourNodeCluster(spec -> spec.withKey(KEY));
         expectedGoComplaints.add("Decrypt packet failed");

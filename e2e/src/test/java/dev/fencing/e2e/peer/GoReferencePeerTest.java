@@ -62,6 +62,32 @@ class GoReferencePeerTest {
     }
 
     @Test
+    void anyFreePortMetadataAddressedMessagesAndLeaveCommandWork() {
+        group = new PeerGroup(launcher, "127.0.0.1", SEED + 1, layout.logDir("go-reference-peer"));
+        GossipPeer a = group.start(PeerKind.GO, "go-a", spec -> spec);
+        GossipPeer b = launcher.start(PeerKind.GO, new PeerSpec("go-b", "127.0.0.1", 0, List.of(a.spec().address()),
+                "", "local", "", List.of("--meta", "zone=a")), layout.logDir("go-reference-peer"));
+        try (b) {
+            String bAddress = b.awaitReady(TIMEOUT).text("addr");
+            assertThat(bAddress).startsWith("127.0.0.1:").isNotEqualTo("127.0.0.1:0");
+            a.awaitView("both", Long.MIN_VALUE, v -> v.alive().equals(Set.of("go-a", "go-b")), TIMEOUT);
+            assertThat(a.firstEvent("join", "go-b", Long.MIN_VALUE).orElseThrow().text("meta")).isEqualTo("zone=a");
+
+            b.setMeta("zone=b");
+            a.process().await("meta update", l -> "update".equals(l.text("event")) && "zone=b".equals(l.text("meta")),
+                    TIMEOUT);
+            b.process().writeLine("{\"sendto\":\"" + a.spec().address() + "\",\"msg\":\"by address\"}");
+            a.awaitUserMessage("by address", TIMEOUT);
+
+            long leaveAt = System.nanoTime();
+            b.process().writeLine("{\"leave\":true}");
+            assertThat(b.process().awaitExit(TIMEOUT)).contains(0);
+            assertThat(b.lines()).anySatisfy(l -> assertThat(l.text("event")).isEqualTo("shutdown"));
+            a.awaitEvent("leave", "go-b", leaveAt, TIMEOUT);
+        }
+    }
+
+    @Test
     void badCommandLinesAreRejectedWithAMessageThatSaysWhatToChange() {
         assertThat(runPeer("--name", "x", "--label", "grp")).satisfies(r -> {
             assertThat(r.exitCode()).isEqualTo(2);
