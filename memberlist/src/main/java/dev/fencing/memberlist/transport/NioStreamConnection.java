@@ -1,0 +1,155 @@
+package dev.fencing.memberlist.transport;
+
+import java.io.BufferedInputStream;
+import java.io.FilterInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.channels.SocketChannel;
+import java.time.Duration;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/** A TCP connection of {@link NioTransport}; the deadline closes it, failing blocked reads and writes. */
+final class NioStreamConnection implements StreamConnection {
+  private final SocketChannel channel;
+  private final NioTransport transport;
+  private final InetSocketAddress remote;
+  private final InputStream in;
+  private final OutputStream out;
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private final Object deadlineLock = new Object();
+  private ScheduledFuture<?> deadline;
+  private volatile boolean expired;
+
+  // the socket adaptor streams, unlike Channels.newInputStream, let one thread read while another writes
+  NioStreamConnection(SocketChannel channel, NioTransport transport) throws IOException {
+    this.channel = channel;
+    this.transport = transport;
+    this.remote = (InetSocketAddress) channel.getRemoteAddress();
+    this.in = new BufferedInputStream(new CountingInput(channel.socket().getInputStream()), 16 * 1024);
+    this.out = new CountingOutput(channel.socket().getOutputStream());
+  }
+
+  @Override
+  public InputStream input() {
+    return in;
+  }
+
+  @Override
+  public OutputStream output() {
+    return out;
+  }
+
+  @Override
+  public InetSocketAddress remoteAddress() {
+    return remote;
+  }
+
+  @Override
+  public void setDeadline(Duration fromNow) throws IOException {
+    if (closed.get()) {
+      throw new IOException(expired ? "stream deadline exceeded" : "stream closed");
+    }
+    synchronized (deadlineLock) {
+      if (deadline != null) {
+        deadline.cancel(false);
+      }
+      try {
+        deadline = transport.deadlines().schedule(this::expire, Math.max(0, fromNow.toNanos()), TimeUnit.NANOSECONDS);
+      } catch (RejectedExecutionException e) {
+        close();
+        throw new IOException("transport closed", e);
+      }
+    }
+  }
+
+  private void expire() {
+    expired = true;
+    close();
+  }
+
+  private IOException failure(IOException e) {
+    return expired ? new IOException("stream deadline exceeded with " + remote, e) : e;
+  }
+
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    synchronized (deadlineLock) {
+      if (deadline != null) {
+        deadline.cancel(false);
+      }
+    }
+    try {
+      channel.close();
+    } catch (IOException ignored) {
+      // closing a socket that is already broken has nothing left to report
+    }
+    transport.unregister(this);
+  }
+
+  private final class CountingInput extends FilterInputStream {
+    CountingInput(InputStream in) {
+      super(in);
+    }
+
+    @Override
+    public int read() throws IOException {
+      byte[] one = new byte[1];
+      int n = read(one, 0, 1);
+      return n < 0 ? -1 : one[0] & 0xff;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+      try {
+        int n = super.read(b, off, len);
+        if (n > 0) {
+          transport.streamBytesReceived.addAndGet(n);
+        }
+        return n;
+      } catch (IOException e) {
+        throw failure(e);
+      }
+    }
+  }
+
+  private final class CountingOutput extends OutputStream {
+    private final OutputStream out;
+
+    CountingOutput(OutputStream out) {
+      this.out = out;
+    }
+
+    @Override
+    public void write(int b) throws IOException {
+      write(new byte[] {(byte) b}, 0, 1);
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) throws IOException {
+      try {
+        out.write(b, off, len);
+        transport.streamBytesSent.addAndGet(len);
+      } catch (IOException e) {
+        throw failure(e);
+      }
+    }
+
+    @Override
+    public void flush() throws IOException {
+      out.flush();
+    }
+
+    @Override
+    public void close() throws IOException {
+      NioStreamConnection.this.close();
+    }
+  }
+}

@@ -1,0 +1,373 @@
+package dev.fencing.memberlist.transport;
+
+import java.io.IOException;
+import java.net.BindException;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.DatagramChannel;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * memberlist's network transport: one UDP socket and one TCP listener on the same port, like Go memberlist's
+ * NetTransport. Datagrams are received on a dedicated thread and stamped with {@link System#nanoTime()} on
+ * arrival; inbound connections are handed to a bounded pool of stream workers (memberlist refuses more than 128
+ * concurrent push/pulls; so do we, by closing the extra connections). Stream deadlines are enforced by closing the
+ * connection when they pass, which fails any blocked read or write with an IOException.
+ */
+public final class NioTransport implements Transport {
+  /** Largest datagram read (memberlist's {@code udpPacketBufSize}). */
+  public static final int UDP_PACKET_BUFFER_SIZE = 65536;
+  /** Requested UDP receive buffer (memberlist's {@code udpRecvBufSize}). */
+  public static final int UDP_RECEIVE_BUFFER_SIZE = 2 * 1024 * 1024;
+  /** Most inbound streams handled at once (memberlist's {@code maxPushPullRequests}). */
+  public static final int MAX_STREAM_WORKERS = 128;
+
+  private static final Logger LOG = LoggerFactory.getLogger(NioTransport.class);
+  private static final int EPHEMERAL_BIND_ATTEMPTS = 16;
+  private static final AtomicInteger INSTANCES = new AtomicInteger();
+
+  private final DatagramChannel udp;
+  private final ServerSocketChannel tcp;
+  private final InetSocketAddress bound;
+  private final InetSocketAddress advertised;
+  private final String name;
+  private final AtomicBoolean started = new AtomicBoolean();
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private final Set<NioStreamConnection> open = ConcurrentHashMap.newKeySet();
+  private final ScheduledExecutorService deadlines;
+  private final ThreadPoolExecutor workers;
+  private Thread udpThread;
+  private Thread acceptThread;
+
+  private final AtomicLong packetsSent = new AtomicLong();
+  private final AtomicLong packetBytesSent = new AtomicLong();
+  private final AtomicLong packetSendErrors = new AtomicLong();
+  private final AtomicLong packetsReceived = new AtomicLong();
+  private final AtomicLong packetBytesReceived = new AtomicLong();
+  private final AtomicLong streamsOpened = new AtomicLong();
+  private final AtomicLong streamsAccepted = new AtomicLong();
+  private final AtomicLong streamsRejected = new AtomicLong();
+  final AtomicLong streamBytesSent = new AtomicLong();
+  final AtomicLong streamBytesReceived = new AtomicLong();
+
+  private NioTransport(DatagramChannel udp, ServerSocketChannel tcp, InetSocketAddress advertise) throws IOException {
+    this.udp = udp;
+    this.tcp = tcp;
+    this.bound = (InetSocketAddress) tcp.getLocalAddress();
+    this.advertised = advertise != null ? advertise : advertisable(bound);
+    this.name = "memberlist-" + INSTANCES.incrementAndGet() + "-" + bound.getPort();
+    this.deadlines = Executors.newSingleThreadScheduledExecutor(daemon(name + "-deadline"));
+    this.workers =
+        new ThreadPoolExecutor(
+            0, MAX_STREAM_WORKERS, 30, TimeUnit.SECONDS, new SynchronousQueue<>(), daemon(name + "-stream"));
+  }
+
+  /** Binds UDP and TCP on {@code bind} (port 0 = a free port common to both), advertising the bound address. */
+  public static NioTransport bind(InetSocketAddress bind) throws IOException {
+    return bind(bind, null);
+  }
+
+  /**
+   * Binds UDP and TCP on {@code bind}. With port 0, TCP takes an ephemeral port first and UDP then binds the same
+   * number, retrying with a new port if it is taken.
+   *
+   * @param advertise the address peers should use (NAT, wildcard bind), or null to derive it from the bind address
+   * @throws IOException if the port cannot be bound for both protocols
+   */
+  public static NioTransport bind(InetSocketAddress bind, InetSocketAddress advertise) throws IOException {
+    int attempts = bind.getPort() == 0 ? EPHEMERAL_BIND_ATTEMPTS : 1;
+    IOException last = null;
+    for (int i = 0; i < attempts; i++) {
+      ServerSocketChannel tcp = ServerSocketChannel.open();
+      DatagramChannel udp = null;
+      try {
+        tcp.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+        tcp.bind(bind, MAX_STREAM_WORKERS);
+        int port = ((InetSocketAddress) tcp.getLocalAddress()).getPort();
+        udp = DatagramChannel.open();
+        udp.bind(new InetSocketAddress(bind.getAddress(), port));
+        setReceiveBuffer(udp);
+        return new NioTransport(udp, tcp, advertise);
+      } catch (IOException e) {
+        last = e;
+        tcp.close();
+        if (udp != null) {
+          udp.close();
+        }
+        if (!(e instanceof BindException) || bind.getPort() != 0) {
+          break;
+        }
+      }
+    }
+    throw new IOException("cannot bind UDP and TCP on " + bind + ": " + (last == null ? "" : last.getMessage()), last);
+  }
+
+  private static void setReceiveBuffer(DatagramChannel udp) {
+    for (int size = UDP_RECEIVE_BUFFER_SIZE; size >= 64 * 1024; size /= 2) {
+      try {
+        udp.setOption(StandardSocketOptions.SO_RCVBUF, size);
+        return;
+      } catch (IOException | IllegalArgumentException e) {
+        LOG.debug("event=udp_rcvbuf_rejected size={} reason=\"{}\"", size, e.getMessage());
+      }
+    }
+  }
+
+  /** For a wildcard bind, the first site-local IPv4 address of this host (as memberlist does), else loopback. */
+  private static InetSocketAddress advertisable(InetSocketAddress bound) throws SocketException {
+    if (!bound.getAddress().isAnyLocalAddress()) {
+      return bound;
+    }
+    for (NetworkInterface nic : Collections.list(NetworkInterface.getNetworkInterfaces())) {
+      if (!nic.isUp() || nic.isLoopback()) {
+        continue;
+      }
+      for (InetAddress a : Collections.list(nic.getInetAddresses())) {
+        if (a instanceof Inet4Address && a.isSiteLocalAddress()) {
+          return new InetSocketAddress(a, bound.getPort());
+        }
+      }
+    }
+    return new InetSocketAddress(InetAddress.getLoopbackAddress(), bound.getPort());
+  }
+
+  private static ThreadFactory daemon(String prefix) {
+    AtomicInteger n = new AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, prefix + "-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
+  }
+
+  @Override
+  public void start(PacketHandler packets, StreamHandler streams) {
+    if (!started.compareAndSet(false, true)) {
+      throw new IllegalStateException("transport " + name + " already started");
+    }
+    udpThread = new Thread(() -> receivePackets(packets), name + "-udp");
+    udpThread.setDaemon(true);
+    acceptThread = new Thread(() -> acceptStreams(streams), name + "-accept");
+    acceptThread.setDaemon(true);
+    udpThread.start();
+    acceptThread.start();
+    LOG.info("event=transport_started bind={} advertise={}", bound, advertised);
+  }
+
+  private void receivePackets(PacketHandler handler) {
+    ByteBuffer buf = ByteBuffer.allocateDirect(UDP_PACKET_BUFFER_SIZE);
+    while (!closed.get()) {
+      InetSocketAddress from;
+      try {
+        buf.clear();
+        from = (InetSocketAddress) udp.receive(buf);
+      } catch (ClosedChannelException e) {
+        break;
+      } catch (IOException e) {
+        if (!closed.get()) {
+          LOG.warn("event=udp_receive_failed reason=\"{}\"", e.getMessage());
+        }
+        continue;
+      }
+      long now = System.nanoTime();
+      buf.flip();
+      byte[] packet = new byte[buf.remaining()];
+      buf.get(packet);
+      packetsReceived.incrementAndGet();
+      packetBytesReceived.addAndGet(packet.length);
+      if (packet.length == 0) {
+        continue;
+      }
+      try {
+        handler.onPacket(packet, from, now);
+      } catch (RuntimeException e) {
+        LOG.error("event=packet_handler_failed from={} bytes={}", from, packet.length, e);
+      }
+    }
+  }
+
+  private void acceptStreams(StreamHandler handler) {
+    while (!closed.get()) {
+      SocketChannel ch;
+      try {
+        ch = tcp.accept();
+      } catch (ClosedChannelException e) {
+        break;
+      } catch (IOException e) {
+        if (!closed.get()) {
+          LOG.warn("event=tcp_accept_failed reason=\"{}\"", e.getMessage());
+        }
+        continue;
+      }
+      NioStreamConnection conn;
+      try {
+        conn = register(ch);
+      } catch (IOException e) {
+        LOG.debug("event=tcp_accept_setup_failed reason=\"{}\"", e.getMessage());
+        closeQuietly(ch);
+        continue;
+      }
+      try {
+        workers.execute(() -> serve(handler, conn));
+        streamsAccepted.incrementAndGet();
+      } catch (RejectedExecutionException e) {
+        streamsRejected.incrementAndGet();
+        LOG.warn("event=stream_rejected from={} reason=\"all {} stream workers busy\"", conn.remoteAddress(), MAX_STREAM_WORKERS);
+        conn.close();
+      }
+    }
+  }
+
+  private void serve(StreamHandler handler, NioStreamConnection conn) {
+    try {
+      handler.onStream(conn);
+    } catch (RuntimeException e) {
+      LOG.error("event=stream_handler_failed from={}", conn.remoteAddress(), e);
+      conn.close();
+    }
+  }
+
+  private NioStreamConnection register(SocketChannel ch) throws IOException {
+    ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+    NioStreamConnection conn = new NioStreamConnection(ch, this);
+    open.add(conn);
+    if (closed.get()) {
+      conn.close();
+      throw new ClosedChannelException();
+    }
+    return conn;
+  }
+
+  void unregister(NioStreamConnection conn) {
+    open.remove(conn);
+  }
+
+  ScheduledExecutorService deadlines() {
+    return deadlines;
+  }
+
+  @Override
+  public InetSocketAddress localAddress() {
+    return advertised;
+  }
+
+  /** The address actually bound (may be a wildcard). */
+  public InetSocketAddress boundAddress() {
+    return bound;
+  }
+
+  @Override
+  public boolean sendPacket(InetSocketAddress to, byte[] packet) {
+    if (closed.get()) {
+      packetSendErrors.incrementAndGet();
+      return false;
+    }
+    try {
+      int n = udp.send(ByteBuffer.wrap(packet), to);
+      if (n == packet.length) {
+        packetsSent.incrementAndGet();
+        packetBytesSent.addAndGet(n);
+        return true;
+      }
+      packetSendErrors.incrementAndGet();
+      LOG.debug("event=udp_send_dropped to={} bytes={} reason=\"no buffer space\"", to, packet.length);
+      return false;
+    } catch (IOException | RuntimeException e) {
+      // unresolved or unsupported addresses surface as unchecked exceptions from the channel; all are send failures
+      packetSendErrors.incrementAndGet();
+      LOG.debug("event=udp_send_failed to={} bytes={} reason=\"{}\"", to, packet.length, e.toString());
+      return false;
+    }
+  }
+
+  @Override
+  public StreamConnection openStream(InetSocketAddress to, Duration timeout) throws IOException {
+    if (closed.get()) {
+      throw new ClosedChannelException();
+    }
+    if (to.isUnresolved()) {
+      throw new IOException("cannot dial unresolved address " + to);
+    }
+    SocketChannel ch = SocketChannel.open();
+    try {
+      ch.socket().connect(to, (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis())));
+      NioStreamConnection conn = register(ch);
+      streamsOpened.incrementAndGet();
+      return conn;
+    } catch (IOException e) {
+      closeQuietly(ch);
+      throw new IOException("cannot connect to " + to + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Traffic counters since bind. */
+  public TransportStats stats() {
+    return new TransportStats(
+        packetsSent.get(),
+        packetBytesSent.get(),
+        packetSendErrors.get(),
+        packetsReceived.get(),
+        packetBytesReceived.get(),
+        streamsOpened.get(),
+        streamsAccepted.get(),
+        streamsRejected.get(),
+        streamBytesSent.get(),
+        streamBytesReceived.get());
+  }
+
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    closeQuietly(udp);
+    closeQuietly(tcp);
+    for (NioStreamConnection c : open) {
+      c.close();
+    }
+    workers.shutdownNow();
+    deadlines.shutdownNow();
+    for (Thread t : new Thread[] {udpThread, acceptThread}) {
+      if (t != null) {
+        try {
+          t.join(2000);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          break;
+        }
+      }
+    }
+    LOG.info("event=transport_closed bind={}", bound);
+  }
+
+  private static void closeQuietly(java.io.Closeable c) {
+    try {
+      c.close();
+    } catch (IOException e) {
+      LOG.debug("event=close_failed reason=\"{}\"", e.getMessage());
+    }
+  }
+}
