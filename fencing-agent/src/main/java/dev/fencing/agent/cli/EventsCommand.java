@@ -26,8 +26,9 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "events", mixinStandardHelpOptions = true,
     description = {
-      "Follow membership events: first one JOIN per current member (source snapshot), then live JOIN/LEFT",
-      "changes, until Ctrl-C, --count or --timeout. With --json, one JSON object per line."
+      "Follow membership events: a JOIN per current member, then live changes.",
+      "The stream opens with one JOIN per current member (source snapshot), then prints live JOIN/LEFT changes",
+      "until Ctrl-C, --count or --timeout. With --json, one JSON object per line."
     },
     exitCodeListHeading = "Exit codes:%n",
     exitCodeList = {

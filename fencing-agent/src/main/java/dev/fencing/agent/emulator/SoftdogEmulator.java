@@ -24,7 +24,8 @@ import picocli.CommandLine.Spec;
     name = "softdog-emulator",
     mixinStandardHelpOptions = true,
     description = {
-      "Emulates the Linux softdog on a FIFO: a writer opening the FIFO arms the timer, every byte feeds it,",
+      "Emulate the Linux softdog on a FIFO, for tests and demos.",
+      "A writer opening the FIFO arms the timer, every byte feeds it,",
       "'V' as the last byte before close disarms it (unless --nowayout), and when it expires the reset command",
       "runs once. Prints one JSON line per event: started, armed, feed, reopen, closed, disarmed, reset,",
       "reset-exit, stopped."
