@@ -2,6 +2,7 @@ package dev.fencing.e2e.netns;
 
 import dev.fencing.e2e.process.HostCommand;
 import dev.fencing.e2e.process.JsonLinesProcess;
+import dev.fencing.e2e.process.LoggedProcess;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -41,7 +42,7 @@ public final class NetnsLab implements AutoCloseable {
     private final String bridgeNamespace;
     private final Map<String, LabNode> nodes = new LinkedHashMap<>();
     private final Map<String, NodeFirewall> firewalls = new LinkedHashMap<>();
-    private final List<JsonLinesProcess> processes = new CopyOnWriteArrayList<>();
+    private final List<AutoCloseable> processes = new CopyOnWriteArrayList<>();
     private final Thread shutdownHook;
     private boolean closed;
 
@@ -175,8 +176,17 @@ public final class NetnsLab implements AutoCloseable {
         return process;
     }
 
+    /** Starts a process with plain-text output inside {@code node}'s namespace; it is killed at teardown. */
+    public LoggedProcess startLogged(String node, String processName, List<String> command, Path logDir) {
+        List<String> full = new ArrayList<>(node(node).execPrefix());
+        full.addAll(command);
+        LoggedProcess process = LoggedProcess.start(processName, full, logDir);
+        processes.add(process);
+        return process;
+    }
+
     /** Registers a process started elsewhere (with {@link LabNode#execPrefix()}) so teardown kills it. */
-    public void adopt(JsonLinesProcess process) {
+    public void adopt(AutoCloseable process) {
         processes.add(process);
     }
 
@@ -333,8 +343,12 @@ public final class NetnsLab implements AutoCloseable {
             return;
         }
         closed = true;
-        for (JsonLinesProcess process : processes) {
-            process.close();
+        for (AutoCloseable process : processes) {
+            try {
+                process.close();
+            } catch (Exception e) {
+                LOG.warn("event=process-close-failed run={} reason=\"{}\"", runId, e.getMessage());
+            }
         }
         List<String> all = new ArrayList<>(nodes.values().stream().map(LabNode::namespace).toList());
         all.add(bridgeNamespace);
