@@ -1,0 +1,603 @@
+package dev.fencing.memberlist;
+
+import dev.fencing.memberlist.codec.AckResp;
+import dev.fencing.memberlist.codec.ErrResp;
+import dev.fencing.memberlist.codec.Keyring;
+import dev.fencing.memberlist.codec.MalformedMessageException;
+import dev.fencing.memberlist.codec.Message;
+import dev.fencing.memberlist.codec.MessageCodec;
+import dev.fencing.memberlist.codec.PacketCodec;
+import dev.fencing.memberlist.codec.Ping;
+import dev.fencing.memberlist.codec.PushPull;
+import dev.fencing.memberlist.codec.StreamCodec;
+import dev.fencing.memberlist.codec.UserMsg;
+import dev.fencing.memberlist.state.Clock;
+import dev.fencing.memberlist.state.ProtocolCounters;
+import dev.fencing.memberlist.state.ProtocolOutput;
+import dev.fencing.memberlist.state.SwimProtocol;
+import dev.fencing.memberlist.state.Timers;
+import dev.fencing.memberlist.transport.NioTransport;
+import dev.fencing.memberlist.transport.StreamConnection;
+import dev.fencing.memberlist.transport.Transport;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A running memberlist node: gossip-based membership and failure detection (SWIM with Lifeguard), wire-compatible
+ * with HashiCorp memberlist. Create one with {@link #create(Config)}, {@link #join(List)} a cluster, read {@link
+ * #members()}, exchange user messages, and {@link #leave(Duration)} then {@link #shutdown()}.
+ *
+ * <p>Thread-safe. One protocol thread runs the timers of the state machine; inbound packets are handled on the
+ * transport's receive thread and inbound streams on its workers, all serialised by one lock around the {@link
+ * SwimProtocol}. User messages are handed to {@link Delegate#notifyMsg} as soon as they are decoded, outside that lock.
+ * Delegates and event callbacks run on these threads and must return quickly.
+ */
+public final class Memberlist implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Memberlist.class);
+
+  private final Config config;
+  private final Transport transport;
+  private final PacketCodec packetCodec;
+  private final StreamCodec streamCodec;
+  private final ProtocolCounters counters = new ProtocolCounters();
+  private final ReentrantLock lock = new ReentrantLock();
+  private final ScheduledThreadPoolExecutor protocolThread;
+  private final ExecutorService streamWorkers;
+  private final SwimProtocol protocol;
+  private volatile boolean shutdown;
+
+  private Memberlist(Config config, Transport transport, InetSocketAddress advertise) {
+    this.config = config;
+    this.transport = transport;
+    this.packetCodec = new PacketCodec(config.packetOptions());
+    this.streamCodec = new StreamCodec(config.packetOptions());
+    this.protocolThread = new ScheduledThreadPoolExecutor(1, daemonThreads("memberlist-protocol-" + config.name()));
+    this.protocolThread.setRemoveOnCancelPolicy(true);
+    this.streamWorkers = Executors.newCachedThreadPool(daemonThreads("memberlist-stream-" + config.name()));
+    this.protocol =
+        new SwimProtocol(
+            config,
+            addressBytes(advertise.getAddress()),
+            advertise.getPort(),
+            Clock.system(),
+            this::schedule,
+            new SplittableRandom(),
+            MessageCodec::encode,
+            new NetworkOutput(),
+            counters);
+  }
+
+  /**
+   * Creates and starts a node: binds the NIO UDP+TCP transport on {@link Config#bindAddr()}:{@link Config#bindPort()}
+   * (unless {@link Config#transport()} supplies one) and begins probing and gossip. The node is alone until {@link
+   * #join(List)}.
+   *
+   * @throws IOException if the transport cannot bind
+   */
+  public static Memberlist create(Config config) throws IOException {
+    Transport transport = config.transport();
+    if (transport == null) {
+      transport = NioTransport.bind(new InetSocketAddress(InetAddress.getByName(config.bindAddr()), config.bindPort()));
+    }
+    try {
+      InetSocketAddress advertise = advertiseAddress(config, transport.localAddress());
+      Memberlist m = new Memberlist(config, transport, advertise);
+      m.start();
+      LOG.info("event=memberlist_started node={} addr={}", config.name(), m.localNode().hostPort());
+      return m;
+    } catch (IOException | RuntimeException e) {
+      transport.close();
+      throw e;
+    }
+  }
+
+  private void start() throws IOException {
+    lock.lock();
+    try {
+      protocol.start();
+      transport.start(this::onPacket, this::onStream);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------------------------
+  // Public API
+
+  /**
+   * Joins a cluster by a push/pull state exchange with each of the given peers.
+   *
+   * @param hostPorts entries {@code host:port}, {@code host} (port = {@link Config#bindPort()}) or {@code
+   *     name/host:port} (memberlist's form; the name is ignored); a host name is resolved to all its addresses
+   * @return how many peers were contacted successfully (at least 1)
+   * @throws IOException if none was, with every peer's error
+   */
+  public int join(List<String> hostPorts) throws IOException {
+    requireRunning();
+    int success = 0;
+    List<String> errors = new ArrayList<>();
+    for (String entry : hostPorts) {
+      List<InetSocketAddress> addresses;
+      try {
+        addresses = resolve(entry);
+      } catch (IOException | IllegalArgumentException e) {
+        errors.add(entry + ": " + e.getMessage());
+        continue;
+      }
+      for (InetSocketAddress address : addresses) {
+        try {
+          pushPullJoin(address);
+          success++;
+        } catch (IOException | MalformedMessageException e) {
+          errors.add(address + ": " + e.getMessage());
+          LOG.warn("event=join_failed node={} peer={} error=\"{}\"", config.name(), address, e.getMessage());
+        }
+      }
+    }
+    if (success == 0) {
+      throw new IOException("failed to join any of " + hostPorts + ": " + String.join("; ", errors));
+    }
+    return success;
+  }
+
+  /**
+   * Leaves gracefully: broadcasts that this node left and waits until the broadcast was gossiped to its limit (or
+   * {@code timeout} passed). The node keeps answering until {@link #shutdown()}.
+   *
+   * @return true if the leave was fully broadcast (or nobody else is alive), false on timeout
+   */
+  public boolean leave(Duration timeout) {
+    requireRunning();
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    boolean wait = locked(() -> protocol.leave(() -> done.complete(null)));
+    return !wait || await(done, timeout, "leave");
+  }
+
+  /** Stops the node without telling anyone (others will detect it as failed unless it left first). Idempotent. */
+  public void shutdown() {
+    if (shutdown) {
+      return;
+    }
+    shutdown = true;
+    locked(
+        () -> {
+          protocol.stop();
+          return null;
+        });
+    transport.close();
+    protocolThread.shutdownNow();
+    streamWorkers.shutdownNow();
+    LOG.info("event=memberlist_shutdown node={}", config.name());
+  }
+
+  /** Same as {@link #shutdown()}. */
+  @Override
+  public void close() {
+    shutdown();
+  }
+
+  /** Alive and suspect members, including this node. */
+  public List<Node> members() {
+    return locked(protocol::members);
+  }
+
+  /** Every known node including dead and left ones not reaped yet ({@link Config#gossipToTheDeadTime()}). */
+  public List<Node> allNodes() {
+    return locked(protocol::allNodes);
+  }
+
+  /** This node as peers see it. */
+  public Node localNode() {
+    return locked(protocol::localNode);
+  }
+
+  /** Number of alive and suspect members, including this node. */
+  public int numMembers() {
+    return locked(protocol::numMembers);
+  }
+
+  /** Lifeguard's local health score: 0 is healthy, up to AwarenessMaxMultiplier − 1. */
+  public int healthScore() {
+    return locked(protocol::healthScore);
+  }
+
+  /** Sends a user message to {@code to} in one UDP packet (best effort; delivered to its {@link Delegate#notifyMsg}). */
+  public void sendBestEffort(Node to, byte[] msg) {
+    requireRunning();
+    locked(
+        () -> {
+          protocol.sendUserPacket(to.address(), to.name(), msg);
+          return null;
+        });
+  }
+
+  /**
+   * Sends a user message in one UDP packet to an address, whether or not gossip knows a node there (best effort).
+   */
+  public void sendToAddress(InetSocketAddress to, byte[] msg) {
+    requireRunning();
+    locked(
+        () -> {
+          protocol.sendUserPacket(to, null, msg);
+          return null;
+        });
+  }
+
+  /**
+   * Sends a user message over TCP; returns once it was written.
+   *
+   * @throws IOException if the connection or the write failed
+   */
+  public void sendReliable(Node to, byte[] msg) throws IOException {
+    requireRunning();
+    try (StreamConnection conn = transport.openStream(to.address(), config.tcpTimeout())) {
+      conn.setDeadline(config.tcpTimeout());
+      request(conn, new UserMsg(msg));
+    }
+    counters.userMessagesSent.increment();
+  }
+
+  /**
+   * Re-reads {@link Delegate#nodeMeta(int)}, bumps the incarnation and broadcasts the new alive message, waiting up
+   * to {@code timeout} for the broadcast to complete.
+   *
+   * @return true if it was fully broadcast (or nobody else is alive), false on timeout
+   */
+  public boolean updateNode(Duration timeout) {
+    requireRunning();
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    boolean wait = locked(() -> protocol.updateNode(() -> done.complete(null)));
+    return !wait || await(done, timeout, "update");
+  }
+
+  /** Counters for metrics. */
+  public MemberlistStats stats() {
+    return locked(
+        () ->
+            new MemberlistStats(
+                counters.packetsSent.sum(),
+                counters.bytesSent.sum(),
+                counters.packetsReceived.sum(),
+                counters.bytesReceived.sum(),
+                counters.malformedPackets.sum(),
+                counters.probes.sum(),
+                counters.probeFailures.sum(),
+                counters.indirectProbes.sum(),
+                counters.tcpFallbackPings.sum(),
+                counters.suspicionsRaised.sum(),
+                counters.deathsDeclared.sum(),
+                counters.refutations.sum(),
+                counters.pushPulls.sum(),
+                counters.userMessagesReceived.sum(),
+                counters.userMessagesSent.sum(),
+                protocol.healthScore(),
+                protocol.queuedBroadcasts(),
+                protocol.count(NodeState.ALIVE),
+                protocol.count(NodeState.SUSPECT)));
+  }
+
+  /** The keyring in use (install/use/remove keys at runtime), or null without encryption. */
+  public Keyring keyring() {
+    return config.keyring();
+  }
+
+  /** The configuration this node runs with. */
+  public Config config() {
+    return config;
+  }
+
+  // ---------------------------------------------------------------------------------------------------------------
+  // Runtime plumbing
+
+  private void requireRunning() {
+    if (shutdown) {
+      throw new IllegalStateException("memberlist " + config.name() + " is shut down");
+    }
+  }
+
+  private <T> T locked(Supplier<T> action) {
+    lock.lock();
+    try {
+      return action.get();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private Timers.Timer schedule(long delayNanos, Runnable task) {
+    if (protocolThread.isShutdown()) {
+      return () -> {};
+    }
+    ScheduledFuture<?> f =
+        protocolThread.schedule(
+            () -> {
+              lock.lock();
+              try {
+                if (!protocol.stopped()) {
+                  task.run();
+                }
+              } catch (RuntimeException e) {
+                LOG.error("event=protocol_task_failed node={} error=\"{}\"", config.name(), e.toString(), e);
+              } finally {
+                lock.unlock();
+              }
+            },
+            Math.max(0, delayNanos),
+            TimeUnit.NANOSECONDS);
+    return () -> f.cancel(false);
+  }
+
+  private boolean await(CompletableFuture<Void> done, Duration timeout, String what) {
+    try {
+      done.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+      return true;
+    } catch (TimeoutException e) {
+      LOG.warn("event={}_broadcast_timeout node={} timeout={}", what, config.name(), timeout);
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    } catch (ExecutionException e) {
+      return false;
+    }
+  }
+
+  private void onPacket(byte[] packet, InetSocketAddress from, long receivedNanos) {
+    counters.packetsReceived.increment();
+    counters.bytesReceived.add(packet.length);
+    List<Message> messages;
+    try {
+      messages = packetCodec.decode(packet);
+    } catch (MalformedMessageException e) {
+      counters.malformedPackets.increment();
+      LOG.warn("event=packet_dropped node={} from={} reason=\"{}\"", config.name(), from, e.getMessage());
+      return;
+    }
+    for (Message m : messages) {
+      if (m instanceof UserMsg u) {
+        // Heartbeats ride on user messages: hand them over without waiting for the protocol lock.
+        protocol.deliverUserMessage(u.payload());
+        continue;
+      }
+      lock.lock();
+      try {
+        protocol.handleMessage(m, from);
+      } catch (RuntimeException e) {
+        LOG.error("event=packet_handler_failed node={} from={} type={} error=\"{}\"", config.name(), from, m.type(), e, e);
+      } finally {
+        lock.unlock();
+      }
+    }
+  }
+
+  private void onStream(StreamConnection conn) {
+    try (conn) {
+      conn.setDeadline(config.tcpTimeout());
+      Message request;
+      try {
+        request = streamCodec.readInbound(conn.input());
+      } catch (MalformedMessageException e) {
+        counters.malformedPackets.increment();
+        LOG.warn("event=stream_rejected node={} from={} reason=\"{}\"", config.name(), conn.remoteAddress(), e.getMessage());
+        reply(conn, new ErrResp(e.getMessage()));
+        return;
+      }
+      if (request instanceof Ping p) {
+        if (p.node() == null || p.node().isEmpty() || p.node().equals(config.name())) {
+          reply(conn, new AckResp(p.seqNo(), null));
+        }
+      } else if (request instanceof PushPull pp) {
+        PushPull answer = locked(() -> protocol.handlePushPull(pp));
+        reply(conn, answer);
+      } else if (request instanceof UserMsg u) {
+        protocol.deliverUserMessage(u.payload());
+      } else {
+        reply(conn, new ErrResp("unsupported stream message type " + request.type()));
+      }
+    } catch (IOException e) {
+      LOG.debug("event=stream_failed node={} error=\"{}\"", config.name(), e.getMessage());
+    }
+  }
+
+  private void reply(StreamConnection conn, Message m) throws IOException {
+    OutputStream out = conn.output();
+    streamCodec.write(out, m, config.enableCompression());
+    out.flush();
+  }
+
+  /** A dialer's request: the label header (if any), then the message. */
+  private void request(StreamConnection conn, Message m) throws IOException {
+    streamCodec.writeLabelHeader(conn.output());
+    reply(conn, m);
+  }
+
+  private void pushPullJoin(InetSocketAddress peer) throws IOException, MalformedMessageException {
+    PushPull request = locked(() -> protocol.localState(true));
+    counters.pushPulls.increment();
+    PushPull reply = exchangePushPull(peer, request);
+    String error = locked(() -> protocol.mergeRemoteState(reply));
+    if (error != null) {
+      throw new IOException(error);
+    }
+  }
+
+  private PushPull exchangePushPull(InetSocketAddress peer, PushPull request)
+      throws IOException, MalformedMessageException {
+    try (StreamConnection conn = transport.openStream(peer, config.tcpTimeout())) {
+      conn.setDeadline(config.tcpTimeout());
+      request(conn, request);
+      Message answer = streamCodec.read(conn.input());
+      if (answer instanceof PushPull pp) {
+        return pp;
+      }
+      if (answer instanceof ErrResp err) {
+        throw new IOException("remote error: " + err.error());
+      }
+      throw new IOException("unexpected push/pull reply type " + answer.type());
+    }
+  }
+
+  /** The protocol's way out: packets go straight to the transport, streams to worker threads. */
+  private final class NetworkOutput implements ProtocolOutput {
+    @Override
+    public void sendPacket(InetSocketAddress to, List<byte[]> messages, boolean crc) {
+      byte[] packet = packetCodec.encode(messages, crc, config.enableCompression());
+      counters.packetsSent.increment();
+      counters.bytesSent.add(packet.length);
+      transport.sendPacket(to, packet);
+    }
+
+    @Override
+    public void pushPull(InetSocketAddress to, PushPull request) {
+      submit(
+          () -> {
+            try {
+              PushPull reply = exchangePushPull(to, request);
+              String error = locked(() -> protocol.mergeRemoteState(reply));
+              if (error != null) {
+                LOG.warn("event=push_pull_rejected node={} peer={} reason=\"{}\"", config.name(), to, error);
+              }
+            } catch (IOException | MalformedMessageException e) {
+              LOG.warn("event=push_pull_failed node={} peer={} error=\"{}\"", config.name(), to, e.getMessage());
+            }
+          });
+    }
+
+    @Override
+    public void streamPing(InetSocketAddress to, Ping ping, long timeoutNanos) {
+      submit(
+          () -> {
+            Duration timeout = Duration.ofNanos(timeoutNanos);
+            try (StreamConnection conn = transport.openStream(to, timeout)) {
+              conn.setDeadline(timeout);
+              request(conn, ping);
+              Message answer = streamCodec.read(conn.input());
+              if (answer instanceof AckResp ack && ack.seqNo() == ping.seqNo()) {
+                locked(
+                    () -> {
+                      protocol.streamPingResult(ping.seqNo(), true);
+                      return null;
+                    });
+              }
+            } catch (IOException | MalformedMessageException e) {
+              LOG.debug("event=tcp_ping_failed node={} peer={} error=\"{}\"", config.name(), to, e.getMessage());
+            }
+          });
+    }
+
+    private void submit(Runnable task) {
+      if (!shutdown) {
+        try {
+          streamWorkers.execute(task);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+          LOG.debug("event=stream_task_rejected node={} reason=shutdown", config.name());
+        }
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------------------------
+  // Addresses
+
+  private List<InetSocketAddress> resolve(String entry) throws IOException {
+    String hostPort = entry.contains("/") ? entry.substring(entry.indexOf('/') + 1) : entry;
+    String host = hostPort;
+    int port = config.bindPort();
+    if (hostPort.startsWith("[")) {
+      int close = hostPort.indexOf(']');
+      if (close < 0) {
+        throw new IllegalArgumentException("missing ']' in " + entry);
+      }
+      host = hostPort.substring(1, close);
+      if (hostPort.length() > close + 1) {
+        port = parsePort(hostPort.substring(close + 2), entry);
+      }
+    } else if (hostPort.indexOf(':') >= 0 && hostPort.indexOf(':') == hostPort.lastIndexOf(':')) {
+      host = hostPort.substring(0, hostPort.indexOf(':'));
+      port = parsePort(hostPort.substring(hostPort.indexOf(':') + 1), entry);
+    }
+    List<InetSocketAddress> out = new ArrayList<>();
+    for (InetAddress a : InetAddress.getAllByName(host)) {
+      out.add(new InetSocketAddress(a, port));
+    }
+    return out;
+  }
+
+  private static int parsePort(String s, String entry) {
+    try {
+      int p = Integer.parseInt(s);
+      if (p < 1 || p > 65535) {
+        throw new IllegalArgumentException("port out of range in " + entry);
+      }
+      return p;
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("bad port in " + entry + " (expected host:port)");
+    }
+  }
+
+  private static InetSocketAddress advertiseAddress(Config config, InetSocketAddress bound) throws IOException {
+    InetAddress ip =
+        config.advertiseAddr() != null ? InetAddress.getByName(config.advertiseAddr()) : bound.getAddress();
+    if (ip.isAnyLocalAddress()) {
+      ip = privateAddress();
+    }
+    int port = config.advertisePort() != 0 ? config.advertisePort() : bound.getPort();
+    return new InetSocketAddress(ip, port);
+  }
+
+  /** Like memberlist's GetPrivateIP: the first site-local IPv4 address, else any non-loopback IPv4, else loopback. */
+  private static InetAddress privateAddress() throws SocketException {
+    InetAddress fallback = InetAddress.getLoopbackAddress();
+    for (NetworkInterface nic : Collections.list(NetworkInterface.getNetworkInterfaces())) {
+      if (!nic.isUp() || nic.isLoopback()) {
+        continue;
+      }
+      for (InetAddress a : Collections.list(nic.getInetAddresses())) {
+        if (a instanceof Inet4Address) {
+          if (a.isSiteLocalAddress()) {
+            return a;
+          }
+          fallback = a;
+        }
+      }
+    }
+    return fallback;
+  }
+
+  private static byte[] addressBytes(InetAddress ip) {
+    return ip.getAddress();
+  }
+
+  private static ThreadFactory daemonThreads(String prefix) {
+    AtomicInteger n = new AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, prefix + "-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
+  }
+}
