@@ -22,11 +22,13 @@ final class CrdSpelling {
         }
         for (E value : values) {
             if (spelling.apply(value).equalsIgnoreCase(crdValue.trim())) {
-                throw new IllegalArgumentException(what + " '" + crdValue + "' is not spelled as the CRD expects; write '"
+                throw new IllegalArgumentException(what + " '" + crdValue
+                        + "' is not spelled as the CRD expects; write '"
                         + spelling.apply(value) + "'");
             }
         }
-        throw new IllegalArgumentException(what + " '" + crdValue + "' is not known; use one of " + allowed(values, spelling));
+        throw new IllegalArgumentException(what + " '" + crdValue + "' is not known; use one of "
+                + allowed(values, spelling));
     }
 
     static <E extends Enum<E>> String allowed(E[] values, Function<E, String> spelling) {

@@ -139,7 +139,8 @@ public final class FencingSpecReader {
         if (value instanceof String s && s.matches("[0-9]{1,9}")) {
             return Integer.valueOf(s);
         }
-        violations.add(new Violation(at, "quorum size '" + value + "' is not valid; write Auto or a whole number such as 3"));
+        violations.add(new Violation(at,
+                "quorum size '" + value + "' is not valid; write Auto or a whole number such as 3"));
         return null;
     }
 

@@ -27,6 +27,7 @@ public final class InvalidPolicyException extends IllegalArgumentException {
         if (violations.isEmpty()) {
             throw new IllegalArgumentException("an InvalidPolicyException needs at least one violation");
         }
-        return "invalid fencing policy: " + violations.stream().map(Violation::toString).collect(Collectors.joining("; "));
+        return "invalid fencing policy: "
+                + violations.stream().map(Violation::toString).collect(Collectors.joining("; "));
     }
 }

@@ -41,7 +41,8 @@ public final class PolicyProtos {
      */
     public static ResolvedPolicy fromProto(FencingPolicy policy, int expected) {
         if (!policy.hasTimings()) {
-            throw new IllegalArgumentException("FencingPolicy.timings is missing; the controller must send every timing");
+            throw new IllegalArgumentException(
+                    "FencingPolicy.timings is missing; the controller must send every timing");
         }
         List<TieBreakerKind> tieBreakers = new ArrayList<>();
         for (int i = 0; i < policy.getTieBreakersCount(); i++) {
@@ -201,7 +202,8 @@ public final class PolicyProtos {
 
     private static Duration required(boolean present, com.google.protobuf.Duration value, String field) {
         if (!present) {
-            throw new IllegalArgumentException("Timings." + field + " is missing; the controller must send every timing");
+            throw new IllegalArgumentException(
+                    "Timings." + field + " is missing; the controller must send every timing");
         }
         return fromProto(value);
     }

@@ -134,18 +134,21 @@ public final class PolicyResolver {
         for (int i = 0; i < tieBreakers.size(); i++) {
             TieBreakerKind kind = tieBreakers.get(i);
             if (kind == TieBreakerKind.API_REACHABLE) {
-                out.add(new Violation(path + ".quorum.tieBreakers" + "[" + i + "]", "APIReachable is not split-brain safe: both "
-                        + "halves of an even split keep quorum when both reach the Kubernetes API; list ControlPlane "
-                        + "or LowestName before it, or remove it"));
+                out.add(new Violation(path + ".quorum.tieBreakers[" + i + "]",
+                        "APIReachable is not split-brain safe: both "
+                        + "halves of an even split keep quorum when both reach the Kubernetes API; remove it, or put "
+                        + "LowestName (which always answers) before it"));
             } else if (kind == TieBreakerKind.DISK) {
-                out.add(new Violation(path + ".quorum.tieBreakers" + "[" + i + "]", "Disk has no arbiter implementation yet and "
+                out.add(new Violation(path + ".quorum.tieBreakers[" + i + "]",
+                        "Disk has no arbiter implementation yet and "
                         + "never grants a tie; add ControlPlane or LowestName if even splits should keep one half up"));
             }
         }
         if (expectedMembers > 0 && expectedMembers % 2 == 0 && tieBreakers.isEmpty()
                 && spec.quorumSize() == null) {
-            out.add(new Violation(path + ".quorum.tieBreakers", "the group has an even number of members (" + expectedMembers
-                    + ") and no tie-breakers, so an exact half split fences both halves; add ControlPlane or LowestName"));
+            out.add(new Violation(path + ".quorum.tieBreakers", "the group has an even number of members ("
+                    + expectedMembers + ") and no tie-breakers, so an exact half split fences both halves; "
+                    + "add ControlPlane or LowestName"));
         }
         return List.copyOf(out);
     }
@@ -195,7 +198,8 @@ public final class PolicyResolver {
             }
         }
         if (!(t.localHealthCap() >= MIN_LOCAL_HEALTH_CAP && t.localHealthCap() <= MAX_LOCAL_HEALTH_CAP)) {
-            out.add(new Violation(p + "localHealthCap", "localHealthCap " + t.localHealthCap() + " is outside 1.0..4.0"));
+            out.add(new Violation(p + "localHealthCap",
+                    "localHealthCap " + t.localHealthCap() + " is outside 1.0..4.0"));
         }
         if (!out.isEmpty()) {
             return List.copyOf(out);
@@ -303,7 +307,7 @@ public final class PolicyResolver {
     private static void checkTieBreakers(List<TieBreakerKind> tieBreakers, String path, List<Violation> out) {
         for (int i = 0; i < tieBreakers.size(); i++) {
             TieBreakerKind kind = tieBreakers.get(i);
-            String field = path + ".quorum.tieBreakers" + "[" + i + "]";
+            String field = path + ".quorum.tieBreakers[" + i + "]";
             if (kind == null) {
                 out.add(new Violation(field, "entry is empty; remove it or use one of " + CrdSpelling.allowed(
                         TieBreakerKind.values(), TieBreakerKind::crdValue)));
@@ -339,7 +343,8 @@ public final class PolicyResolver {
         positive(o.armingDelay(), "armingDelay", timings, out);
         if (o.fenceMargin() != null && (o.fenceMargin().isNegative() || o.fenceMargin().compareTo(MAX_TIMING) > 0)) {
             out.add(new Violation(timings + "fenceMargin", "fenceMargin " + o.fenceMargin()
-                    + " must be between 0s and 1h; " + DurationFormat.format(DEFAULT_FENCE_MARGIN) + " is the default"));
+                    + " must be between 0s and 1h; " + DurationFormat.format(DEFAULT_FENCE_MARGIN)
+                    + " is the default"));
         }
     }
 

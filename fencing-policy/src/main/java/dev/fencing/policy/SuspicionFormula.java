@@ -13,7 +13,7 @@ final class SuspicionFormula {
     }
 
     static Duration timeout(int suspicionMult, int n, Duration probeInterval) {
-        // memberlist computes this in milliseconds: time.Duration(suspicionMult) * time.Duration(nodeScale*1000) * interval / 1000
+        // as memberlist: time.Duration(suspicionMult) * time.Duration(nodeScale*1000) * interval / 1000
         long scaleMillis = (long) (nodeScale(n) * 1000);
         return probeInterval.multipliedBy(suspicionMult).multipliedBy(scaleMillis).dividedBy(1000);
     }

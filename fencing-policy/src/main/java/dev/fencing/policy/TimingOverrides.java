@@ -42,7 +42,8 @@ public record TimingOverrides(
 
     /** Nothing overridden. */
     public static final TimingOverrides NONE =
-            new TimingOverrides(null, null, null, null, null, null, null, null, null, null, null, null, null, null, null);
+            new TimingOverrides(null, null, null, null, null, null, null, null, null, null, null, null, null, null,
+                    null);
 
     /** True when at least one timing is overridden. */
     public boolean any() {

@@ -11,7 +11,8 @@ public final class FencedNode {
     @JsonPropertyDescription("Node name.")
     private String name;
 
-    @JsonPropertyDescription("RFC 3339 time from which the node is treated as powered off (safe-to-assume-fenced).")
+    @JsonPropertyDescription("RFC 3339 time from which the node is treated as powered off "
+            + "(safe-to-assume-fenced).")
     private String fencedAt;
 
     @JsonPropertyDescription("Why the node is considered fenced.")
@@ -26,12 +27,12 @@ public final class FencedNode {
         return name;
     }
 
-    /** Sets: node name. */
+    /** Sets {@code name}. */
     public void setName(String name) {
         this.name = name;
     }
 
-    /** Fluent setter: node name. */
+    /** Sets {@code name} and returns this. */
     public FencedNode withName(String name) {
         this.name = name;
         return this;
@@ -42,12 +43,12 @@ public final class FencedNode {
         return fencedAt;
     }
 
-    /** Sets: rFC 3339 time from which the node is treated as powered off (safe-to-assume-fenced). */
+    /** Sets {@code fencedAt}. */
     public void setFencedAt(String fencedAt) {
         this.fencedAt = fencedAt;
     }
 
-    /** Fluent setter: rFC 3339 time from which the node is treated as powered off (safe-to-assume-fenced). */
+    /** Sets {@code fencedAt} and returns this. */
     public FencedNode withFencedAt(String fencedAt) {
         this.fencedAt = fencedAt;
         return this;
@@ -58,12 +59,12 @@ public final class FencedNode {
         return reason;
     }
 
-    /** Sets: why the node is considered fenced. */
+    /** Sets {@code reason}. */
     public void setReason(String reason) {
         this.reason = reason;
     }
 
-    /** Fluent setter: why the node is considered fenced. */
+    /** Sets {@code reason} and returns this. */
     public FencedNode withReason(String reason) {
         this.reason = reason;
         return this;
@@ -89,6 +90,9 @@ public final class FencedNode {
 
     @Override
     public String toString() {
-        return "FencedNode{name=" + name + ", fencedAt=" + fencedAt + ", reason=" + reason + "}";
+        return "FencedNode{name=" + name
+                + ", fencedAt=" + fencedAt
+                + ", reason=" + reason
+                + "}";
     }
 }

@@ -9,12 +9,15 @@ import java.util.Objects;
 
 /** {@code spec.fencing}: the group's fencing policy; absent = fencing off. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-@ValidationRule(value = "!has(self.quorumLossAction) || self.quorumLossAction != 'Fence' || !has(self.mode) || self.mode == 'Watchdog'",
-        message = "quorumLossAction Fence requires mode Watchdog; set mode: Watchdog, or quorumLossAction: Exclude or Wait",
+@ValidationRule(value = "!has(self.quorumLossAction) || self.quorumLossAction != 'Fence'"
+        + " || !has(self.mode) || self.mode == 'Watchdog'",
+        message = "quorumLossAction Fence requires mode Watchdog; set mode: Watchdog,"
+        + " or quorumLossAction: Exclude or Wait",
         fieldPath = ".quorumLossAction")
 public final class Fencing {
 
-    @JsonPropertyDescription("Watchdog: agents arm the watchdog; Notify: never armed, observe and report only. Default Watchdog.")
+    @JsonPropertyDescription("Watchdog: agents arm the watchdog; Notify: never armed, observe and report only. "
+            + "Default Watchdog.")
     @SchemaFrom(type = CrdSchemaEnums.ModeValue.class)
     @Default("Watchdog")
     private String mode;
@@ -22,11 +25,14 @@ public final class Fencing {
     @JsonPropertyDescription("Watchdog device settings.")
     private FencingWatchdog watchdog;
 
-    @JsonPropertyDescription("Fence (stop feeding; needs mode Watchdog), Exclude (no reset; the node is reported LEFT by every agent that hears it) or Wait (report only). Default Fence in mode Watchdog, Wait in mode Notify.")
+    @JsonPropertyDescription("Fence (stop feeding; needs mode Watchdog), Exclude (no reset; the node is "
+            + "reported LEFT by every agent that hears it) or Wait (report only). Default Fence "
+            + "in mode Watchdog, Wait in mode Notify.")
     @SchemaFrom(type = CrdSchemaEnums.QuorumLossActionValue.class)
     private String quorumLossAction;
 
-    @JsonPropertyDescription("Timing profile: Auto (scaled by group size) or Critical, Medium, Moderate, Slow. Default Auto.")
+    @JsonPropertyDescription("Timing profile: Auto (scaled by group size) or Critical, Medium, Moderate, Slow. "
+            + "Default Auto.")
     @SchemaFrom(type = CrdSchemaEnums.ProfileValue.class)
     @Default("Auto")
     private String profile;
@@ -41,17 +47,17 @@ public final class Fencing {
     public Fencing() {
     }
 
-    /** Watchdog: agents arm the watchdog; Notify: never armed, observe and report only. Default Watchdog. */
+    /** Watchdog. */
     public String getMode() {
         return mode;
     }
 
-    /** Sets: watchdog: agents arm the watchdog; Notify: never armed, observe and report only. Default Watchdog. */
+    /** Sets {@code mode}. */
     public void setMode(String mode) {
         this.mode = mode;
     }
 
-    /** Fluent setter: watchdog: agents arm the watchdog; Notify: never armed, observe and report only. Default Watchdog. */
+    /** Sets {@code mode} and returns this. */
     public Fencing withMode(String mode) {
         this.mode = mode;
         return this;
@@ -62,44 +68,44 @@ public final class Fencing {
         return watchdog;
     }
 
-    /** Sets: watchdog device settings. */
+    /** Sets {@code watchdog}. */
     public void setWatchdog(FencingWatchdog watchdog) {
         this.watchdog = watchdog;
     }
 
-    /** Fluent setter: watchdog device settings. */
+    /** Sets {@code watchdog} and returns this. */
     public Fencing withWatchdog(FencingWatchdog watchdog) {
         this.watchdog = watchdog;
         return this;
     }
 
-    /** Fence (stop feeding; needs mode Watchdog), Exclude (no reset; the node is reported LEFT by every agent that hears it) or Wait (report only). Default Fence in mode Watchdog, Wait in mode Notify. */
+    /** Fence (stop feeding. */
     public String getQuorumLossAction() {
         return quorumLossAction;
     }
 
-    /** Sets: fence (stop feeding; needs mode Watchdog), Exclude (no reset; the node is reported LEFT by every agent that hears it) or Wait (report only). Default Fence in mode Watchdog, Wait in mode Notify. */
+    /** Sets {@code quorumLossAction}. */
     public void setQuorumLossAction(String quorumLossAction) {
         this.quorumLossAction = quorumLossAction;
     }
 
-    /** Fluent setter: fence (stop feeding; needs mode Watchdog), Exclude (no reset; the node is reported LEFT by every agent that hears it) or Wait (report only). Default Fence in mode Watchdog, Wait in mode Notify. */
+    /** Sets {@code quorumLossAction} and returns this. */
     public Fencing withQuorumLossAction(String quorumLossAction) {
         this.quorumLossAction = quorumLossAction;
         return this;
     }
 
-    /** Timing profile: Auto (scaled by group size) or Critical, Medium, Moderate, Slow. Default Auto. */
+    /** Timing profile. */
     public String getProfile() {
         return profile;
     }
 
-    /** Sets: timing profile: Auto (scaled by group size) or Critical, Medium, Moderate, Slow. Default Auto. */
+    /** Sets {@code profile}. */
     public void setProfile(String profile) {
         this.profile = profile;
     }
 
-    /** Fluent setter: timing profile: Auto (scaled by group size) or Critical, Medium, Moderate, Slow. Default Auto. */
+    /** Sets {@code profile} and returns this. */
     public Fencing withProfile(String profile) {
         this.profile = profile;
         return this;
@@ -110,12 +116,12 @@ public final class Fencing {
         return quorum;
     }
 
-    /** Sets: quorum size and tie-breakers. */
+    /** Sets {@code quorum}. */
     public void setQuorum(FencingQuorum quorum) {
         this.quorum = quorum;
     }
 
-    /** Fluent setter: quorum size and tie-breakers. */
+    /** Sets {@code quorum} and returns this. */
     public Fencing withQuorum(FencingQuorum quorum) {
         this.quorum = quorum;
         return this;
@@ -126,12 +132,12 @@ public final class Fencing {
         return timings;
     }
 
-    /** Sets: optional overrides of the profile's timings. */
+    /** Sets {@code timings}. */
     public void setTimings(FencingTimings timings) {
         this.timings = timings;
     }
 
-    /** Fluent setter: optional overrides of the profile's timings. */
+    /** Sets {@code timings} and returns this. */
     public Fencing withTimings(FencingTimings timings) {
         this.timings = timings;
         return this;
@@ -160,6 +166,12 @@ public final class Fencing {
 
     @Override
     public String toString() {
-        return "Fencing{mode=" + mode + ", watchdog=" + watchdog + ", quorumLossAction=" + quorumLossAction + ", profile=" + profile + ", quorum=" + quorum + ", timings=" + timings + "}";
+        return "Fencing{mode=" + mode
+                + ", watchdog=" + watchdog
+                + ", quorumLossAction=" + quorumLossAction
+                + ", profile=" + profile
+                + ", quorum=" + quorum
+                + ", timings=" + timings
+                + "}";
     }
 }

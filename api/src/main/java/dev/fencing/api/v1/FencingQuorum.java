@@ -13,12 +13,15 @@ import java.util.Objects;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public final class FencingQuorum {
 
-    @JsonPropertyDescription("Votes needed to hold quorum: Auto (floor(expected/2)+1) or an integer that is a strict majority of the expected members. Default Auto.")
+    @JsonPropertyDescription("Votes needed to hold quorum: Auto (floor(expected/2)+1) or an integer that is a "
+            + "strict majority of the expected members. Default Auto.")
     @ValidationRule(value = "type(self) == string ? self == 'Auto' : self >= 1",
             message = "quorum.size must be Auto or a positive integer")
     private IntOrString size;
 
-    @JsonPropertyDescription("Asked in order only when exactly half of the expected members are heard: ControlPlane, LowestName, Disk, APIReachable (not split-brain safe). Default [ControlPlane].")
+    @JsonPropertyDescription("Asked in order only when exactly half of the expected members are heard: "
+            + "ControlPlane, LowestName, Disk, APIReachable (not split-brain safe). Default "
+            + "[ControlPlane].")
     @SchemaFrom(type = CrdSchemaEnums.TieBreakerValue[].class)
     @Size(max = 4)
     @ValidationRule(value = "self.all(t, self.exists_one(u, u == t))",
@@ -29,33 +32,33 @@ public final class FencingQuorum {
     public FencingQuorum() {
     }
 
-    /** Votes needed to hold quorum: Auto (floor(expected/2)+1) or an integer that is a strict majority of the expected members. Default Auto. */
+    /** Votes needed to hold quorum. */
     public IntOrString getSize() {
         return size;
     }
 
-    /** Sets: votes needed to hold quorum: Auto (floor(expected/2)+1) or an integer that is a strict majority of the expected members. Default Auto. */
+    /** Sets {@code size}. */
     public void setSize(IntOrString size) {
         this.size = size;
     }
 
-    /** Fluent setter: votes needed to hold quorum: Auto (floor(expected/2)+1) or an integer that is a strict majority of the expected members. Default Auto. */
+    /** Sets {@code size} and returns this. */
     public FencingQuorum withSize(IntOrString size) {
         this.size = size;
         return this;
     }
 
-    /** Asked in order only when exactly half of the expected members are heard: ControlPlane, LowestName, Disk, APIReachable (not split-brain safe). Default [ControlPlane]. */
+    /** Asked in order only when exactly half of the expected members are heard. */
     public List<String> getTieBreakers() {
         return tieBreakers;
     }
 
-    /** Sets: asked in order only when exactly half of the expected members are heard: ControlPlane, LowestName, Disk, APIReachable (not split-brain safe). Default [ControlPlane]. */
+    /** Sets {@code tieBreakers}. */
     public void setTieBreakers(List<String> tieBreakers) {
         this.tieBreakers = tieBreakers;
     }
 
-    /** Fluent setter: asked in order only when exactly half of the expected members are heard: ControlPlane, LowestName, Disk, APIReachable (not split-brain safe). Default [ControlPlane]. */
+    /** Sets {@code tieBreakers} and returns this. */
     public FencingQuorum withTieBreakers(List<String> tieBreakers) {
         this.tieBreakers = tieBreakers;
         return this;
@@ -80,6 +83,8 @@ public final class FencingQuorum {
 
     @Override
     public String toString() {
-        return "FencingQuorum{size=" + size + ", tieBreakers=" + tieBreakers + "}";
+        return "FencingQuorum{size=" + size
+                + ", tieBreakers=" + tieBreakers
+                + "}";
     }
 }

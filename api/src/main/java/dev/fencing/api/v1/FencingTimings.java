@@ -8,7 +8,10 @@ import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Pattern;
 import java.util.Objects;
 
-/** {@code spec.fencing.timings}: optional overrides of the profile's timings; an absent field keeps the profile's value. */
+/**
+ * {@code spec.fencing.timings}: optional overrides of the profile's timings; an absent field keeps the profile's
+ * value.
+ */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public final class FencingTimings {
 
@@ -16,7 +19,8 @@ public final class FencingTimings {
     @Pattern(DurationFormat.PATTERN)
     private String probeInterval;
 
-    @JsonPropertyDescription("memberlist probe (ack) timeout; must be shorter than probeInterval. Kubernetes duration, e.g. 500ms, 2s, 1m30s.")
+    @JsonPropertyDescription("memberlist probe (ack) timeout; must be shorter than probeInterval. Kubernetes "
+            + "duration, e.g. 500ms, 2s, 1m30s.")
     @Pattern(DurationFormat.PATTERN)
     private String probeTimeout;
 
@@ -48,32 +52,39 @@ public final class FencingTimings {
     @Pattern(DurationFormat.PATTERN)
     private String pushPullInterval;
 
-    @JsonPropertyDescription("Quorum heartbeat period; must be shorter than quorumWindow. Kubernetes duration, e.g. 500ms, 2s, 1m30s.")
+    @JsonPropertyDescription("Quorum heartbeat period; must be shorter than quorumWindow. Kubernetes duration, "
+            + "e.g. 500ms, 2s, 1m30s.")
     @Pattern(DurationFormat.PATTERN)
     private String heartbeatInterval;
 
-    @JsonPropertyDescription("A peer counts towards quorum while its latest round trip is younger than this. Kubernetes duration, e.g. 500ms, 2s, 1m30s.")
+    @JsonPropertyDescription("A peer counts towards quorum while its latest round trip is younger than this. "
+            + "Kubernetes duration, e.g. 500ms, 2s, 1m30s.")
     @Pattern(DurationFormat.PATTERN)
     private String quorumWindow;
 
-    @JsonPropertyDescription("The quorum window may stretch by measured local lag up to window x cap (1.0 to 4.0).")
+    @JsonPropertyDescription("The quorum window may stretch by measured local lag up to window x cap (1.0 to "
+            + "4.0).")
     @Min(1.0)
     @Max(4.0)
     private Double localHealthCap;
 
-    @JsonPropertyDescription("How often quorum is evaluated; at most heartbeatInterval. Kubernetes duration, e.g. 500ms, 2s, 1m30s.")
+    @JsonPropertyDescription("How often quorum is evaluated; at most heartbeatInterval. Kubernetes duration, "
+            + "e.g. 500ms, 2s, 1m30s.")
     @Pattern(DurationFormat.PATTERN)
     private String evaluationTick;
 
-    @JsonPropertyDescription("Watchdog feed period; shorter than a third of watchdog.timeout. Kubernetes duration, e.g. 500ms, 2s, 1m30s.")
+    @JsonPropertyDescription("Watchdog feed period; shorter than a third of watchdog.timeout. Kubernetes "
+            + "duration, e.g. 500ms, 2s, 1m30s.")
     @Pattern(DurationFormat.PATTERN)
     private String feedInterval;
 
-    @JsonPropertyDescription("Quorum must be held continuously this long before the agent arms; at least quorumWindow. Kubernetes duration, e.g. 500ms, 2s, 1m30s.")
+    @JsonPropertyDescription("Quorum must be held continuously this long before the agent arms; at least "
+            + "quorumWindow. Kubernetes duration, e.g. 500ms, 2s, 1m30s.")
     @Pattern(DurationFormat.PATTERN)
     private String armingDelay;
 
-    @JsonPropertyDescription("Safety margin added to the safe-to-assume-fenced delay. Kubernetes duration, e.g. 500ms, 2s, 1m30s.")
+    @JsonPropertyDescription("Safety margin added to the safe-to-assume-fenced delay. Kubernetes duration, e.g."
+            + " 500ms, 2s, 1m30s.")
     @Pattern(DurationFormat.PATTERN)
     private String fenceMargin;
 
@@ -81,161 +92,161 @@ public final class FencingTimings {
     public FencingTimings() {
     }
 
-    /** memberlist probe period. Kubernetes duration, e.g. 500ms, 2s, 1m30s. */
+    /** Memberlist probe period. */
     public String getProbeInterval() {
         return probeInterval;
     }
 
-    /** Sets: memberlist probe period. Kubernetes duration, e.g. 500ms, 2s, 1m30s. */
+    /** Sets {@code probeInterval}. */
     public void setProbeInterval(String probeInterval) {
         this.probeInterval = probeInterval;
     }
 
-    /** Fluent setter: memberlist probe period. Kubernetes duration, e.g. 500ms, 2s, 1m30s. */
+    /** Sets {@code probeInterval} and returns this. */
     public FencingTimings withProbeInterval(String probeInterval) {
         this.probeInterval = probeInterval;
         return this;
     }
 
-    /** memberlist probe (ack) timeout; must be shorter than probeInterval. Kubernetes duration, e.g. 500ms, 2s, 1m30s. */
+    /** Memberlist probe (ack) timeout. */
     public String getProbeTimeout() {
         return probeTimeout;
     }
 
-    /** Sets: memberlist probe (ack) timeout; must be shorter than probeInterval. Kubernetes duration, e.g. 500ms, 2s, 1m30s. */
+    /** Sets {@code probeTimeout}. */
     public void setProbeTimeout(String probeTimeout) {
         this.probeTimeout = probeTimeout;
     }
 
-    /** Fluent setter: memberlist probe (ack) timeout; must be shorter than probeInterval. Kubernetes duration, e.g. 500ms, 2s, 1m30s. */
+    /** Sets {@code probeTimeout} and returns this. */
     public FencingTimings withProbeTimeout(String probeTimeout) {
         this.probeTimeout = probeTimeout;
         return this;
     }
 
-    /** memberlist suspicion multiplier (Lifeguard alpha). */
+    /** Memberlist suspicion multiplier (Lifeguard alpha). */
     public Integer getSuspicionMult() {
         return suspicionMult;
     }
 
-    /** Sets: memberlist suspicion multiplier (Lifeguard alpha). */
+    /** Sets {@code suspicionMult}. */
     public void setSuspicionMult(Integer suspicionMult) {
         this.suspicionMult = suspicionMult;
     }
 
-    /** Fluent setter: memberlist suspicion multiplier (Lifeguard alpha). */
+    /** Sets {@code suspicionMult} and returns this. */
     public FencingTimings withSuspicionMult(Integer suspicionMult) {
         this.suspicionMult = suspicionMult;
         return this;
     }
 
-    /** memberlist maximum suspicion multiplier (Lifeguard beta). */
+    /** Memberlist maximum suspicion multiplier (Lifeguard beta). */
     public Integer getSuspicionMaxTimeoutMult() {
         return suspicionMaxTimeoutMult;
     }
 
-    /** Sets: memberlist maximum suspicion multiplier (Lifeguard beta). */
+    /** Sets {@code suspicionMaxTimeoutMult}. */
     public void setSuspicionMaxTimeoutMult(Integer suspicionMaxTimeoutMult) {
         this.suspicionMaxTimeoutMult = suspicionMaxTimeoutMult;
     }
 
-    /** Fluent setter: memberlist maximum suspicion multiplier (Lifeguard beta). */
+    /** Sets {@code suspicionMaxTimeoutMult} and returns this. */
     public FencingTimings withSuspicionMaxTimeoutMult(Integer suspicionMaxTimeoutMult) {
         this.suspicionMaxTimeoutMult = suspicionMaxTimeoutMult;
         return this;
     }
 
-    /** memberlist gossip period. Kubernetes duration, e.g. 500ms, 2s, 1m30s. */
+    /** Memberlist gossip period. */
     public String getGossipInterval() {
         return gossipInterval;
     }
 
-    /** Sets: memberlist gossip period. Kubernetes duration, e.g. 500ms, 2s, 1m30s. */
+    /** Sets {@code gossipInterval}. */
     public void setGossipInterval(String gossipInterval) {
         this.gossipInterval = gossipInterval;
     }
 
-    /** Fluent setter: memberlist gossip period. Kubernetes duration, e.g. 500ms, 2s, 1m30s. */
+    /** Sets {@code gossipInterval} and returns this. */
     public FencingTimings withGossipInterval(String gossipInterval) {
         this.gossipInterval = gossipInterval;
         return this;
     }
 
-    /** memberlist gossip fan-out. */
+    /** Memberlist gossip fan-out. */
     public Integer getGossipNodes() {
         return gossipNodes;
     }
 
-    /** Sets: memberlist gossip fan-out. */
+    /** Sets {@code gossipNodes}. */
     public void setGossipNodes(Integer gossipNodes) {
         this.gossipNodes = gossipNodes;
     }
 
-    /** Fluent setter: memberlist gossip fan-out. */
+    /** Sets {@code gossipNodes} and returns this. */
     public FencingTimings withGossipNodes(Integer gossipNodes) {
         this.gossipNodes = gossipNodes;
         return this;
     }
 
-    /** memberlist broadcast retransmission multiplier. */
+    /** Memberlist broadcast retransmission multiplier. */
     public Integer getRetransmitMult() {
         return retransmitMult;
     }
 
-    /** Sets: memberlist broadcast retransmission multiplier. */
+    /** Sets {@code retransmitMult}. */
     public void setRetransmitMult(Integer retransmitMult) {
         this.retransmitMult = retransmitMult;
     }
 
-    /** Fluent setter: memberlist broadcast retransmission multiplier. */
+    /** Sets {@code retransmitMult} and returns this. */
     public FencingTimings withRetransmitMult(Integer retransmitMult) {
         this.retransmitMult = retransmitMult;
         return this;
     }
 
-    /** memberlist full state sync period. Kubernetes duration, e.g. 500ms, 2s, 1m30s. */
+    /** Memberlist full state sync period. */
     public String getPushPullInterval() {
         return pushPullInterval;
     }
 
-    /** Sets: memberlist full state sync period. Kubernetes duration, e.g. 500ms, 2s, 1m30s. */
+    /** Sets {@code pushPullInterval}. */
     public void setPushPullInterval(String pushPullInterval) {
         this.pushPullInterval = pushPullInterval;
     }
 
-    /** Fluent setter: memberlist full state sync period. Kubernetes duration, e.g. 500ms, 2s, 1m30s. */
+    /** Sets {@code pushPullInterval} and returns this. */
     public FencingTimings withPushPullInterval(String pushPullInterval) {
         this.pushPullInterval = pushPullInterval;
         return this;
     }
 
-    /** Quorum heartbeat period; must be shorter than quorumWindow. Kubernetes duration, e.g. 500ms, 2s, 1m30s. */
+    /** Quorum heartbeat period. */
     public String getHeartbeatInterval() {
         return heartbeatInterval;
     }
 
-    /** Sets: quorum heartbeat period; must be shorter than quorumWindow. Kubernetes duration, e.g. 500ms, 2s, 1m30s. */
+    /** Sets {@code heartbeatInterval}. */
     public void setHeartbeatInterval(String heartbeatInterval) {
         this.heartbeatInterval = heartbeatInterval;
     }
 
-    /** Fluent setter: quorum heartbeat period; must be shorter than quorumWindow. Kubernetes duration, e.g. 500ms, 2s, 1m30s. */
+    /** Sets {@code heartbeatInterval} and returns this. */
     public FencingTimings withHeartbeatInterval(String heartbeatInterval) {
         this.heartbeatInterval = heartbeatInterval;
         return this;
     }
 
-    /** A peer counts towards quorum while its latest round trip is younger than this. Kubernetes duration, e.g. 500ms, 2s, 1m30s. */
+    /** A peer counts towards quorum while its latest round trip is younger than this. */
     public String getQuorumWindow() {
         return quorumWindow;
     }
 
-    /** Sets: a peer counts towards quorum while its latest round trip is younger than this. Kubernetes duration, e.g. 500ms, 2s, 1m30s. */
+    /** Sets {@code quorumWindow}. */
     public void setQuorumWindow(String quorumWindow) {
         this.quorumWindow = quorumWindow;
     }
 
-    /** Fluent setter: a peer counts towards quorum while its latest round trip is younger than this. Kubernetes duration, e.g. 500ms, 2s, 1m30s. */
+    /** Sets {@code quorumWindow} and returns this. */
     public FencingTimings withQuorumWindow(String quorumWindow) {
         this.quorumWindow = quorumWindow;
         return this;
@@ -246,76 +257,76 @@ public final class FencingTimings {
         return localHealthCap;
     }
 
-    /** Sets: the quorum window may stretch by measured local lag up to window x cap (1.0 to 4.0). */
+    /** Sets {@code localHealthCap}. */
     public void setLocalHealthCap(Double localHealthCap) {
         this.localHealthCap = localHealthCap;
     }
 
-    /** Fluent setter: the quorum window may stretch by measured local lag up to window x cap (1.0 to 4.0). */
+    /** Sets {@code localHealthCap} and returns this. */
     public FencingTimings withLocalHealthCap(Double localHealthCap) {
         this.localHealthCap = localHealthCap;
         return this;
     }
 
-    /** How often quorum is evaluated; at most heartbeatInterval. Kubernetes duration, e.g. 500ms, 2s, 1m30s. */
+    /** How often quorum is evaluated. */
     public String getEvaluationTick() {
         return evaluationTick;
     }
 
-    /** Sets: how often quorum is evaluated; at most heartbeatInterval. Kubernetes duration, e.g. 500ms, 2s, 1m30s. */
+    /** Sets {@code evaluationTick}. */
     public void setEvaluationTick(String evaluationTick) {
         this.evaluationTick = evaluationTick;
     }
 
-    /** Fluent setter: how often quorum is evaluated; at most heartbeatInterval. Kubernetes duration, e.g. 500ms, 2s, 1m30s. */
+    /** Sets {@code evaluationTick} and returns this. */
     public FencingTimings withEvaluationTick(String evaluationTick) {
         this.evaluationTick = evaluationTick;
         return this;
     }
 
-    /** Watchdog feed period; shorter than a third of watchdog.timeout. Kubernetes duration, e.g. 500ms, 2s, 1m30s. */
+    /** Watchdog feed period. */
     public String getFeedInterval() {
         return feedInterval;
     }
 
-    /** Sets: watchdog feed period; shorter than a third of watchdog.timeout. Kubernetes duration, e.g. 500ms, 2s, 1m30s. */
+    /** Sets {@code feedInterval}. */
     public void setFeedInterval(String feedInterval) {
         this.feedInterval = feedInterval;
     }
 
-    /** Fluent setter: watchdog feed period; shorter than a third of watchdog.timeout. Kubernetes duration, e.g. 500ms, 2s, 1m30s. */
+    /** Sets {@code feedInterval} and returns this. */
     public FencingTimings withFeedInterval(String feedInterval) {
         this.feedInterval = feedInterval;
         return this;
     }
 
-    /** Quorum must be held continuously this long before the agent arms; at least quorumWindow. Kubernetes duration, e.g. 500ms, 2s, 1m30s. */
+    /** Quorum must be held continuously this long before the agent arms. */
     public String getArmingDelay() {
         return armingDelay;
     }
 
-    /** Sets: quorum must be held continuously this long before the agent arms; at least quorumWindow. Kubernetes duration, e.g. 500ms, 2s, 1m30s. */
+    /** Sets {@code armingDelay}. */
     public void setArmingDelay(String armingDelay) {
         this.armingDelay = armingDelay;
     }
 
-    /** Fluent setter: quorum must be held continuously this long before the agent arms; at least quorumWindow. Kubernetes duration, e.g. 500ms, 2s, 1m30s. */
+    /** Sets {@code armingDelay} and returns this. */
     public FencingTimings withArmingDelay(String armingDelay) {
         this.armingDelay = armingDelay;
         return this;
     }
 
-    /** Safety margin added to the safe-to-assume-fenced delay. Kubernetes duration, e.g. 500ms, 2s, 1m30s. */
+    /** Safety margin added to the safe-to-assume-fenced delay. */
     public String getFenceMargin() {
         return fenceMargin;
     }
 
-    /** Sets: safety margin added to the safe-to-assume-fenced delay. Kubernetes duration, e.g. 500ms, 2s, 1m30s. */
+    /** Sets {@code fenceMargin}. */
     public void setFenceMargin(String fenceMargin) {
         this.fenceMargin = fenceMargin;
     }
 
-    /** Fluent setter: safety margin added to the safe-to-assume-fenced delay. Kubernetes duration, e.g. 500ms, 2s, 1m30s. */
+    /** Sets {@code fenceMargin} and returns this. */
     public FencingTimings withFenceMargin(String fenceMargin) {
         this.fenceMargin = fenceMargin;
         return this;
@@ -348,11 +359,28 @@ public final class FencingTimings {
 
     @Override
     public int hashCode() {
-        return Objects.hash(probeInterval, probeTimeout, suspicionMult, suspicionMaxTimeoutMult, gossipInterval, gossipNodes, retransmitMult, pushPullInterval, heartbeatInterval, quorumWindow, localHealthCap, evaluationTick, feedInterval, armingDelay, fenceMargin);
+        return Objects.hash(probeInterval, probeTimeout, suspicionMult, suspicionMaxTimeoutMult, gossipInterval,
+                gossipNodes, retransmitMult, pushPullInterval, heartbeatInterval, quorumWindow,
+                localHealthCap, evaluationTick, feedInterval, armingDelay, fenceMargin);
     }
 
     @Override
     public String toString() {
-        return "FencingTimings{probeInterval=" + probeInterval + ", probeTimeout=" + probeTimeout + ", suspicionMult=" + suspicionMult + ", suspicionMaxTimeoutMult=" + suspicionMaxTimeoutMult + ", gossipInterval=" + gossipInterval + ", gossipNodes=" + gossipNodes + ", retransmitMult=" + retransmitMult + ", pushPullInterval=" + pushPullInterval + ", heartbeatInterval=" + heartbeatInterval + ", quorumWindow=" + quorumWindow + ", localHealthCap=" + localHealthCap + ", evaluationTick=" + evaluationTick + ", feedInterval=" + feedInterval + ", armingDelay=" + armingDelay + ", fenceMargin=" + fenceMargin + "}";
+        return "FencingTimings{probeInterval=" + probeInterval
+                + ", probeTimeout=" + probeTimeout
+                + ", suspicionMult=" + suspicionMult
+                + ", suspicionMaxTimeoutMult=" + suspicionMaxTimeoutMult
+                + ", gossipInterval=" + gossipInterval
+                + ", gossipNodes=" + gossipNodes
+                + ", retransmitMult=" + retransmitMult
+                + ", pushPullInterval=" + pushPullInterval
+                + ", heartbeatInterval=" + heartbeatInterval
+                + ", quorumWindow=" + quorumWindow
+                + ", localHealthCap=" + localHealthCap
+                + ", evaluationTick=" + evaluationTick
+                + ", feedInterval=" + feedInterval
+                + ", armingDelay=" + armingDelay
+                + ", fenceMargin=" + fenceMargin
+                + "}";
     }
 }

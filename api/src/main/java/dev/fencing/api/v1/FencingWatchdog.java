@@ -10,7 +10,8 @@ import java.util.Objects;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public final class FencingWatchdog {
 
-    @JsonPropertyDescription("Watchdog device timeout the agent sets and reads back, e.g. 60s (5s to 1h). Default 60s.")
+    @JsonPropertyDescription("Watchdog device timeout the agent sets and reads back, e.g. 60s (5s to 1h). "
+            + "Default 60s.")
     @Pattern(DurationFormat.WHOLE_UNIT_PATTERN)
     private String timeout;
 
@@ -18,17 +19,17 @@ public final class FencingWatchdog {
     public FencingWatchdog() {
     }
 
-    /** Watchdog device timeout the agent sets and reads back, e.g. 60s (5s to 1h). Default 60s. */
+    /** Watchdog device timeout the agent sets and reads back, e.g. */
     public String getTimeout() {
         return timeout;
     }
 
-    /** Sets: watchdog device timeout the agent sets and reads back, e.g. 60s (5s to 1h). Default 60s. */
+    /** Sets {@code timeout}. */
     public void setTimeout(String timeout) {
         this.timeout = timeout;
     }
 
-    /** Fluent setter: watchdog device timeout the agent sets and reads back, e.g. 60s (5s to 1h). Default 60s. */
+    /** Sets {@code timeout} and returns this. */
     public FencingWatchdog withTimeout(String timeout) {
         this.timeout = timeout;
         return this;
@@ -52,6 +53,7 @@ public final class FencingWatchdog {
 
     @Override
     public String toString() {
-        return "FencingWatchdog{timeout=" + timeout + "}";
+        return "FencingWatchdog{timeout=" + timeout
+                + "}";
     }
 }

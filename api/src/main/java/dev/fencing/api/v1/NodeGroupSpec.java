@@ -40,28 +40,28 @@ public final class NodeGroupSpec {
         return nodeType;
     }
 
-    /** Sets: cloudEphemeral, CloudPermanent, CloudStatic or Static. */
+    /** Sets {@code nodeType}. */
     public void setNodeType(NodeType nodeType) {
         this.nodeType = nodeType;
     }
 
-    /** Fluent setter: cloudEphemeral, CloudPermanent, CloudStatic or Static. */
+    /** Sets {@code nodeType} and returns this. */
     public NodeGroupSpec withNodeType(NodeType nodeType) {
         this.nodeType = nodeType;
         return this;
     }
 
-    /** Fencing policy of the group; absent = fencing off. */
+    /** Fencing policy of the group. */
     public Fencing getFencing() {
         return fencing;
     }
 
-    /** Sets: fencing policy of the group; absent = fencing off. */
+    /** Sets {@code fencing}. */
     public void setFencing(Fencing fencing) {
         this.fencing = fencing;
     }
 
-    /** Fluent setter: fencing policy of the group; absent = fencing off. */
+    /** Sets {@code fencing} and returns this. */
     public NodeGroupSpec withFencing(Fencing fencing) {
         this.fencing = fencing;
         return this;
@@ -92,7 +92,9 @@ public final class NodeGroupSpec {
 
     @Override
     public String toString() {
-        return "NodeGroupSpec{nodeType=" + nodeType + ", fencing=" + fencing
-                + ", additionalProperties=" + additionalProperties + "}";
+        return "NodeGroupSpec{nodeType=" + nodeType
+                + ", fencing=" + fencing
+                + ", additionalProperties=" + additionalProperties
+                + "}";
     }
 }

@@ -14,7 +14,8 @@ public final class NodeGroupStatus {
     @JsonPropertyDescription("The metadata.generation this status was computed from.")
     private Long observedGeneration;
 
-    @JsonPropertyDescription("Standard conditions, e.g. Ready and QuorumHealthy, with reasons that say what to change.")
+    @JsonPropertyDescription("Standard conditions, e.g. Ready and QuorumHealthy, with reasons that say what to "
+            + "change.")
     private List<Condition> conditions;
 
     @JsonPropertyDescription("Fencing mode in effect (Watchdog or Notify).")
@@ -52,28 +53,28 @@ public final class NodeGroupStatus {
         return observedGeneration;
     }
 
-    /** Sets: the metadata.generation this status was computed from. */
+    /** Sets {@code observedGeneration}. */
     public void setObservedGeneration(Long observedGeneration) {
         this.observedGeneration = observedGeneration;
     }
 
-    /** Fluent setter: the metadata.generation this status was computed from. */
+    /** Sets {@code observedGeneration} and returns this. */
     public NodeGroupStatus withObservedGeneration(Long observedGeneration) {
         this.observedGeneration = observedGeneration;
         return this;
     }
 
-    /** Standard conditions, e.g. Ready and QuorumHealthy, with reasons that say what to change. */
+    /** Standard conditions, e.g. */
     public List<Condition> getConditions() {
         return conditions;
     }
 
-    /** Sets: standard conditions, e.g. Ready and QuorumHealthy, with reasons that say what to change. */
+    /** Sets {@code conditions}. */
     public void setConditions(List<Condition> conditions) {
         this.conditions = conditions;
     }
 
-    /** Fluent setter: standard conditions, e.g. Ready and QuorumHealthy, with reasons that say what to change. */
+    /** Sets {@code conditions} and returns this. */
     public NodeGroupStatus withConditions(List<Condition> conditions) {
         this.conditions = conditions;
         return this;
@@ -84,12 +85,12 @@ public final class NodeGroupStatus {
         return mode;
     }
 
-    /** Sets: fencing mode in effect (Watchdog or Notify). */
+    /** Sets {@code mode}. */
     public void setMode(String mode) {
         this.mode = mode;
     }
 
-    /** Fluent setter: fencing mode in effect (Watchdog or Notify). */
+    /** Sets {@code mode} and returns this. */
     public NodeGroupStatus withMode(String mode) {
         this.mode = mode;
         return this;
@@ -100,12 +101,12 @@ public final class NodeGroupStatus {
         return expected;
     }
 
-    /** Sets: expected members of the group (the quorum denominator). */
+    /** Sets {@code expected}. */
     public void setExpected(Integer expected) {
         this.expected = expected;
     }
 
-    /** Fluent setter: expected members of the group (the quorum denominator). */
+    /** Sets {@code expected} and returns this. */
     public NodeGroupStatus withExpected(Integer expected) {
         this.expected = expected;
         return this;
@@ -116,12 +117,12 @@ public final class NodeGroupStatus {
         return quorumSize;
     }
 
-    /** Sets: votes needed to hold quorum, resolved. */
+    /** Sets {@code quorumSize}. */
     public void setQuorumSize(Integer quorumSize) {
         this.quorumSize = quorumSize;
     }
 
-    /** Fluent setter: votes needed to hold quorum, resolved. */
+    /** Sets {@code quorumSize} and returns this. */
     public NodeGroupStatus withQuorumSize(Integer quorumSize) {
         this.quorumSize = quorumSize;
         return this;
@@ -132,12 +133,12 @@ public final class NodeGroupStatus {
         return heard;
     }
 
-    /** Sets: members the majority side currently confirms. */
+    /** Sets {@code heard}. */
     public void setHeard(Integer heard) {
         this.heard = heard;
     }
 
-    /** Fluent setter: members the majority side currently confirms. */
+    /** Sets {@code heard} and returns this. */
     public NodeGroupStatus withHeard(Integer heard) {
         this.heard = heard;
         return this;
@@ -148,12 +149,12 @@ public final class NodeGroupStatus {
         return armed;
     }
 
-    /** Sets: agents whose watchdog is armed. */
+    /** Sets {@code armed}. */
     public void setArmed(Integer armed) {
         this.armed = armed;
     }
 
-    /** Fluent setter: agents whose watchdog is armed. */
+    /** Sets {@code armed} and returns this. */
     public NodeGroupStatus withArmed(Integer armed) {
         this.armed = armed;
         return this;
@@ -164,12 +165,12 @@ public final class NodeGroupStatus {
         return fencedNodes;
     }
 
-    /** Sets: nodes treated as fenced, with the time from which that is safe. */
+    /** Sets {@code fencedNodes}. */
     public void setFencedNodes(List<FencedNode> fencedNodes) {
         this.fencedNodes = fencedNodes;
     }
 
-    /** Fluent setter: nodes treated as fenced, with the time from which that is safe. */
+    /** Sets {@code fencedNodes} and returns this. */
     public NodeGroupStatus withFencedNodes(List<FencedNode> fencedNodes) {
         this.fencedNodes = fencedNodes;
         return this;
@@ -180,12 +181,12 @@ public final class NodeGroupStatus {
         return timings;
     }
 
-    /** Sets: every resolved timing, including tStop and safeToAssumeFencedDelay. */
+    /** Sets {@code timings}. */
     public void setTimings(ResolvedTimingsStatus timings) {
         this.timings = timings;
     }
 
-    /** Fluent setter: every resolved timing, including tStop and safeToAssumeFencedDelay. */
+    /** Sets {@code timings} and returns this. */
     public NodeGroupStatus withTimings(ResolvedTimingsStatus timings) {
         this.timings = timings;
         return this;
@@ -212,11 +213,21 @@ public final class NodeGroupStatus {
 
     @Override
     public int hashCode() {
-        return Objects.hash(observedGeneration, conditions, mode, expected, quorumSize, heard, armed, fencedNodes, timings);
+        return Objects.hash(observedGeneration, conditions, mode, expected, quorumSize, heard, armed, fencedNodes,
+                timings);
     }
 
     @Override
     public String toString() {
-        return "NodeGroupStatus{observedGeneration=" + observedGeneration + ", conditions=" + conditions + ", mode=" + mode + ", expected=" + expected + ", quorumSize=" + quorumSize + ", heard=" + heard + ", armed=" + armed + ", fencedNodes=" + fencedNodes + ", timings=" + timings + "}";
+        return "NodeGroupStatus{observedGeneration=" + observedGeneration
+                + ", conditions=" + conditions
+                + ", mode=" + mode
+                + ", expected=" + expected
+                + ", quorumSize=" + quorumSize
+                + ", heard=" + heard
+                + ", armed=" + armed
+                + ", fencedNodes=" + fencedNodes
+                + ", timings=" + timings
+                + "}";
     }
 }

@@ -26,7 +26,8 @@ public final class NodeGroupValidator {
         List<Violation> out = new ArrayList<>();
         NodeGroupSpec spec = nodeGroup.getSpec();
         if (spec == null) {
-            out.add(new Violation("spec", "NodeGroup has no spec; set spec.nodeType (and spec.fencing to enable fencing)"));
+            out.add(new Violation("spec",
+                    "NodeGroup has no spec; set spec.nodeType (and spec.fencing to enable fencing)"));
             return List.copyOf(out);
         }
         if (spec.getNodeType() == null) {
@@ -35,7 +36,9 @@ public final class NodeGroupValidator {
         }
         if (spec.getFencing() != null) {
             FencingSpecReader.Result mapping = NodeGroupFencing.map(spec.getFencing());
-            out.addAll(mapping.valid() ? PolicyResolver.validate(mapping.spec(), expectedMembers) : mapping.violations());
+            out.addAll(mapping.valid()
+                    ? PolicyResolver.validate(mapping.spec(), expectedMembers)
+                    : mapping.violations());
         }
         return List.copyOf(out);
     }

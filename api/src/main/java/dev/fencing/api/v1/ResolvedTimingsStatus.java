@@ -7,7 +7,10 @@ import dev.fencing.policy.DurationFormat;
 import dev.fencing.policy.ResolvedTimings;
 import java.util.Objects;
 
-/** {@code status.timings}: every timing the group's agents run with, as Kubernetes durations, including the derived T_stop and safe-to-assume-fenced delay. */
+/**
+ * {@code status.timings}: every timing the group's agents run with, as Kubernetes durations, including the derived
+ * T_stop and safe-to-assume-fenced delay.
+ */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public final class ResolvedTimingsStatus {
 
@@ -62,156 +65,159 @@ public final class ResolvedTimingsStatus {
     @JsonPropertyDescription("Margin added to the safe-to-assume-fenced delay.")
     private String fenceMargin;
 
-    @JsonPropertyDescription("Hard bound: a node cut off from the majority stops feeding at most this long after its last heartbeat a majority member received (quorumWindow x localHealthCap + evaluationTick).")
+    @JsonPropertyDescription("Hard bound: a node cut off from the majority stops feeding at most this long "
+            + "after its last heartbeat a majority member received (quorumWindow x "
+            + "localHealthCap + evaluationTick).")
     @JsonProperty("tStop")
     private String tStop;
 
-    @JsonPropertyDescription("lastContact + this = the earliest time a lost node may be treated as powered off (tStop + watchdogTimeout + fenceMargin).")
+    @JsonPropertyDescription("lastContact + this = the earliest time a lost node may be treated as powered off "
+            + "(tStop + watchdogTimeout + fenceMargin).")
     private String safeToAssumeFencedDelay;
 
     /** An empty instance; Jackson fills it. */
     public ResolvedTimingsStatus() {
     }
 
-    /** Where the values came from, e.g. Auto(n=5) or Medium+overrides. */
+    /** Where the values came from, e.g. */
     public String getProfile() {
         return profile;
     }
 
-    /** Sets: where the values came from, e.g. Auto(n=5) or Medium+overrides. */
+    /** Sets {@code profile}. */
     public void setProfile(String profile) {
         this.profile = profile;
     }
 
-    /** Fluent setter: where the values came from, e.g. Auto(n=5) or Medium+overrides. */
+    /** Sets {@code profile} and returns this. */
     public ResolvedTimingsStatus withProfile(String profile) {
         this.profile = profile;
         return this;
     }
 
-    /** memberlist probe period. */
+    /** Memberlist probe period. */
     public String getProbeInterval() {
         return probeInterval;
     }
 
-    /** Sets: memberlist probe period. */
+    /** Sets {@code probeInterval}. */
     public void setProbeInterval(String probeInterval) {
         this.probeInterval = probeInterval;
     }
 
-    /** Fluent setter: memberlist probe period. */
+    /** Sets {@code probeInterval} and returns this. */
     public ResolvedTimingsStatus withProbeInterval(String probeInterval) {
         this.probeInterval = probeInterval;
         return this;
     }
 
-    /** memberlist probe timeout. */
+    /** Memberlist probe timeout. */
     public String getProbeTimeout() {
         return probeTimeout;
     }
 
-    /** Sets: memberlist probe timeout. */
+    /** Sets {@code probeTimeout}. */
     public void setProbeTimeout(String probeTimeout) {
         this.probeTimeout = probeTimeout;
     }
 
-    /** Fluent setter: memberlist probe timeout. */
+    /** Sets {@code probeTimeout} and returns this. */
     public ResolvedTimingsStatus withProbeTimeout(String probeTimeout) {
         this.probeTimeout = probeTimeout;
         return this;
     }
 
-    /** memberlist suspicion multiplier. */
+    /** Memberlist suspicion multiplier. */
     public Integer getSuspicionMult() {
         return suspicionMult;
     }
 
-    /** Sets: memberlist suspicion multiplier. */
+    /** Sets {@code suspicionMult}. */
     public void setSuspicionMult(Integer suspicionMult) {
         this.suspicionMult = suspicionMult;
     }
 
-    /** Fluent setter: memberlist suspicion multiplier. */
+    /** Sets {@code suspicionMult} and returns this. */
     public ResolvedTimingsStatus withSuspicionMult(Integer suspicionMult) {
         this.suspicionMult = suspicionMult;
         return this;
     }
 
-    /** memberlist maximum suspicion multiplier. */
+    /** Memberlist maximum suspicion multiplier. */
     public Integer getSuspicionMaxTimeoutMult() {
         return suspicionMaxTimeoutMult;
     }
 
-    /** Sets: memberlist maximum suspicion multiplier. */
+    /** Sets {@code suspicionMaxTimeoutMult}. */
     public void setSuspicionMaxTimeoutMult(Integer suspicionMaxTimeoutMult) {
         this.suspicionMaxTimeoutMult = suspicionMaxTimeoutMult;
     }
 
-    /** Fluent setter: memberlist maximum suspicion multiplier. */
+    /** Sets {@code suspicionMaxTimeoutMult} and returns this. */
     public ResolvedTimingsStatus withSuspicionMaxTimeoutMult(Integer suspicionMaxTimeoutMult) {
         this.suspicionMaxTimeoutMult = suspicionMaxTimeoutMult;
         return this;
     }
 
-    /** memberlist gossip period. */
+    /** Memberlist gossip period. */
     public String getGossipInterval() {
         return gossipInterval;
     }
 
-    /** Sets: memberlist gossip period. */
+    /** Sets {@code gossipInterval}. */
     public void setGossipInterval(String gossipInterval) {
         this.gossipInterval = gossipInterval;
     }
 
-    /** Fluent setter: memberlist gossip period. */
+    /** Sets {@code gossipInterval} and returns this. */
     public ResolvedTimingsStatus withGossipInterval(String gossipInterval) {
         this.gossipInterval = gossipInterval;
         return this;
     }
 
-    /** memberlist gossip fan-out. */
+    /** Memberlist gossip fan-out. */
     public Integer getGossipNodes() {
         return gossipNodes;
     }
 
-    /** Sets: memberlist gossip fan-out. */
+    /** Sets {@code gossipNodes}. */
     public void setGossipNodes(Integer gossipNodes) {
         this.gossipNodes = gossipNodes;
     }
 
-    /** Fluent setter: memberlist gossip fan-out. */
+    /** Sets {@code gossipNodes} and returns this. */
     public ResolvedTimingsStatus withGossipNodes(Integer gossipNodes) {
         this.gossipNodes = gossipNodes;
         return this;
     }
 
-    /** memberlist retransmission multiplier. */
+    /** Memberlist retransmission multiplier. */
     public Integer getRetransmitMult() {
         return retransmitMult;
     }
 
-    /** Sets: memberlist retransmission multiplier. */
+    /** Sets {@code retransmitMult}. */
     public void setRetransmitMult(Integer retransmitMult) {
         this.retransmitMult = retransmitMult;
     }
 
-    /** Fluent setter: memberlist retransmission multiplier. */
+    /** Sets {@code retransmitMult} and returns this. */
     public ResolvedTimingsStatus withRetransmitMult(Integer retransmitMult) {
         this.retransmitMult = retransmitMult;
         return this;
     }
 
-    /** memberlist full state sync period. */
+    /** Memberlist full state sync period. */
     public String getPushPullInterval() {
         return pushPullInterval;
     }
 
-    /** Sets: memberlist full state sync period. */
+    /** Sets {@code pushPullInterval}. */
     public void setPushPullInterval(String pushPullInterval) {
         this.pushPullInterval = pushPullInterval;
     }
 
-    /** Fluent setter: memberlist full state sync period. */
+    /** Sets {@code pushPullInterval} and returns this. */
     public ResolvedTimingsStatus withPushPullInterval(String pushPullInterval) {
         this.pushPullInterval = pushPullInterval;
         return this;
@@ -222,12 +228,12 @@ public final class ResolvedTimingsStatus {
         return heartbeatInterval;
     }
 
-    /** Sets: quorum heartbeat period. */
+    /** Sets {@code heartbeatInterval}. */
     public void setHeartbeatInterval(String heartbeatInterval) {
         this.heartbeatInterval = heartbeatInterval;
     }
 
-    /** Fluent setter: quorum heartbeat period. */
+    /** Sets {@code heartbeatInterval} and returns this. */
     public ResolvedTimingsStatus withHeartbeatInterval(String heartbeatInterval) {
         this.heartbeatInterval = heartbeatInterval;
         return this;
@@ -238,12 +244,12 @@ public final class ResolvedTimingsStatus {
         return quorumWindow;
     }
 
-    /** Sets: quorum round-trip window. */
+    /** Sets {@code quorumWindow}. */
     public void setQuorumWindow(String quorumWindow) {
         this.quorumWindow = quorumWindow;
     }
 
-    /** Fluent setter: quorum round-trip window. */
+    /** Sets {@code quorumWindow} and returns this. */
     public ResolvedTimingsStatus withQuorumWindow(String quorumWindow) {
         this.quorumWindow = quorumWindow;
         return this;
@@ -254,12 +260,12 @@ public final class ResolvedTimingsStatus {
         return localHealthCap;
     }
 
-    /** Sets: maximum stretch factor of the quorum window. */
+    /** Sets {@code localHealthCap}. */
     public void setLocalHealthCap(Double localHealthCap) {
         this.localHealthCap = localHealthCap;
     }
 
-    /** Fluent setter: maximum stretch factor of the quorum window. */
+    /** Sets {@code localHealthCap} and returns this. */
     public ResolvedTimingsStatus withLocalHealthCap(Double localHealthCap) {
         this.localHealthCap = localHealthCap;
         return this;
@@ -270,12 +276,12 @@ public final class ResolvedTimingsStatus {
         return evaluationTick;
     }
 
-    /** Sets: quorum evaluation period. */
+    /** Sets {@code evaluationTick}. */
     public void setEvaluationTick(String evaluationTick) {
         this.evaluationTick = evaluationTick;
     }
 
-    /** Fluent setter: quorum evaluation period. */
+    /** Sets {@code evaluationTick} and returns this. */
     public ResolvedTimingsStatus withEvaluationTick(String evaluationTick) {
         this.evaluationTick = evaluationTick;
         return this;
@@ -286,12 +292,12 @@ public final class ResolvedTimingsStatus {
         return feedInterval;
     }
 
-    /** Sets: watchdog feed period. */
+    /** Sets {@code feedInterval}. */
     public void setFeedInterval(String feedInterval) {
         this.feedInterval = feedInterval;
     }
 
-    /** Fluent setter: watchdog feed period. */
+    /** Sets {@code feedInterval} and returns this. */
     public ResolvedTimingsStatus withFeedInterval(String feedInterval) {
         this.feedInterval = feedInterval;
         return this;
@@ -302,12 +308,12 @@ public final class ResolvedTimingsStatus {
         return watchdogTimeout;
     }
 
-    /** Sets: watchdog device timeout. */
+    /** Sets {@code watchdogTimeout}. */
     public void setWatchdogTimeout(String watchdogTimeout) {
         this.watchdogTimeout = watchdogTimeout;
     }
 
-    /** Fluent setter: watchdog device timeout. */
+    /** Sets {@code watchdogTimeout} and returns this. */
     public ResolvedTimingsStatus withWatchdogTimeout(String watchdogTimeout) {
         this.watchdogTimeout = watchdogTimeout;
         return this;
@@ -318,12 +324,12 @@ public final class ResolvedTimingsStatus {
         return armingDelay;
     }
 
-    /** Sets: quorum held this long before arming. */
+    /** Sets {@code armingDelay}. */
     public void setArmingDelay(String armingDelay) {
         this.armingDelay = armingDelay;
     }
 
-    /** Fluent setter: quorum held this long before arming. */
+    /** Sets {@code armingDelay} and returns this. */
     public ResolvedTimingsStatus withArmingDelay(String armingDelay) {
         this.armingDelay = armingDelay;
         return this;
@@ -334,45 +340,48 @@ public final class ResolvedTimingsStatus {
         return fenceMargin;
     }
 
-    /** Sets: margin added to the safe-to-assume-fenced delay. */
+    /** Sets {@code fenceMargin}. */
     public void setFenceMargin(String fenceMargin) {
         this.fenceMargin = fenceMargin;
     }
 
-    /** Fluent setter: margin added to the safe-to-assume-fenced delay. */
+    /** Sets {@code fenceMargin} and returns this. */
     public ResolvedTimingsStatus withFenceMargin(String fenceMargin) {
         this.fenceMargin = fenceMargin;
         return this;
     }
 
-    /** Hard bound: a node cut off from the majority stops feeding at most this long after its last heartbeat a majority member received (quorumWindow x localHealthCap + evaluationTick). */
+    /** Hard bound. */
     @JsonProperty("tStop")
     public String getTStop() {
         return tStop;
     }
 
-    /** Sets: hard bound: a node cut off from the majority stops feeding at most this long after its last heartbeat a majority member received (quorumWindow x localHealthCap + evaluationTick). */
+    /** Sets {@code tStop}. */
     public void setTStop(String tStop) {
         this.tStop = tStop;
     }
 
-    /** Fluent setter: hard bound: a node cut off from the majority stops feeding at most this long after its last heartbeat a majority member received (quorumWindow x localHealthCap + evaluationTick). */
+    /** Sets {@code tStop} and returns this. */
     public ResolvedTimingsStatus withTStop(String tStop) {
         this.tStop = tStop;
         return this;
     }
 
-    /** lastContact + this = the earliest time a lost node may be treated as powered off (tStop + watchdogTimeout + fenceMargin). */
+    /**
+     * LastContact + this = the earliest time a lost node may be treated as powered off (tStop + watchdogTimeout +
+     * fenceMargin).
+     */
     public String getSafeToAssumeFencedDelay() {
         return safeToAssumeFencedDelay;
     }
 
-    /** Sets: lastContact + this = the earliest time a lost node may be treated as powered off (tStop + watchdogTimeout + fenceMargin). */
+    /** Sets {@code safeToAssumeFencedDelay}. */
     public void setSafeToAssumeFencedDelay(String safeToAssumeFencedDelay) {
         this.safeToAssumeFencedDelay = safeToAssumeFencedDelay;
     }
 
-    /** Fluent setter: lastContact + this = the earliest time a lost node may be treated as powered off (tStop + watchdogTimeout + fenceMargin). */
+    /** Sets {@code safeToAssumeFencedDelay} and returns this. */
     public ResolvedTimingsStatus withSafeToAssumeFencedDelay(String safeToAssumeFencedDelay) {
         this.safeToAssumeFencedDelay = safeToAssumeFencedDelay;
         return this;
@@ -433,11 +442,33 @@ public final class ResolvedTimingsStatus {
 
     @Override
     public int hashCode() {
-        return Objects.hash(profile, probeInterval, probeTimeout, suspicionMult, suspicionMaxTimeoutMult, gossipInterval, gossipNodes, retransmitMult, pushPullInterval, heartbeatInterval, quorumWindow, localHealthCap, evaluationTick, feedInterval, watchdogTimeout, armingDelay, fenceMargin, tStop, safeToAssumeFencedDelay);
+        return Objects.hash(profile, probeInterval, probeTimeout, suspicionMult, suspicionMaxTimeoutMult,
+                gossipInterval, gossipNodes, retransmitMult, pushPullInterval, heartbeatInterval,
+                quorumWindow, localHealthCap, evaluationTick, feedInterval, watchdogTimeout, armingDelay,
+                fenceMargin, tStop, safeToAssumeFencedDelay);
     }
 
     @Override
     public String toString() {
-        return "ResolvedTimingsStatus{profile=" + profile + ", probeInterval=" + probeInterval + ", probeTimeout=" + probeTimeout + ", suspicionMult=" + suspicionMult + ", suspicionMaxTimeoutMult=" + suspicionMaxTimeoutMult + ", gossipInterval=" + gossipInterval + ", gossipNodes=" + gossipNodes + ", retransmitMult=" + retransmitMult + ", pushPullInterval=" + pushPullInterval + ", heartbeatInterval=" + heartbeatInterval + ", quorumWindow=" + quorumWindow + ", localHealthCap=" + localHealthCap + ", evaluationTick=" + evaluationTick + ", feedInterval=" + feedInterval + ", watchdogTimeout=" + watchdogTimeout + ", armingDelay=" + armingDelay + ", fenceMargin=" + fenceMargin + ", tStop=" + tStop + ", safeToAssumeFencedDelay=" + safeToAssumeFencedDelay + "}";
+        return "ResolvedTimingsStatus{profile=" + profile
+                + ", probeInterval=" + probeInterval
+                + ", probeTimeout=" + probeTimeout
+                + ", suspicionMult=" + suspicionMult
+                + ", suspicionMaxTimeoutMult=" + suspicionMaxTimeoutMult
+                + ", gossipInterval=" + gossipInterval
+                + ", gossipNodes=" + gossipNodes
+                + ", retransmitMult=" + retransmitMult
+                + ", pushPullInterval=" + pushPullInterval
+                + ", heartbeatInterval=" + heartbeatInterval
+                + ", quorumWindow=" + quorumWindow
+                + ", localHealthCap=" + localHealthCap
+                + ", evaluationTick=" + evaluationTick
+                + ", feedInterval=" + feedInterval
+                + ", watchdogTimeout=" + watchdogTimeout
+                + ", armingDelay=" + armingDelay
+                + ", fenceMargin=" + fenceMargin
+                + ", tStop=" + tStop
+                + ", safeToAssumeFencedDelay=" + safeToAssumeFencedDelay
+                + "}";
     }
 }
