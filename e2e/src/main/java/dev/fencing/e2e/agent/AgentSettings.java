@@ -1,0 +1,63 @@
+package dev.fencing.e2e.agent;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The fencing policy every agent of a lab group runs with (the {@code fencing:} block of the standalone file).
+ *
+ * @param watchdogTimeout  the emulated device's timeout, also written as {@code watchdog.timeout}
+ * @param quorumLossAction Fence, Exclude or Wait
+ * @param tieBreakers      e.g. [LowestName]
+ * @param timings          overrides of the profile, by their spec.fencing names (quorumWindow, heartbeatInterval…)
+ */
+public record AgentSettings(Duration watchdogTimeout, String quorumLossAction, List<String> tieBreakers,
+                            Map<String, String> timings) {
+
+    public AgentSettings {
+        tieBreakers = List.copyOf(tieBreakers);
+        timings = Map.copyOf(new LinkedHashMap<>(timings));
+    }
+
+    /** Fast settings for tests on one machine: a 6 s watchdog and second-scale quorum timings. */
+    public static AgentSettings fastFence() {
+        return new AgentSettings(Duration.ofSeconds(6), "Fence", List.of("LowestName"), Map.of(
+                "probeInterval", "500ms",
+                "probeTimeout", "200ms",
+                "gossipInterval", "200ms",
+                "heartbeatInterval", "250ms",
+                "quorumWindow", "1500ms",
+                "feedInterval", "1s",
+                "armingDelay", "2s"));
+    }
+
+    /** @return the standalone agent file for {@code group} with {@code members} (name, gossip address, ip) */
+    public String standaloneYaml(String group, List<Member> members) {
+        StringBuilder yaml = new StringBuilder();
+        yaml.append("group: ").append(group).append('\n');
+        yaml.append("expected:\n");
+        for (Member m : members) {
+            yaml.append("  - name: ").append(m.name()).append('\n');
+            yaml.append("    address: \"").append(m.ip()).append(':').append(m.gossipPort()).append("\"\n");
+            yaml.append("    addresses: {InternalIP: \"").append(m.ip()).append("\"}\n");
+        }
+        yaml.append("fencing:\n");
+        yaml.append("  mode: Watchdog\n");
+        yaml.append("  watchdog: {timeout: ").append(watchdogTimeout.toSeconds()).append("s}\n");
+        yaml.append("  quorumLossAction: ").append(quorumLossAction).append('\n');
+        yaml.append("  profile: Auto\n");
+        yaml.append("  quorum: {size: Auto, tieBreakers: [").append(String.join(", ", tieBreakers)).append("]}\n");
+        if (!timings.isEmpty()) {
+            yaml.append("  timings:\n");
+            timings.entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(e ->
+                    yaml.append("    ").append(e.getKey()).append(": ").append(e.getValue()).append('\n'));
+        }
+        return yaml.toString();
+    }
+
+    /** One expected member of the group. */
+    public record Member(String name, String ip, int gossipPort) {
+    }
+}
