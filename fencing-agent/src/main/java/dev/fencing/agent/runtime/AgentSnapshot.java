@@ -1,0 +1,175 @@
+package dev.fencing.agent.runtime;
+
+import com.google.protobuf.Duration;
+import dev.fencing.agent.config.AgentConfig;
+import dev.fencing.agent.membership.GossipState;
+import dev.fencing.agent.quorum.PeerQuorumView;
+import dev.fencing.agent.quorum.QuorumVerdict;
+import dev.fencing.agent.watchdog.WatchdogStatus;
+import dev.fencing.policy.PolicyProtos;
+import dev.fencing.proto.fencing.v1.AgentStatus;
+import dev.fencing.proto.fencing.v1.FencingMode;
+import dev.fencing.proto.fencing.v1.PeerMemberState;
+import dev.fencing.proto.fencing.v1.PeerStatus;
+import dev.fencing.proto.nodemanager.v1.AgentReport;
+import dev.fencing.proto.nodemanager.v1.PeerReport;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The agent's state as of one tick, immutable, published by the quorum loop for readers on other threads (local API
+ * GetStatus, controller reports, metrics, tests).
+ *
+ * @param node this node
+ * @param agentVersion build version
+ * @param takenAtNanos monotonic time of the tick
+ * @param config the config in effect, if any
+ * @param verdict the latest quorum verdict, if evaluated
+ * @param watchdog the supervisor's status
+ * @param peers gossip's view of every expected peer
+ * @param localLagNanos the measured local lag at this tick
+ * @param isolated this node announces itself isolated
+ */
+public record AgentSnapshot(
+    String node,
+    String agentVersion,
+    long takenAtNanos,
+    Optional<AgentConfig> config,
+    Optional<QuorumVerdict> verdict,
+    WatchdogStatus watchdog,
+    List<PeerView> peers,
+    long localLagNanos,
+    boolean isolated) {
+
+  /**
+   * Gossip's view of one expected peer.
+   *
+   * @param name member name
+   * @param state its gossip state, empty when gossip never saw it
+   * @param isolated it announces itself isolated
+   * @param addresses its addresses (announced, else configured)
+   */
+  public record PeerView(String name, Optional<GossipState> state, boolean isolated, Map<String, String> addresses) {}
+
+  public AgentSnapshot {
+    peers = List.copyOf(peers);
+  }
+
+  static AgentSnapshot initial(String node, String version, WatchdogStatus watchdog) {
+    return new AgentSnapshot(node, version, 0, Optional.empty(), Optional.empty(), watchdog, List.of(), 0, false);
+  }
+
+  AgentSnapshot withWatchdog(WatchdogStatus status) {
+    return new AgentSnapshot(node, agentVersion, takenAtNanos, config, verdict, status, peers, localLagNanos,
+        isolated);
+  }
+
+  /** Quorum held at the latest evaluation. */
+  public boolean quorumHeld() {
+    return verdict.map(QuorumVerdict::held).orElse(false);
+  }
+
+  /** The fencing.v1 status served by GetStatus. */
+  public AgentStatus toStatus(long nowNanos) {
+    AgentStatus.Builder out = AgentStatus.newBuilder()
+        .setNode(node)
+        .setAgentVersion(agentVersion)
+        .setArmed(watchdog.armed())
+        .setFencingInProgress(watchdog.fencingInProgress())
+        .setIsolated(isolated)
+        .addAllDisarmReasons(watchdog.disarmReasons())
+        .setFeedsTotal(watchdog.feedsTotal())
+        .setLocalLag(nanos(localLagNanos));
+    watchdog.lastFeedNanos().ifPresent(t -> out.setSinceLastFeed(nanos(nowNanos - t)));
+    config.ifPresent(c -> {
+      out.setGroup(c.group())
+          .setMode(PolicyProtos.toProto(c.policy().mode()))
+          .setQuorumLossAction(PolicyProtos.toProto(c.policy().quorumLossAction()))
+          .setExpected(c.members().size())
+          .setQuorumSize(c.policy().quorumSize())
+          .setTimings(PolicyProtos.toProto(c.policy().timings()))
+          .setConfigRevision(c.revision())
+          .setConfigSource(c.source());
+      c.policy().tieBreakers().forEach(k -> out.addTieBreakers(PolicyProtos.toProto(k)));
+    });
+    if (config.isEmpty()) {
+      out.setMode(FencingMode.FENCING_MODE_UNSPECIFIED);
+    }
+    out.setTieBreakerOutcome(verdict.map(QuorumVerdict::tieBreakerOutcome).orElse("none"));
+    verdict.ifPresent(v -> {
+      out.setQuorumHeld(v.held()).setHeard(v.heard());
+      long age = nowNanos - v.evaluatedAtNanos();
+      for (PeerQuorumView p : v.peers()) {
+        PeerView gossip = peer(p.name());
+        PeerStatus.Builder peer = PeerStatus.newBuilder()
+            .setName(p.name())
+            .setConfirmed(p.confirmed())
+            .setMemberState(memberState(gossip))
+            .setIsolated(gossip != null && gossip.isolated());
+        if (gossip != null) {
+          peer.putAllAddresses(gossip.addresses());
+        }
+        p.sinceLastConfirmedNanos().ifPresent(n -> peer.setSinceLastConfirmed(nanos(n + age)));
+        p.sinceLastHeardNanos().ifPresent(n -> peer.setSinceLastHeard(nanos(n + age)));
+        out.addPeers(peer);
+      }
+    });
+    return out.build();
+  }
+
+  /** The AgentControl report sent to the controller. */
+  public AgentReport toReport(long nowNanos) {
+    AgentReport.Builder out = AgentReport.newBuilder()
+        .setEpoch(config.map(AgentConfig::epoch).orElse(""))
+        .setArmed(watchdog.armed())
+        .setFencingInProgress(watchdog.fencingInProgress())
+        .setQuorumHeld(quorumHeld())
+        .setIsolated(isolated)
+        .addAllDisarmReasons(watchdog.disarmReasons())
+        .setWatchdogCondition(watchdog.condition());
+    watchdog.lastFeedNanos().ifPresent(t -> out.setSinceLastFeed(nanos(nowNanos - t)));
+    config.ifPresent(c -> out.setAppliedRevision(c.revision())
+        .setMode(PolicyProtos.toProto(c.policy().mode()))
+        .setExpected(c.members().size())
+        .setQuorumSize(c.policy().quorumSize()));
+    verdict.ifPresent(v -> {
+      out.setConfirmed(v.heard());
+      long age = nowNanos - v.evaluatedAtNanos();
+      for (PeerQuorumView p : v.peers()) {
+        PeerReport.Builder peer = PeerReport.newBuilder().setName(p.name()).setConfirmed(p.confirmed())
+            .setMemberState(memberState(peer(p.name())));
+        p.sinceLastConfirmedNanos().ifPresent(n -> peer.setSinceLastConfirmed(nanos(n + age)));
+        p.sinceLastHeardNanos().ifPresent(n -> peer.setSinceLastHeard(nanos(n + age)));
+        out.addPeers(peer);
+      }
+    });
+    return out.build();
+  }
+
+  private PeerView peer(String name) {
+    for (PeerView p : peers) {
+      if (p.name().equals(name)) {
+        return p;
+      }
+    }
+    return null;
+  }
+
+  private static PeerMemberState memberState(PeerView peer) {
+    if (peer == null || peer.state().isEmpty()) {
+      return PeerMemberState.PEER_MEMBER_STATE_UNKNOWN;
+    }
+    return switch (peer.state().get()) {
+      case ALIVE -> PeerMemberState.PEER_MEMBER_STATE_ALIVE;
+      case SUSPECT -> PeerMemberState.PEER_MEMBER_STATE_SUSPECT;
+      case DEAD -> PeerMemberState.PEER_MEMBER_STATE_DEAD;
+      case LEFT -> PeerMemberState.PEER_MEMBER_STATE_LEFT;
+    };
+  }
+
+  private static Duration nanos(long nanos) {
+    long n = Math.max(0, nanos);
+    return Duration.newBuilder().setSeconds(n / 1_000_000_000L).setNanos((int) (n % 1_000_000_000L)).build();
+  }
+}

@@ -1,0 +1,649 @@
+package dev.fencing.agent.runtime;
+
+import dev.fencing.agent.api.EventHub;
+import dev.fencing.agent.config.AgentConfig;
+import dev.fencing.agent.config.ExpectedMember;
+import dev.fencing.agent.config.StateDirectory;
+import dev.fencing.agent.membership.GossipListener;
+import dev.fencing.agent.membership.GossipMember;
+import dev.fencing.agent.membership.GossipMembership;
+import dev.fencing.agent.membership.GossipState;
+import dev.fencing.agent.membership.MembershipView;
+import dev.fencing.agent.membership.NodeMeta;
+import dev.fencing.agent.quorum.Heartbeat;
+import dev.fencing.agent.quorum.HeartbeatCodec;
+import dev.fencing.agent.quorum.HeartbeatOutcome;
+import dev.fencing.agent.quorum.MalformedHeartbeatException;
+import dev.fencing.agent.quorum.MonotonicClock;
+import dev.fencing.agent.quorum.QuorumEvaluator;
+import dev.fencing.agent.quorum.QuorumSettings;
+import dev.fencing.agent.quorum.QuorumVerdict;
+import dev.fencing.agent.quorum.TieBreaker;
+import dev.fencing.agent.watchdog.ArmingConditions;
+import dev.fencing.agent.watchdog.WatchdogDevice;
+import dev.fencing.agent.watchdog.WatchdogStatus;
+import dev.fencing.agent.watchdog.WatchdogSupervisor;
+import dev.fencing.policy.ResolvedTimings;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The running agent: one gossip membership per group, the quorum loop and the watchdog, on a single scheduler thread
+ * that owns the {@link QuorumEvaluator} and the {@link WatchdogSupervisor}. Gossip callbacks only enqueue heartbeats
+ * (the loop drains them before judging) and feed the {@link MembershipView}; blocking gossip calls (join, metadata
+ * updates, leave) run on a separate I/O thread so they never delay a feed.
+ *
+ * <p>Each tick: measure how late the tick fired and how long the oldest heartbeat waited, drain the inbox, send a
+ * heartbeat round when due (at once after a late tick, so peers' echoes are fresh), evaluate quorum, let the
+ * supervisor arm / feed / fence / disarm, announce the isolated flag when it changes, and re-join expected peers
+ * gossip does not know.
+ */
+public final class FencingAgent implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(FencingAgent.class);
+
+  /** Inbound heartbeats kept between ticks; beyond this they are dropped (counted): a flood must not exhaust heap. */
+  static final int INBOX_LIMIT = 4096;
+  /** File in the state dir recording that this node started fencing itself (read after the reset). */
+  static final String FENCE_RECORD = "last-fence";
+
+  /** What the agent is built from; only {@code RunCommand} and tests create these. */
+  public record Dependencies(
+      MonotonicClock clock,
+      InstantSource wallClock,
+      WatchdogDevice device,
+      GossipFactory gossipFactory,
+      EventHub hub,
+      MeterRegistry registry,
+      String agentVersion,
+      Optional<StateDirectory> stateDir,
+      Optional<TieBreaker> controlPlane,
+      Duration rejoinInterval,
+      Duration watchdogReopenBackoff) {
+
+    public Dependencies {
+      Objects.requireNonNull(clock, "clock");
+      Objects.requireNonNull(wallClock, "wallClock");
+      Objects.requireNonNull(device, "device");
+      Objects.requireNonNull(gossipFactory, "gossipFactory");
+      Objects.requireNonNull(hub, "hub");
+      Objects.requireNonNull(registry, "registry");
+      Objects.requireNonNull(agentVersion, "agentVersion");
+      Objects.requireNonNull(stateDir, "stateDir");
+      Objects.requireNonNull(controlPlane, "controlPlane");
+      Objects.requireNonNull(rejoinInterval, "rejoinInterval");
+      Objects.requireNonNull(watchdogReopenBackoff, "watchdogReopenBackoff");
+    }
+  }
+
+  private record Inbound(Heartbeat heartbeat, long receivedNanos) {}
+
+  private final String node;
+  private final Dependencies deps;
+  private final long bootId;
+  private final ScheduledExecutorService scheduler;
+  private final ExecutorService io;
+  private final ConcurrentLinkedQueue<Inbound> inbox = new ConcurrentLinkedQueue<>();
+  private final AtomicInteger inboxSize = new AtomicInteger();
+  private final AtomicBoolean joinInFlight = new AtomicBoolean();
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private final Counter heartbeatsSent;
+  private final Counter heartbeatsReceived;
+  private final Counter heartbeatsConfirmed;
+  private final Counter heartbeatsRejected;
+  private final Counter heartbeatsDropped;
+
+  // Written by the scheduler thread only; volatile where gossip threads or gauges read them.
+  private volatile AgentConfig config;
+  private volatile GossipMembership gossip;
+  private volatile MembershipView membershipView;
+  private QuorumEvaluator evaluator;
+  private WatchdogSupervisor supervisor;
+  private Optional<String> disableReason = Optional.empty();
+  private NodeMeta meta = NodeMeta.EMPTY;
+  private long intendedTickNanos;
+  private long lastRoundNanos;
+  private boolean roundSent;
+  private long lastRejoinNanos;
+  private boolean lastHeld;
+  private boolean lastFencing;
+  private String lastTieOutcome = "none";
+
+  // Read by any thread.
+  private volatile AgentSnapshot snapshot;
+
+  /**
+   * @param node this node's member name
+   * @param deps clocks, device, gossip factory, event hub, metrics
+   */
+  public FencingAgent(String node, Dependencies deps) {
+    this.node = Objects.requireNonNull(node, "node");
+    this.deps = deps;
+    this.bootId = new SecureRandom().nextLong() | 1L;
+    this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "fencing-quorum"));
+    this.io = Executors.newSingleThreadExecutor(r -> daemon(r, "fencing-gossip-io"));
+    this.supervisor = new WatchdogSupervisor(deps.device(), deps.watchdogReopenBackoff(), "node=" + node + " group=-");
+    MeterRegistry registry = deps.registry();
+    this.heartbeatsSent = Counter.builder("fencing.heartbeats.sent").description("Quorum heartbeats sent")
+        .register(registry);
+    this.heartbeatsReceived = Counter.builder("fencing.heartbeats.received")
+        .description("Quorum heartbeats received and accepted").register(registry);
+    this.heartbeatsConfirmed = Counter.builder("fencing.heartbeats.confirmed")
+        .description("Heartbeats that completed a round trip").register(registry);
+    this.heartbeatsRejected = Counter.builder("fencing.heartbeats.rejected")
+        .description("Heartbeats dropped: malformed, other group, unknown sender").register(registry);
+    this.heartbeatsDropped = Counter.builder("fencing.heartbeats.dropped")
+        .description("Heartbeats dropped because the inbox was full (the quorum loop is stalled)").register(registry);
+    this.snapshot = AgentSnapshot.initial(node, deps.agentVersion(), supervisor.status());
+    registerGauges(registry);
+  }
+
+  /** Starts the quorum loop; the agent runs disarmed until a config is applied. */
+  public void start() {
+    readPreviousFence();
+    scheduler.execute(() -> {
+      intendedTickNanos = deps.clock().nanoTime();
+      tickAndReschedule();
+    });
+  }
+
+  /** Applies a new config (file, controller, cache); safe from any thread. */
+  public void applyConfig(AgentConfig newConfig) {
+    if (!newConfig.self().equals(node)) {
+      LOG.error("node={} event=config_rejected reason=\"config is for node {}\"", node, newConfig.self());
+      return;
+    }
+    scheduler.execute(() -> reconfigure(newConfig));
+  }
+
+  /** The disable file appeared (reason = its first line) or disappeared (empty); safe from any thread. */
+  public void setDisabled(Optional<String> reason) {
+    scheduler.execute(() -> {
+      if (!reason.equals(disableReason)) {
+        LOG.info("{} event=disable_file present={} reason=\"{}\"", logContext(), reason.isPresent(),
+            reason.orElse(""));
+      }
+      disableReason = reason;
+    });
+  }
+
+  /** The latest state, for GetStatus, reports, metrics and tests. */
+  public AgentSnapshot snapshot() {
+    return snapshot;
+  }
+
+  /** Healthy while the quorum loop keeps ticking (a stuck loop means feeds stop too). */
+  public boolean healthy() {
+    AgentSnapshot s = snapshot;
+    long tick = s.config().map(c -> c.policy().timings().evaluationTick().toNanos()).orElse(1_000_000_000L);
+    return !closed.get() && deps.clock().nanoTime() - s.takenAtNanos() < Math.max(5 * tick, 2_000_000_000L);
+  }
+
+  /**
+   * SIGTERM: feeding ⇒ magic close; starving (fencing in progress) ⇒ close without the magic character so the fence
+   * completes. Then leaves gossip and stops the threads. Idempotent.
+   */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    Future<?> shutdown = scheduler.submit(() -> {
+      WatchdogStatus status = supervisor.shutdown();
+      snapshot = snapshot.withWatchdog(status);
+    });
+    try {
+      shutdown.get(5, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      LOG.error("{} event=shutdown_watchdog_failed error=\"{}\"", logContext(), e.toString());
+    }
+    scheduler.shutdownNow();
+    GossipMembership current = gossip;
+    io.execute(() -> {
+      if (current != null) {
+        current.leaveAndClose(Duration.ofSeconds(1));
+      }
+    });
+    io.shutdown();
+    try {
+      io.awaitTermination(3, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    io.shutdownNow();
+    LOG.info("{} event=stopped", logContext());
+  }
+
+  // ---- scheduler thread ------------------------------------------------------------------------------------------
+
+  private void tickAndReschedule() {
+    if (closed.get()) {
+      return;
+    }
+    try {
+      tick();
+    } catch (RuntimeException e) {
+      // A bug must not stop the loop silently: log it; feeds stop naturally if this repeats (healthz turns red).
+      LOG.error("{} event=tick_failed error=\"{}\"", logContext(), e.toString(), e);
+    }
+    long tickNanos = config == null ? 100_000_000L : config.policy().timings().evaluationTick().toNanos();
+    long now = deps.clock().nanoTime();
+    intendedTickNanos += tickNanos;
+    if (intendedTickNanos - now < 0) {
+      // Missed ticks are coalesced: the next one runs now and reports how late it is.
+      intendedTickNanos = now;
+    }
+    if (!closed.get()) {
+      scheduler.schedule(this::tickAndReschedule, intendedTickNanos - now, TimeUnit.NANOSECONDS);
+    }
+  }
+
+  private void tick() {
+    long now = deps.clock().nanoTime();
+    long late = Math.max(0, now - intendedTickNanos);
+    if (config == null || evaluator == null) {
+      inbox.clear();
+      inboxSize.set(0);
+      WatchdogStatus status = supervisor.tick(now, null, ArmingConditions.noConfig());
+      snapshot = new AgentSnapshot(node, deps.agentVersion(), now, Optional.empty(), Optional.empty(), status,
+          List.of(), late, meta.isolated());
+      return;
+    }
+    ResolvedTimings t = config.policy().timings();
+    long tickNanos = t.evaluationTick().toNanos();
+    Inbound oldest = inbox.peek();
+    long backlog = oldest == null ? 0 : now - oldest.receivedNanos() - tickNanos;
+    long lag = Math.max(late, backlog);
+    evaluator.observeLocalLag(now, lag);
+    drainInbox(now);
+
+    if (!roundSent || now - lastRoundNanos >= t.heartbeatInterval().toNanos()
+        || late > t.heartbeatInterval().toNanos() / 2) {
+      sendRound(now);
+    }
+    QuorumVerdict verdict = evaluator.evaluate(now);
+    WatchdogStatus status = supervisor.tick(now, verdict, conditions());
+    logQuorumTransitions(verdict, status);
+    if (status.isolated() != meta.isolated()) {
+      announceIsolated(status.isolated());
+    }
+    if (now - lastRejoinNanos >= deps.rejoinInterval().toNanos()) {
+      lastRejoinNanos = now;
+      rejoinUnknownPeers();
+    }
+    snapshot = new AgentSnapshot(node, deps.agentVersion(), now, Optional.of(config), Optional.of(verdict), status,
+        peerViews(), lag, meta.isolated());
+  }
+
+  private void drainInbox(long now) {
+    Inbound in;
+    while ((in = inbox.poll()) != null) {
+      inboxSize.decrementAndGet();
+      HeartbeatOutcome outcome = evaluator.onHeartbeat(in.heartbeat(), now);
+      switch (outcome) {
+        case CONFIRMED -> {
+          heartbeatsReceived.increment();
+          heartbeatsConfirmed.increment();
+        }
+        case HEARD -> heartbeatsReceived.increment();
+        default -> {
+          heartbeatsRejected.increment();
+          LOG.debug("{} event=heartbeat_rejected peer={} outcome={}", logContext(), in.heartbeat().sender(), outcome);
+        }
+      }
+    }
+  }
+
+  private void sendRound(long now) {
+    lastRoundNanos = now;
+    roundSent = true;
+    GossipMembership g = gossip;
+    if (g == null) {
+      return;
+    }
+    for (String peer : evaluator.peers()) {
+      Optional<ExpectedMember> member = config.member(peer);
+      if (member.isEmpty()) {
+        continue;
+      }
+      byte[] bytes = HeartbeatCodec.encode(evaluator.heartbeatFor(peer, now));
+      try {
+        g.sendTo(member.get().socketAddress(), bytes);
+        heartbeatsSent.increment();
+      } catch (RuntimeException e) {
+        LOG.debug("{} event=heartbeat_send_failed peer={} error=\"{}\"", logContext(), peer, e.toString());
+      }
+    }
+  }
+
+  private ArmingConditions conditions() {
+    ResolvedTimings t = config.policy().timings();
+    return new ArmingConditions(true, config.policy().mode(), config.policy().quorumLossAction(),
+        t.watchdogTimeout(), t.armingDelay(), t.feedInterval(), config.maintenance(), config.beingRemoved(),
+        disableReason);
+  }
+
+  private void logQuorumTransitions(QuorumVerdict verdict, WatchdogStatus status) {
+    if (verdict.held() != lastHeld) {
+      lastHeld = verdict.held();
+      LOG.info("{} event={} heard={} expected={} quorum_size={} side={} tie_breaker=\"{}\" window_ms={} lag_ms={}",
+          logContext(), verdict.held() ? "quorum_held" : "quorum_lost", verdict.heard(), verdict.expected(),
+          verdict.quorumSize(), verdict.side(), verdict.tieBreakerOutcome(), verdict.windowNanos() / 1_000_000,
+          verdict.localLagNanos() / 1_000_000);
+    }
+    if (!verdict.tieBreakerOutcome().equals(lastTieOutcome)) {
+      lastTieOutcome = verdict.tieBreakerOutcome();
+      LOG.info("{} event=tie_breaker outcome=\"{}\"", logContext(), lastTieOutcome);
+    }
+    if (status.fencingInProgress() && !lastFencing) {
+      lastFencing = true;
+      recordFence(verdict);
+    }
+  }
+
+  private void announceIsolated(boolean isolated) {
+    meta = meta.withIsolated(isolated);
+    LOG.warn("{} event={} action=Exclude", logContext(), isolated ? "isolated_announced" : "isolated_cleared");
+    GossipMembership g = gossip;
+    NodeMeta announced = meta;
+    if (g != null) {
+      io.execute(() -> g.updateMeta(announced, Duration.ofSeconds(1)));
+    }
+  }
+
+  private void rejoinUnknownPeers() {
+    GossipMembership g = gossip;
+    if (g == null || !joinInFlight.compareAndSet(false, true)) {
+      return;
+    }
+    Map<String, GossipState> known = new HashMap<>();
+    for (GossipMember m : g.members()) {
+      known.put(m.name(), m.state());
+    }
+    List<String> addresses = new ArrayList<>();
+    for (ExpectedMember m : config.members()) {
+      GossipState state = known.get(m.name());
+      if (!m.name().equals(node) && (state == null || state == GossipState.DEAD || state == GossipState.LEFT)) {
+        addresses.add(m.gossipAddress());
+      }
+    }
+    if (addresses.isEmpty()) {
+      joinInFlight.set(false);
+      return;
+    }
+    io.execute(() -> {
+      try {
+        int answered = g.join(addresses);
+        LOG.debug("{} event=rejoin addresses={} answered={}", logContext(), addresses, answered);
+      } catch (RuntimeException e) {
+        LOG.debug("{} event=rejoin_failed error=\"{}\"", logContext(), e.toString());
+      } finally {
+        joinInFlight.set(false);
+      }
+    });
+  }
+
+  private void reconfigure(AgentConfig newConfig) {
+    AgentConfig old = config;
+    if (newConfig.member(node).isEmpty()) {
+      // Leaving the expected set means being removed: disarm, keep gossiping with the last known group meanwhile.
+      String reason = "not an expected member of group " + newConfig.group() + " (revision " + newConfig.revision()
+          + ")";
+      LOG.warn("{} event=not_expected source={} revision={}", logContext(), newConfig.source(),
+          newConfig.revision());
+      if (old != null) {
+        config = old.withBeingRemoved(reason);
+      }
+      return;
+    }
+    ResolvedTimings t = newConfig.policy().timings();
+    QuorumSettings settings;
+    try {
+      settings = new QuorumSettings(node,
+          new TreeSet<>(newConfig.members().stream().map(ExpectedMember::name).toList()),
+          newConfig.policy().quorumSize(), t.quorumWindow(), t.localHealthCap(), t.evaluationTick(),
+          TieBreakers.of(newConfig.policy().tieBreakers(), deps.controlPlane()));
+    } catch (IllegalArgumentException e) {
+      LOG.error("{} event=config_rejected source={} revision={} reason=\"{}\"", logContext(), newConfig.source(),
+          newConfig.revision(), e.getMessage());
+      return;
+    }
+    config = newConfig;
+    if (evaluator == null || !evaluator.group().equals(newConfig.group())) {
+      evaluator = new QuorumEvaluator(newConfig.group(), bootId, settings);
+    } else {
+      evaluator.reconfigure(settings);
+    }
+    if (old == null || !old.group().equals(newConfig.group())) {
+      supervisor = rebuildSupervisorIfIdle(newConfig);
+    }
+    meta = new NodeMeta(newConfig.selfMember().addresses(), meta.isolated());
+    if (old == null || gossipChanged(old, newConfig)) {
+      restartGossip(newConfig);
+    }
+    LOG.info("{} event=config_applied source={} revision={} expected={} quorum_size={} mode={} action={}"
+        + " profile=\"{}\" t_stop={} safe_to_assume_fenced={}", logContext(), newConfig.source(),
+        newConfig.revision(), newConfig.members().size(), newConfig.policy().quorumSize(),
+        newConfig.policy().mode().crdValue(), newConfig.policy().quorumLossAction().crdValue(), t.profile(),
+        t.tStop(), t.safeToAssumeFencedDelay());
+  }
+
+  private WatchdogSupervisor rebuildSupervisorIfIdle(AgentConfig newConfig) {
+    if (supervisor.status().armed()) {
+      return supervisor;
+    }
+    return new WatchdogSupervisor(deps.device(), deps.watchdogReopenBackoff(),
+        "node=" + node + " group=" + newConfig.group());
+  }
+
+  private static boolean gossipChanged(AgentConfig a, AgentConfig b) {
+    ResolvedTimings x = a.policy().timings();
+    ResolvedTimings y = b.policy().timings();
+    boolean keysEqual = a.gossipKeys().size() == b.gossipKeys().size();
+    for (int i = 0; keysEqual && i < a.gossipKeys().size(); i++) {
+      keysEqual = java.util.Arrays.equals(a.gossipKeys().get(i), b.gossipKeys().get(i));
+    }
+    return !a.group().equals(b.group())
+        || !a.selfMember().gossipAddress().equals(b.selfMember().gossipAddress())
+        || !keysEqual
+        || !x.probeInterval().equals(y.probeInterval()) || !x.probeTimeout().equals(y.probeTimeout())
+        || x.suspicionMult() != y.suspicionMult() || x.suspicionMaxTimeoutMult() != y.suspicionMaxTimeoutMult()
+        || !x.gossipInterval().equals(y.gossipInterval()) || x.gossipNodes() != y.gossipNodes()
+        || x.retransmitMult() != y.retransmitMult() || !x.pushPullInterval().equals(y.pushPullInterval());
+  }
+
+  private void restartGossip(AgentConfig newConfig) {
+    GossipMembership old = gossip;
+    gossip = null;
+    membershipView = new MembershipView(node, deps.hub()::publish, deps.wallClock(), logContext());
+    MembershipView view = membershipView;
+    GossipMembership created;
+    try {
+      created = deps.gossipFactory().create(newConfig, meta);
+    } catch (IOException | RuntimeException e) {
+      LOG.error("{} event=gossip_start_failed address={} error=\"{}\" retry=next_config_or_restart", logContext(),
+          newConfig.selfMember().gossipAddress(), e.toString());
+      return;
+    }
+    io.execute(() -> {
+      if (old != null) {
+        old.leaveAndClose(Duration.ofMillis(500));
+      }
+      try {
+        created.start(new Listener(view));
+        LOG.info("{} event=gossip_started address={} encrypted={}", logContext(),
+            newConfig.selfMember().gossipAddress(), !newConfig.gossipKeys().isEmpty());
+        scheduler.execute(() -> {
+          gossip = created;
+          lastRejoinNanos = deps.clock().nanoTime() - deps.rejoinInterval().toNanos();
+        });
+      } catch (IOException | RuntimeException e) {
+        LOG.error("{} event=gossip_start_failed address={} error=\"{}\"", logContext(),
+            newConfig.selfMember().gossipAddress(), e.toString());
+      }
+    });
+  }
+
+  private List<AgentSnapshot.PeerView> peerViews() {
+    List<AgentSnapshot.PeerView> out = new ArrayList<>();
+    MembershipView view = membershipView;
+    for (ExpectedMember m : config.members()) {
+      if (m.name().equals(node)) {
+        continue;
+      }
+      Optional<GossipMember> g = view == null ? Optional.empty() : view.member(m.name());
+      out.add(new AgentSnapshot.PeerView(m.name(), g.map(GossipMember::state), g.map(x -> x.meta().isolated())
+          .orElse(false), g.map(x -> x.meta().addresses()).filter(a -> !a.isEmpty()).orElse(m.addresses())));
+    }
+    return out;
+  }
+
+  private void recordFence(QuorumVerdict verdict) {
+    Optional<StateDirectory> dir = deps.stateDir();
+    if (dir.isEmpty()) {
+      return;
+    }
+    String record = "time=" + deps.wallClock().instant() + " node=" + node + " group=" + config.group()
+        + " heard=" + verdict.heard() + " expected=" + verdict.expected() + " side=" + verdict.side() + "\n";
+    io.execute(() -> {
+      try {
+        dir.get().write(FENCE_RECORD, record.getBytes(StandardCharsets.UTF_8));
+      } catch (IOException e) {
+        LOG.warn("{} event=fence_record_failed error=\"{}\"", logContext(), e.toString());
+      }
+    });
+  }
+
+  private void readPreviousFence() {
+    deps.stateDir().ifPresent(dir -> {
+      try {
+        dir.read(FENCE_RECORD).ifPresent(bytes -> LOG.warn("node={} event=previous_run_fenced record=\"{}\"", node,
+            new String(bytes, StandardCharsets.UTF_8).trim()));
+      } catch (IOException e) {
+        LOG.warn("node={} event=state_dir_unreadable dir={} error=\"{}\"", node, dir.path(), e.toString());
+      }
+    });
+  }
+
+  private String logContext() {
+    AgentConfig c = config;
+    return "node=" + node + " group=" + (c == null ? "-" : c.group());
+  }
+
+  private void registerGauges(MeterRegistry registry) {
+    Gauge.builder("fencing.quorum.held", this, a -> a.snapshot.quorumHeld() ? 1 : 0)
+        .description("1 while this node holds quorum").register(registry);
+    Gauge.builder("fencing.armed", this, a -> a.snapshot.watchdog().armed() ? 1 : 0)
+        .description("1 while the watchdog is open (feeding, or starving during a fence)").register(registry);
+    Gauge.builder("fencing.fencing.in.progress", this, a -> a.snapshot.watchdog().fencingInProgress() ? 1 : 0)
+        .description("1 once quorum was lost under Fence: feeding stopped, the watchdog will reset the node")
+        .register(registry);
+    Gauge.builder("fencing.isolated", this, a -> a.snapshot.isolated() ? 1 : 0)
+        .description("1 while this node announces itself isolated (Exclude)").register(registry);
+    FunctionCounter.builder("fencing.watchdog.feeds", this, a -> a.snapshot.watchdog().feedsTotal())
+        .description("Watchdog keepalives (the arming open included)").register(registry);
+    Gauge.builder("fencing.watchdog.last.feed.age.seconds", this, a -> {
+      AgentSnapshot s = a.snapshot;
+      return s.watchdog().lastFeedNanos().isPresent()
+          ? (deps.clock().nanoTime() - s.watchdog().lastFeedNanos().getAsLong()) / 1e9 : Double.NaN;
+    }).description("Seconds since the last watchdog keepalive").register(registry);
+    Gauge.builder("fencing.quorum.heard", this, a -> a.snapshot.verdict().map(QuorumVerdict::heard).orElse(0))
+        .description("Members with a confirmed round trip in the window, this node included").register(registry);
+    Gauge.builder("fencing.quorum.expected", this, a -> a.snapshot.verdict().map(QuorumVerdict::expected).orElse(0))
+        .description("Expected members, this node included").register(registry);
+    Gauge.builder("fencing.local.lag.seconds", this, a -> a.snapshot.localLagNanos() / 1e9)
+        .description("How late the quorum loop ran (timer lateness or heartbeat backlog)").register(registry);
+    Gauge.builder("fencing.heartbeat.inbox", inboxSize, AtomicInteger::get)
+        .description("Heartbeats waiting for the quorum loop").register(registry);
+    for (GossipState state : GossipState.values()) {
+      Gauge.builder("fencing.members", this, a -> {
+        MembershipView view = a.membershipView;
+        return view == null ? 0 : view.countByState().getOrDefault(state, 0);
+      }).tag("state", state.name().toLowerCase(java.util.Locale.ROOT))
+          .description("Group members known to gossip, by state").register(registry);
+    }
+    trafficCounter(registry, "memberlist.packets.sent", "Gossip datagrams sent", g -> g.traffic().packetsSent());
+    trafficCounter(registry, "memberlist.packets.received", "Gossip datagrams received",
+        g -> g.traffic().packetsReceived());
+    trafficCounter(registry, "memberlist.sent.bytes", "Gossip datagram bytes sent", g -> g.traffic().bytesSent());
+    trafficCounter(registry, "memberlist.received.bytes", "Gossip datagram bytes received",
+        g -> g.traffic().bytesReceived());
+  }
+
+  private void trafficCounter(MeterRegistry registry, String name, String description,
+      java.util.function.ToLongFunction<GossipMembership> value) {
+    Supplier<Double> read = () -> {
+      GossipMembership g = gossip;
+      return g == null ? 0.0 : (double) value.applyAsLong(g);
+    };
+    FunctionCounter.builder(name, read, Supplier::get).description(description).register(registry);
+  }
+
+  private static Thread daemon(Runnable r, String name) {
+    Thread t = new Thread(r, name);
+    t.setDaemon(true);
+    return t;
+  }
+
+  /** Gossip callbacks: heartbeats go to the inbox, member changes to the view. Never throws into gossip. */
+  private final class Listener implements GossipListener {
+    private final MembershipView view;
+
+    Listener(MembershipView view) {
+      this.view = view;
+    }
+
+    @Override
+    public void onUserMessage(byte[] message, long receivedNanos) {
+      try {
+        Optional<Heartbeat> heartbeat = HeartbeatCodec.decode(message);
+        if (heartbeat.isEmpty()) {
+          return;
+        }
+        if (inboxSize.incrementAndGet() > INBOX_LIMIT) {
+          inboxSize.decrementAndGet();
+          heartbeatsDropped.increment();
+          return;
+        }
+        inbox.add(new Inbound(heartbeat.get(), receivedNanos));
+      } catch (MalformedHeartbeatException e) {
+        heartbeatsRejected.increment();
+        LOG.debug("{} event=heartbeat_malformed error=\"{}\"", logContext(), e.getMessage());
+      }
+    }
+
+    @Override
+    public void onMemberChange(GossipMember member) {
+      try {
+        view.apply(member);
+      } catch (RuntimeException e) {
+        LOG.error("{} event=member_change_failed peer={} error=\"{}\"", logContext(), member.name(), e.toString());
+      }
+    }
+  }
+}
