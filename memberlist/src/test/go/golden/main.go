@@ -4,6 +4,7 @@
 //	golden vectors          print "name hex..." lines: messages encoded with go-msgpack exactly as memberlist
 //	                        does, LZW, CRC and AES-GCM vectors
 //	golden decode           read Java-produced lines on stdin and answer with Go's view of them
+//	golden serve [KEYHEX]   run one real memberlist node on loopback UDP+TCP (see serve.go)
 //	golden trace [KEYHEX]   run a real 3-node memberlist cluster over a recording in-memory transport and print
 //	                        every packet and stream it sends ("packet from to hex", "stream from to req reply")
 package main
@@ -468,7 +469,7 @@ func decode() {
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: golden vectors | decode | trace [KEYHEX]")
+		fmt.Fprintln(os.Stderr, "usage: golden vectors | decode | serve [KEYHEX] | trace [KEYHEX]")
 		os.Exit(2)
 	}
 	switch os.Args[1] {
@@ -476,6 +477,12 @@ func main() {
 		vectors()
 	case "decode":
 		decode()
+	case "serve":
+		key := ""
+		if len(os.Args) > 2 {
+			key = os.Args[2]
+		}
+		serve(key)
 	case "trace":
 		key := ""
 		if len(os.Args) > 2 {

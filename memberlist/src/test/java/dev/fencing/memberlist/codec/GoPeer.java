@@ -101,6 +101,23 @@ final class GoPeer {
     }
   }
 
+  /**
+   * Starts the golden binary as a long-running process (e.g. {@code serve}); stderr goes to a file under target/go.
+   * The caller owns the process and must close its stdin and destroy it.
+   */
+  static Process start(String... args) {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(binary().toAbsolutePath().toString());
+    cmd.addAll(List.of(args));
+    try {
+      ProcessBuilder pb = new ProcessBuilder(cmd);
+      pb.redirectError(WORK.resolve("golden-" + args[0] + ".err").toFile());
+      return pb.start();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   private record Result(int exit, String stdout, String stderr) {}
 
   private static Result run(List<String> cmd, String stdin, int timeoutSeconds) throws IOException {
