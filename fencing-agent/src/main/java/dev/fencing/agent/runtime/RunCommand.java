@@ -1,0 +1,172 @@
+package dev.fencing.agent.runtime;
+
+import dev.fencing.agent.config.AgentConfig;
+import dev.fencing.agent.config.ConfigException;
+import dev.fencing.agent.config.StandaloneConfig;
+import dev.fencing.agent.config.StandaloneConfigLoader;
+import dev.fencing.agent.config.StateDirectory;
+import dev.fencing.agent.watchdog.JnaLibc;
+import dev.fencing.agent.watchdog.Libc;
+import dev.fencing.agent.watchdog.LinuxWatchdogDevice;
+import dev.fencing.agent.watchdog.NowayoutProbe;
+import dev.fencing.agent.watchdog.UnavailableWatchdogDevice;
+import dev.fencing.agent.watchdog.WatchdogDevice;
+import dev.fencing.policy.Violation;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code fencing-agent run}: runs the agent until SIGTERM. Standalone with {@code --config FILE}; with
+ * {@code --controller HOST:PORT} and no file it gets group, members, policy and signals from the controller (and
+ * from the controller config cached in the state dir while the controller is unreachable).
+ */
+@Command(
+    name = "run",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Runs the fencing agent: gossip membership, round-trip quorum, watchdog, local API, disable file, metrics.",
+      "SIGTERM while feeding disarms the watchdog (magic close); while fencing it closes without the magic",
+      "character so the reset completes."
+    },
+    exitCodeListHeading = "Exit codes:%n",
+    exitCodeList = {"0:stopped by a signal", "1:could not start (socket, port)", "2:invalid command line or config"})
+public final class RunCommand implements Callable<Integer> {
+
+  @Spec CommandSpec spec;
+
+  @Option(names = "--config", paramLabel = "FILE",
+      description = "standalone config (YAML: group, expected, fencing); without it --controller is required")
+  Path config;
+
+  @Option(names = "--node", required = true, paramLabel = "NAME", description = "this node's name (gossip name)")
+  String node;
+
+  @Option(names = "--socket", paramLabel = "PATH", defaultValue = "/var/run/fencing-agent.sock",
+      description = "local API Unix socket (default: ${DEFAULT-VALUE})")
+  Path socket;
+
+  @Option(names = "--watchdog-device", paramLabel = "PATH", defaultValue = "/dev/watchdog",
+      description = "watchdog device, or a FIFO read by the softdog emulator (default: ${DEFAULT-VALUE})")
+  Path watchdogDevice;
+
+  @Option(names = "--disable-file", paramLabel = "PATH", defaultValue = "/var/run/fencing-agent/disable",
+      description = "while this file exists the watchdog is disarmed (default: ${DEFAULT-VALUE})")
+  Path disableFile;
+
+  @Option(names = "--state-dir", paramLabel = "DIR", defaultValue = "/var/lib/fencing-agent",
+      description = "state dir: cached controller config, fence record (default: ${DEFAULT-VALUE})")
+  Path stateDir = StateDirectory.DEFAULT;
+
+  @Option(names = "--metrics-port", paramLabel = "PORT", defaultValue = "0",
+      description = "serve /metrics and /healthz on this TCP port; 0 = off (default: ${DEFAULT-VALUE})")
+  int metricsPort;
+
+  @Option(names = "--bind", paramLabel = "ADDR[:PORT]",
+      description = "gossip bind address (default: this node's address from the config)")
+  String bind;
+
+  @Option(names = "--controller", paramLabel = "HOST:PORT",
+      description = "node-manager controller's AgentControl endpoint")
+  String controller;
+
+  @Override
+  public Integer call() {
+    PrintWriter err = spec.commandLine().getErr();
+    if (config == null && controller == null) {
+      err.println("run: pass --config FILE (standalone) or --controller HOST:PORT (an agent started without a"
+          + " config file gets everything from the controller)");
+      return 2;
+    }
+    if (metricsPort < 0 || metricsPort > 65535) {
+      err.println("run: --metrics-port " + metricsPort + " is outside 0..65535");
+      return 2;
+    }
+    Optional<AgentConfig> fileConfig = Optional.empty();
+    if (config != null) {
+      try {
+        StandaloneConfig standalone = StandaloneConfigLoader.load(config);
+        for (Violation warning : standalone.warnings()) {
+          err.println("warning: " + config + ": " + warning.field().replaceFirst("^spec\\.", "") + ": "
+              + warning.message());
+        }
+        fileConfig = Optional.of(AgentConfig.fromStandalone(standalone, node, config.toString()));
+      } catch (ConfigException e) {
+        err.println(e.getMessage());
+        return 2;
+      }
+    }
+    Optional<InetSocketAddress> bindAddress;
+    try {
+      bindAddress = Optional.ofNullable(bind).map(RunCommand::parseBind);
+    } catch (IllegalArgumentException e) {
+      err.println("run: --bind " + e.getMessage());
+      return 2;
+    }
+    String version = Optional.ofNullable(RunCommand.class.getPackage().getImplementationVersion()).orElse("dev");
+    AgentRuntime.Options options = new AgentRuntime.Options(node, fileConfig, Optional.ofNullable(controller), socket,
+        watchdog(watchdogDevice), disableFile, stateDir, metricsPort, bindAddress, Optional.empty(), version);
+    AgentRuntime runtime;
+    try {
+      runtime = AgentRuntime.start(options);
+    } catch (IOException | RuntimeException e) {
+      err.println("run: could not start: " + e.getMessage());
+      return 1;
+    }
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      runtime.close();
+      stopped.countDown();
+    }, "fencing-shutdown"));
+    try {
+      stopped.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      runtime.close();
+    }
+    return 0;
+  }
+
+  /** The Linux device through JNA; if libc cannot be loaded, a device that reports why on every open. */
+  static WatchdogDevice watchdog(Path path) {
+    Libc libc;
+    try {
+      libc = JnaLibc.load();
+    } catch (UnsatisfiedLinkError | RuntimeException e) {
+      return new UnavailableWatchdogDevice(path.toString(), "cannot load libc through JNA: " + e.getMessage());
+    }
+    return new LinuxWatchdogDevice(path, libc, NowayoutProbe.system());
+  }
+
+  static InetSocketAddress parseBind(String value) {
+    String host = value;
+    int port = 0;
+    int colon = value.lastIndexOf(':');
+    if (colon > 0 && value.indexOf(':') == colon) {
+      host = value.substring(0, colon);
+      try {
+        port = Integer.parseInt(value.substring(colon + 1));
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("'" + value + "': port is not a number");
+      }
+    } else if (value.startsWith("[") && value.contains("]:")) {
+      host = value.substring(1, value.indexOf("]:"));
+      port = Integer.parseInt(value.substring(value.indexOf("]:") + 2));
+    }
+    try {
+      return new InetSocketAddress(InetAddress.getByName(host), port);
+    } catch (UnknownHostException e) {
+      throw new IllegalArgumentException("'" + value + "': unknown host " + host);
+    }
+  }
+}
