@@ -88,6 +88,11 @@ public record GroupModel(
                 violations);
     }
 
+    /** Computes the model of a NodeGroup (see {@link #from(GroupSpecView, Collection, int)}). */
+    public static GroupModel from(dev.fencing.api.v1.NodeGroup nodeGroup, Collection<Node> nodes, int gossipPort) {
+        return from(NodeGroupSpecs.view(nodeGroup), nodes, gossipPort);
+    }
+
     /** Signals of one Node: maintenance from the first present annotation, removal from deletionTimestamp. */
     public static NodeSignal signalOf(Node node) {
         Map<String, String> annotations = node.getMetadata().getAnnotations();

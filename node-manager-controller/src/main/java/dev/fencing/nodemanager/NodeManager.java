@@ -1,0 +1,205 @@
+package dev.fencing.nodemanager;
+
+import dev.fencing.nodemanager.cache.ClusterCache;
+import dev.fencing.nodemanager.cache.Leadership;
+import dev.fencing.nodemanager.config.ControllerConfig;
+import dev.fencing.nodemanager.dependent.AgentDaemonSets;
+import dev.fencing.nodemanager.grpc.AgentControlServer;
+import dev.fencing.nodemanager.grpc.AgentControlService;
+import dev.fencing.nodemanager.health.HealthServer;
+import dev.fencing.nodemanager.metrics.ControllerMetrics;
+import dev.fencing.nodemanager.model.NodeLabels;
+import dev.fencing.nodemanager.reconciler.ClusterWriter;
+import dev.fencing.nodemanager.reconciler.NodeGroupReconciler;
+import dev.fencing.nodemanager.report.AgentReports;
+import dev.fencing.nodemanager.stream.ConfigDistributor;
+import dev.fencing.nodemanager.tiebreak.TieBreakArbiter;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
+import io.javaoperatorsdk.operator.Operator;
+import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
+import io.javaoperatorsdk.operator.api.config.LeaderElectionConfigurationBuilder;
+import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The controller process's parts wired together: informer caches and the config publisher, the AgentControl server
+ * (every replica), the JOSDK operator with the nodegroup-status-controller (leader only), the ControlPlane
+ * tie-break arbiter, health and metrics. Used by {@link NodeManagerOperator} and by the operator tests.
+ */
+public final class NodeManager implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(NodeManager.class);
+
+    private final KubernetesClient client;
+    private final ControllerConfig config;
+    private final PrometheusMeterRegistry registry;
+    private final ConfigDistributor distributor;
+    private final AgentReports reports = new AgentReports();
+    private final Leadership leadership = new Leadership();
+    private final TieBreakArbiter arbiter;
+    private final ClusterCache cache;
+    private final AgentControlService service;
+    private final AgentDaemonSets daemonSets;
+    private final ClusterWriter writer;
+    private final ScheduledExecutorService scheduler = Executors.newScheduledThreadPool(1, r -> {
+        Thread t = new Thread(r, "node-manager-scheduler");
+        t.setDaemon(true);
+        return t;
+    });
+    private final Operator operator;
+    private AgentControlServer server;
+    private HealthServer health;
+
+    public NodeManager(KubernetesClient client, ControllerConfig config, InstantSource clock,
+                       PrometheusMeterRegistry registry) {
+        this.client = client;
+        this.config = config;
+        this.registry = registry;
+        byte[] epochBytes = new byte[8];
+        new SecureRandom().nextBytes(epochBytes);
+        this.distributor = new ConfigDistributor(HexFormat.of().formatHex(epochBytes), config.historyLimit());
+        Duration leaseDuration = config.leaderElection()
+                ? LeaderElectionConfiguration.LEASE_DURATION_DEFAULT_VALUE : Duration.ZERO;
+        this.arbiter = new TieBreakArbiter(System::nanoTime, config.maxTieLease(), leaseDuration);
+        leadership.addListener(new Leadership.Listener() {
+            @Override
+            public void startedLeading() {
+                arbiter.startedLeading();
+            }
+
+            @Override
+            public void stoppedLeading() {
+                arbiter.stoppedLeading();
+            }
+        });
+        this.cache = new ClusterCache(client, config.gossipPort(), distributor);
+        this.service = new AgentControlService(distributor, cache, reports, arbiter, clock, scheduler,
+                new AgentControlService.Settings(config.streamQueue(), Duration.ofSeconds(10), Duration.ofSeconds(2),
+                        config.maxTieLease()));
+        this.daemonSets = new AgentDaemonSets(client, config);
+        this.writer = new ClusterWriter(client, clock);
+        ControllerMetrics metrics = new ControllerMetrics(registry, distributor, service);
+        cache.addModelListener(m -> metrics.groupSeen(m.group()));
+        cache.addGroupDeletedListener(g -> scheduler.execute(() -> groupDeleted(g)));
+        this.operator = new Operator(o -> {
+            o.withKubernetesClient(client)
+                    .withCloseClientOnStop(false)
+                    .withUseSSAToPatchPrimaryResource(false)
+                    .withSSABasedCreateUpdateMatchForDependentResources(false)
+                    .withMetrics(MicrometerMetrics.withoutPerResourceMetrics(registry));
+            if (config.leaderElection()) {
+                o.withLeaderElectionConfiguration(LeaderElectionConfigurationBuilder
+                        .aLeaderElectionConfiguration(config.leaseName())
+                        .withLeaseNamespace(config.namespace())
+                        .withLeaderCallbacks(new LeaderCallbacks(leadership::startLeading, leadership::stopLeading,
+                                id -> LOG.info("event=leader_observed identity={}", id)))
+                        .build());
+            }
+        });
+        operator.register(new NodeGroupReconciler(config, daemonSets, reports, writer, clock));
+    }
+
+    /** Starts caches, the AgentControl server, the operator and the health server. */
+    public NodeManager start() throws IOException {
+        cache.start();
+        server = new AgentControlServer(config.grpcPort(), config.tlsCert(), config.tlsKey(), service).start();
+        operator.start();
+        if (!config.leaderElection()) {
+            leadership.startLeading();
+        }
+        if (config.healthPort() >= 0) {
+            health = new HealthServer(config.healthPort(), this::healthy, this::ready, registry).start();
+        }
+        LOG.info("event=started epoch={} grpc_port={} health_port={} leader_election={}", distributor.epoch(),
+                server.port(), health == null ? -1 : health.port(), config.leaderElection());
+        return this;
+    }
+
+    /** The AgentControl port. */
+    public int grpcPort() {
+        return server.port();
+    }
+
+    /** The health/metrics port, or -1 when off. */
+    public int healthPort() {
+        return health == null ? -1 : health.port();
+    }
+
+    /** The config distributor (tests, benchmark). */
+    public ConfigDistributor distributor() {
+        return distributor;
+    }
+
+    /** The AgentControl service (tests, benchmark). */
+    public AgentControlService service() {
+        return service;
+    }
+
+    /** Agent reports held by this replica. */
+    public AgentReports reports() {
+        return reports;
+    }
+
+    /** Leadership of this replica. */
+    public Leadership leadership() {
+        return leadership;
+    }
+
+    /** True when informers watch and JOSDK's event sources are healthy. */
+    public boolean healthy() {
+        return cache.healthy() && operator.getRuntimeInfo().allEventSourcesAreHealthy();
+    }
+
+    /** True when the operator has started and the AgentControl server listens. */
+    public boolean ready() {
+        return operator.getRuntimeInfo().isStarted() && server != null && cache.healthy();
+    }
+
+    // A deleted NodeGroup: the API server's garbage collector removes the DaemonSet through its ownerReference;
+    // the leader also deletes it (and the fencing labels) explicitly, which is what happens without a GC.
+    private void groupDeleted(String group) {
+        if (!leadership.isLeader()) {
+            return;
+        }
+        daemonSets.delete(group);
+        for (Node n : cache.nodesOf(group)) {
+            Map<String, String> labels = n.getMetadata().getLabels();
+            Map<String, String> remove = new HashMap<>();
+            if (labels.containsKey(NodeLabels.FENCING_ENABLED)) {
+                remove.put(NodeLabels.FENCING_ENABLED, null);
+            }
+            if (labels.containsKey(NodeLabels.FENCING_MODE)) {
+                remove.put(NodeLabels.FENCING_MODE, null);
+            }
+            if (!remove.isEmpty()) {
+                writer.patchLabels(n.getMetadata().getName(), remove);
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        if (health != null) {
+            health.close();
+        }
+        operator.stop();
+        if (server != null) {
+            server.close();
+        }
+        cache.close();
+        scheduler.shutdownNow();
+    }
+}

@@ -1,0 +1,196 @@
+package dev.fencing.nodemanager.cache;
+
+import dev.fencing.api.v1.NodeGroup;
+import dev.fencing.nodemanager.grpc.AgentDirectory;
+import dev.fencing.nodemanager.model.GroupModel;
+import dev.fencing.nodemanager.model.NodeGroupSpecs;
+import dev.fencing.nodemanager.model.NodeLabels;
+import dev.fencing.nodemanager.stream.ConfigDistributor;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * agent-config-publisher: this replica's informers on Nodes (label {@code node.deckhouse.io/group} exists) and
+ * NodeGroups, feeding the AgentControl streams on every replica, leader or not. Any event marks the affected groups
+ * (for a relabel: the old and the new one) dirty; one publisher thread recomputes each dirty group's
+ * {@link GroupModel} from the caches and hands it to the {@link ConfigDistributor}. Marks coalesce, so a burst of
+ * changes costs one recompute per group.
+ */
+public final class ClusterCache implements AgentDirectory, AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ClusterCache.class);
+    private static final String BY_GROUP = "byGroup";
+
+    private final KubernetesClient client;
+    private final int gossipPort;
+    private final ConfigDistributor distributor;
+    private final Map<String, GroupModel> models = new ConcurrentHashMap<>();
+    private final Set<String> dirty = ConcurrentHashMap.newKeySet();
+    private final List<Consumer<GroupModel>> modelListeners = new CopyOnWriteArrayList<>();
+    private final List<Consumer<String>> groupDeletedListeners = new CopyOnWriteArrayList<>();
+    private final ExecutorService publisher = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "agent-config-publisher");
+        t.setDaemon(true);
+        return t;
+    });
+    private SharedIndexInformer<Node> nodes;
+    private SharedIndexInformer<NodeGroup> groups;
+
+    public ClusterCache(KubernetesClient client, int gossipPort, ConfigDistributor distributor) {
+        this.client = client;
+        this.gossipPort = gossipPort;
+        this.distributor = distributor;
+    }
+
+    /** Called after every recompute with the new model. */
+    public void addModelListener(Consumer<GroupModel> listener) {
+        modelListeners.add(listener);
+    }
+
+    /** Called when a NodeGroup is deleted. */
+    public void addGroupDeletedListener(Consumer<String> listener) {
+        groupDeletedListeners.add(listener);
+    }
+
+    /** Starts both informers and waits until they have synced. */
+    public void start() {
+        nodes = client.nodes().withLabel(NodeLabels.GROUP).runnableInformer(0);
+        nodes.addIndexers(Map.of(BY_GROUP, n -> List.of(groupLabel(n))));
+        nodes.addEventHandler(new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(Node n) {
+                mark(groupLabel(n));
+            }
+
+            @Override
+            public void onUpdate(Node old, Node n) {
+                mark(groupLabel(old));
+                mark(groupLabel(n));
+            }
+
+            @Override
+            public void onDelete(Node n, boolean unknownFinalState) {
+                mark(groupLabel(n));
+            }
+        });
+        groups = client.resources(NodeGroup.class).runnableInformer(0);
+        groups.addEventHandler(new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(NodeGroup g) {
+                mark(g.getMetadata().getName());
+            }
+
+            @Override
+            public void onUpdate(NodeGroup old, NodeGroup g) {
+                mark(g.getMetadata().getName());
+            }
+
+            @Override
+            public void onDelete(NodeGroup g, boolean unknownFinalState) {
+                mark(g.getMetadata().getName());
+                groupDeletedListeners.forEach(l -> l.accept(g.getMetadata().getName()));
+            }
+        });
+        nodes.start().toCompletableFuture().join();
+        groups.start().toCompletableFuture().join();
+        LOG.info("event=caches_synced nodes={} nodegroups={}", nodes.getStore().list().size(),
+                groups.getStore().list().size());
+    }
+
+    /** True once both informers are watching. */
+    public boolean healthy() {
+        return nodes != null && groups != null && nodes.isWatching() && groups.isWatching();
+    }
+
+    @Override
+    public Optional<String> groupOf(String node) {
+        Node n = nodes.getStore().getByKey(node);
+        if (n == null) {
+            return Optional.empty();
+        }
+        String g = groupLabel(n);
+        GroupModel model = models.get(g);
+        return model != null && model.fencingEnabled() ? Optional.of(g) : Optional.empty();
+    }
+
+    @Override
+    public Optional<GroupModel> model(String group) {
+        return Optional.ofNullable(models.get(group));
+    }
+
+    /** Every current model. */
+    public Map<String, GroupModel> models() {
+        return Map.copyOf(models);
+    }
+
+    /** The Nodes labelled into {@code group}, from the cache. */
+    public List<Node> nodesOf(String group) {
+        return nodes.getIndexer().byIndex(BY_GROUP, group);
+    }
+
+    private void mark(String group) {
+        if (group == null || group.isEmpty()) {
+            return;
+        }
+        if (dirty.add(group)) {
+            publisher.execute(() -> recompute(group));
+        }
+    }
+
+    private void recompute(String group) {
+        dirty.remove(group);
+        try {
+            NodeGroup ng = groups.getStore().getByKey(group);
+            List<Node> members = nodes.getIndexer().byIndex(BY_GROUP, group);
+            GroupModel model = ng == null
+                    ? GroupModel.from(NodeGroupSpecs.deleted(group), members, gossipPort)
+                    : GroupModel.from(ng, members, gossipPort);
+            if (model.fencingEnabled()) {
+                models.put(group, model);
+            } else {
+                models.remove(group);
+            }
+            int changes = distributor.publish(model).size();
+            LOG.debug("event=group_published group={} members={} changes={}", group, model.expected().size(),
+                    changes);
+            modelListeners.forEach(l -> l.accept(model));
+        } catch (RuntimeException e) {
+            LOG.error("event=group_recompute_failed group={} error=\"{}\"", group, e.toString(), e);
+        }
+    }
+
+    private static String groupLabel(Node n) {
+        Map<String, String> labels = n.getMetadata().getLabels();
+        return labels == null ? "" : labels.getOrDefault(NodeLabels.GROUP, "");
+    }
+
+    @Override
+    public void close() {
+        if (nodes != null) {
+            nodes.close();
+        }
+        if (groups != null) {
+            groups.close();
+        }
+        publisher.shutdownNow();
+        try {
+            publisher.awaitTermination(2, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

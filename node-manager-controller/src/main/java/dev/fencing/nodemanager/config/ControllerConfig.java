@@ -1,0 +1,76 @@
+package dev.fencing.nodemanager.config;
+
+import io.fabric8.kubernetes.api.model.Toleration;
+import java.io.File;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The controller's own configuration (from flags and environment, see {@code NodeManagerOperator}).
+ *
+ * @param namespace          where agent DaemonSets, Events of namespaced objects and the leader Lease live
+ * @param grpcPort           AgentControl TCP port (0 = any, tests)
+ * @param healthPort         /healthz, /readyz, /metrics port (0 = any, -1 = off)
+ * @param gossipPort         the port agents gossip on; part of every member's gossip address
+ * @param agentImage         agent container image
+ * @param agentControllerAddress host:port agents dial (the controller Service)
+ * @param agentResources     container resources: requests/limits by "requests.cpu", "limits.memory", ...
+ * @param agentTolerations   tolerations of the agent pods
+ * @param agentPriorityClass priority class of the agent pods (empty = none)
+ * @param leaderElection     use a Lease for leader election (off: this replica always leads)
+ * @param leaseName          leader Lease name
+ * @param tlsCert            PEM certificate chain for AgentControl, or null for plaintext
+ * @param tlsKey             PEM private key, or null
+ * @param statusInterval     how often status is recomputed without events (report staleness, fenced bookkeeping)
+ * @param reportStaleAfter   a report older than this no longer counts as the agent being heard
+ * @param historyLimit       config changes kept per group for agents resuming by revision
+ * @param streamQueue        messages queued per agent stream before it is cut off
+ * @param maxTieLease        the longest ControlPlane tie lease
+ */
+public record ControllerConfig(
+        String namespace,
+        int grpcPort,
+        int healthPort,
+        int gossipPort,
+        String agentImage,
+        String agentControllerAddress,
+        Map<String, String> agentResources,
+        List<Toleration> agentTolerations,
+        String agentPriorityClass,
+        boolean leaderElection,
+        String leaseName,
+        File tlsCert,
+        File tlsKey,
+        Duration statusInterval,
+        Duration reportStaleAfter,
+        int historyLimit,
+        int streamQueue,
+        Duration maxTieLease) {
+
+    /** Validates. */
+    public ControllerConfig {
+        Objects.requireNonNull(namespace, "namespace");
+        Objects.requireNonNull(agentImage, "agentImage");
+        Objects.requireNonNull(agentControllerAddress, "agentControllerAddress");
+        agentResources = Map.copyOf(agentResources);
+        agentTolerations = List.copyOf(agentTolerations);
+        if ((tlsCert == null) != (tlsKey == null)) {
+            throw new IllegalArgumentException("--tls-cert and --tls-key go together");
+        }
+        if (historyLimit < 1 || streamQueue < 1) {
+            throw new IllegalArgumentException("--history-limit and --stream-queue must be positive");
+        }
+    }
+
+    /** Defaults suitable for tests: any free ports, no leader election, fast status. */
+    public static ControllerConfig forTests(String namespace) {
+        return new ControllerConfig(namespace, 0, -1, 7946, "registry.example/fencing-agent:test",
+                "node-manager-controller." + namespace + ".svc:9650",
+                Map.of("requests.cpu", "10m", "requests.memory", "64Mi", "limits.memory", "128Mi"),
+                List.of(new io.fabric8.kubernetes.api.model.TolerationBuilder().withOperator("Exists").build()),
+                "system-node-critical", false, "node-manager-controller", null, null, Duration.ofSeconds(2),
+                Duration.ofSeconds(30), 4096, 4096, Duration.ofSeconds(30));
+    }
+}

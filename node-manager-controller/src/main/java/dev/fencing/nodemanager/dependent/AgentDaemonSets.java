@@ -1,0 +1,66 @@
+package dev.fencing.nodemanager.dependent;
+
+import dev.fencing.api.v1.NodeGroup;
+import dev.fencing.nodemanager.config.ControllerConfig;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.Map;
+import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The agent DaemonSet as a dependent of its NodeGroup, with explicit create / update / delete (no SSA: the same path
+ * runs against the CRUD mock and a real API server). An update is written only when the desired-spec hash differs,
+ * so server-side defaulting never causes a write loop. Deletion is explicit when fencing is switched off; when the
+ * NodeGroup itself is deleted the ownerReference lets the API server's garbage collector remove it, and the
+ * controller deletes it too (the mock has no garbage collector).
+ */
+public final class AgentDaemonSets {
+
+    private static final Logger LOG = LoggerFactory.getLogger(AgentDaemonSets.class);
+
+    private final KubernetesClient client;
+    private final ControllerConfig config;
+
+    public AgentDaemonSets(KubernetesClient client, ControllerConfig config) {
+        this.client = client;
+        this.config = config;
+    }
+
+    /** What {@link #apply} did. */
+    public enum Outcome { CREATED, UPDATED, UNCHANGED }
+
+    /** Creates or updates the group's DaemonSet. */
+    public Outcome apply(NodeGroup group) {
+        DaemonSet desired = AgentDaemonSetFactory.desired(group, config);
+        String name = desired.getMetadata().getName();
+        DaemonSet existing = client.apps().daemonSets().inNamespace(config.namespace()).withName(name).get();
+        if (existing == null) {
+            client.apps().daemonSets().inNamespace(config.namespace()).resource(desired).create();
+            LOG.info("event=daemonset_created group={} daemonset={}/{}", group.getMetadata().getName(),
+                    config.namespace(), name);
+            return Outcome.CREATED;
+        }
+        String want = desired.getMetadata().getAnnotations().get(AgentDaemonSetFactory.HASH_ANNOTATION);
+        Map<String, String> have = existing.getMetadata().getAnnotations();
+        if (have != null && Objects.equals(have.get(AgentDaemonSetFactory.HASH_ANNOTATION), want)) {
+            return Outcome.UNCHANGED;
+        }
+        desired.getMetadata().setResourceVersion(existing.getMetadata().getResourceVersion());
+        client.apps().daemonSets().inNamespace(config.namespace()).resource(desired).update();
+        LOG.info("event=daemonset_updated group={} daemonset={}/{}", group.getMetadata().getName(),
+                config.namespace(), name);
+        return Outcome.UPDATED;
+    }
+
+    /** Deletes the group's DaemonSet if present; agents disarm on SIGTERM. */
+    public boolean delete(String group) {
+        String name = AgentDaemonSetFactory.name(group);
+        boolean deleted = !client.apps().daemonSets().inNamespace(config.namespace()).withName(name).delete().isEmpty();
+        if (deleted) {
+            LOG.info("event=daemonset_deleted group={} daemonset={}/{}", group, config.namespace(), name);
+        }
+        return deleted;
+    }
+}

@@ -1,0 +1,103 @@
+package dev.fencing.nodemanager.reconciler;
+
+import dev.fencing.api.v1.NodeGroup;
+import dev.fencing.nodemanager.status.GroupEvent;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.EventBuilder;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The leader's writes besides status: Node labels by JSON patch (no SSA, no strategic merge: what the CRUD mock
+ * supports is what ships) and core/v1 Events.
+ */
+public final class ClusterWriter {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ClusterWriter.class);
+    /** Events about cluster-scoped objects go to this namespace, as kubectl describe expects. */
+    static final String EVENT_NAMESPACE = "default";
+
+    private final KubernetesClient client;
+    private final InstantSource clock;
+    private final AtomicLong sequence = new AtomicLong();
+
+    public ClusterWriter(KubernetesClient client, InstantSource clock) {
+        this.client = client;
+        this.clock = clock;
+    }
+
+    /**
+     * Sets (value) or removes (null) labels of one Node with a JSON patch ({@code add} / {@code remove} per label):
+     * unlike a merge patch with null values, the CRUD mock and the API server agree on what it does.
+     */
+    public void patchLabels(String node, Map<String, String> changes) {
+        List<Map<String, Object>> ops = new ArrayList<>();
+        changes.forEach((k, v) -> {
+            String path = "/metadata/labels/" + k.replace("~", "~0").replace("/", "~1");
+            Map<String, Object> op = new LinkedHashMap<>();
+            op.put("op", v == null ? "remove" : "add");
+            op.put("path", path);
+            if (v != null) {
+                op.put("value", v);
+            }
+            ops.add(op);
+        });
+        String patch = Serialization.asJson(ops);
+        try {
+            client.nodes().withName(node).patch(PatchContext.of(PatchType.JSON), patch);
+            LOG.info("event=node_labels_patched node={} changes={}", node, changes);
+        } catch (KubernetesClientException e) {
+            LOG.warn("event=node_label_patch_failed node={} code={} error=\"{}\"", node, e.getCode(), e.getMessage());
+        }
+    }
+
+    /** Emits one Event about a Node or the NodeGroup. */
+    public void emit(GroupEvent event, NodeGroup group, Map<String, Node> nodes) {
+        ObjectReferenceBuilder ref = new ObjectReferenceBuilder().withName(event.name());
+        if (event.onNode()) {
+            Node n = nodes.get(event.name());
+            ref.withKind("Node").withApiVersion("v1").withUid(n == null ? null : n.getMetadata().getUid());
+        } else {
+            ref.withKind(NodeGroup.KIND).withApiVersion(NodeGroup.GROUP + "/" + NodeGroup.VERSION)
+                    .withUid(group.getMetadata().getUid());
+        }
+        String now = clock.instant().toString();
+        Event e = new EventBuilder()
+                .withNewMetadata()
+                    .withName(event.name() + "." + Long.toHexString(clock.instant().toEpochMilli())
+                            + Long.toHexString(sequence.incrementAndGet()))
+                    .withNamespace(EVENT_NAMESPACE)
+                .endMetadata()
+                .withInvolvedObject(ref.build())
+                .withType(event.type())
+                .withReason(event.reason())
+                .withMessage(event.message())
+                .withFirstTimestamp(now)
+                .withLastTimestamp(now)
+                .withCount(1)
+                .withNewSource().withComponent("node-manager-controller").endSource()
+                .withReportingComponent("node-manager-controller")
+                .build();
+        try {
+            client.v1().events().inNamespace(EVENT_NAMESPACE).resource(e).create();
+            LOG.info("event=k8s_event reason={} object={} message=\"{}\"", event.reason(), event.name(),
+                    event.message());
+        } catch (KubernetesClientException ex) {
+            LOG.warn("event=k8s_event_failed reason={} object={} error=\"{}\"", event.reason(), event.name(),
+                    ex.getMessage());
+        }
+    }
+}

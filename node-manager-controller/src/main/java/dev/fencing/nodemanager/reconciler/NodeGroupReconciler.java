@@ -1,0 +1,143 @@
+package dev.fencing.nodemanager.reconciler;
+
+import dev.fencing.api.v1.NodeGroup;
+import dev.fencing.nodemanager.config.ControllerConfig;
+import dev.fencing.nodemanager.dependent.AgentDaemonSets;
+import dev.fencing.nodemanager.model.GroupModel;
+import dev.fencing.nodemanager.model.NodeLabels;
+import dev.fencing.nodemanager.report.AgentReports;
+import dev.fencing.nodemanager.status.GroupEvent;
+import dev.fencing.nodemanager.status.GroupStatusCalculator;
+import dev.fencing.nodemanager.status.StatusOutcome;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.inbound.SimpleInboundEventSource;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import java.time.InstantSource;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import dev.fencing.api.v1.NodeGroupStatus;
+
+/**
+ * nodegroup-status-controller (leader only; JOSDK runs reconcilers only on the leader). Goal: every NodeGroup's agent
+ * DaemonSet, status, node labels and Events match its spec and its agents' reports. Trigger: NodeGroup changes,
+ * Node changes (secondary informer mapped by {@code node.deckhouse.io/group}), agent report changes (inbound event
+ * source), and a periodic resync for time-based transitions. Output: DaemonSet create/update/delete, status patch,
+ * label merge patches, Events. Decisions live in {@link GroupModel} and {@link GroupStatusCalculator}.
+ */
+@ControllerConfiguration(name = "nodegroup-status-controller")
+public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
+
+    private final ControllerConfig config;
+    private final AgentDaemonSets daemonSets;
+    private final AgentReports reports;
+    private final ClusterWriter writer;
+    private final InstantSource clock;
+    private final SimpleInboundEventSource<NodeGroup> reportEvents = new SimpleInboundEventSource<>("agent-reports");
+    // What this leader last wrote. The informer caches lag behind our own writes; judging transitions against them
+    // would announce the same transition (Event) twice.
+    private final Map<String, NodeGroupStatus> lastStatus = new ConcurrentHashMap<>();
+    private final Map<String, Map<String, String>> writtenLabels = new ConcurrentHashMap<>();
+    private static final String REMOVED = "\u0000removed";
+
+    public NodeGroupReconciler(ControllerConfig config, AgentDaemonSets daemonSets, AgentReports reports,
+                               ClusterWriter writer, InstantSource clock) {
+        this.config = config;
+        this.daemonSets = daemonSets;
+        this.reports = reports;
+        this.writer = writer;
+        this.clock = clock;
+        reports.addListener(group -> reportEvents.propagateEvent(new ResourceID(group)));
+    }
+
+    /** This leader forgets what it wrote (leadership lost): the next leader starts from the cluster's state. */
+    public void forgetWrites() {
+        lastStatus.clear();
+        writtenLabels.clear();
+    }
+
+    @Override
+    public List<EventSource<?, NodeGroup>> prepareEventSources(EventSourceContext<NodeGroup> context) {
+        InformerEventSourceConfiguration<Node> nodes = InformerEventSourceConfiguration
+                .from(Node.class, NodeGroup.class)
+                .withName("group-nodes")
+                .withLabelSelector(NodeLabels.GROUP)
+                .withSecondaryToPrimaryMapper(node -> {
+                    Map<String, String> labels = node.getMetadata().getLabels();
+                    String group = labels == null ? null : labels.get(NodeLabels.GROUP);
+                    return group == null ? Set.of() : Set.of(new ResourceID(group));
+                })
+                .build();
+        return List.of(new InformerEventSource<>(nodes, context), reportEvents);
+    }
+
+    @Override
+    public UpdateControl<NodeGroup> reconcile(NodeGroup group, Context<NodeGroup> context) {
+        String name = group.getMetadata().getName();
+        Map<String, Node> nodes = new TreeMap<>();
+        for (Node n : context.getSecondaryResources(Node.class)) {
+            if (name.equals(n.getMetadata().getLabels().get(NodeLabels.GROUP))) {
+                nodes.put(n.getMetadata().getName(), n);
+            }
+        }
+        GroupModel model = GroupModel.from(group, nodes.values(), config.gossipPort());
+        if (model.fencingEnabled()) {
+            daemonSets.apply(group);
+        } else {
+            daemonSets.delete(name);
+        }
+        Map<String, Map<String, String>> labels = new HashMap<>();
+        nodes.forEach((n, node) -> {
+            Map<String, String> view = new HashMap<>(Objects.requireNonNullElse(node.getMetadata().getLabels(),
+                    Map.of()));
+            Map<String, String> written = writtenLabels.getOrDefault(n, Map.of());
+            // Entries the cache already reflects are dropped; the others override the lagging cache.
+            written.entrySet().removeIf(w -> REMOVED.equals(w.getValue()) ? !view.containsKey(w.getKey())
+                    : w.getValue().equals(view.get(w.getKey())));
+            written.forEach((k, v) -> {
+                if (REMOVED.equals(v)) {
+                    view.remove(k);
+                } else {
+                    view.put(k, v);
+                }
+            });
+            labels.put(n, view);
+        });
+        NodeGroupStatus previous = lastStatus.getOrDefault(name, group.getStatus());
+        StatusOutcome outcome = GroupStatusCalculator.calculate(model, previous, reports::latest, labels,
+                clock.instant(), config.reportStaleAfter());
+        outcome.labelChanges().forEach((node, change) -> {
+            writer.patchLabels(node, change);
+            writtenLabels.computeIfAbsent(node, k -> new ConcurrentHashMap<>());
+            Map<String, String> written = writtenLabels.get(node);
+            change.forEach((k, v) -> written.put(k, v == null ? REMOVED : v));
+        });
+        for (GroupEvent e : outcome.events()) {
+            writer.emit(e, group, nodes);
+        }
+        lastStatus.put(name, outcome.status());
+        UpdateControl<NodeGroup> control;
+        if (outcome.status().equals(group.getStatus())) {
+            control = UpdateControl.noUpdate();
+        } else {
+            NodeGroup fresh = new NodeGroup();
+            fresh.setMetadata(new ObjectMetaBuilder().withName(name).build());
+            fresh.setStatus(outcome.status());
+            control = UpdateControl.patchStatus(fresh);
+        }
+        return control.rescheduleAfter(config.statusInterval());
+    }
+}

@@ -1,0 +1,328 @@
+package dev.fencing.nodemanager.reconciler;
+
+import static dev.fencing.nodemanager.model.TestNodes.node;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.fencing.api.v1.Fencing;
+import dev.fencing.api.v1.FencingWatchdog;
+import dev.fencing.api.v1.NodeGroup;
+import dev.fencing.api.v1.NodeGroupSpec;
+import dev.fencing.api.v1.NodeType;
+import dev.fencing.nodemanager.NodeManager;
+import dev.fencing.nodemanager.config.ControllerConfig;
+import dev.fencing.nodemanager.grpc.TestAgent;
+import dev.fencing.nodemanager.model.NodeLabels;
+import dev.fencing.proto.fencing.v1.FencingMode;
+import dev.fencing.proto.nodemanager.v1.AgentMessage;
+import dev.fencing.proto.nodemanager.v1.AgentReport;
+import dev.fencing.proto.nodemanager.v1.ConfigDelta;
+import dev.fencing.proto.nodemanager.v1.ControllerMessage;
+import dev.fencing.proto.nodemanager.v1.Member;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+@EnableKubernetesMockClient(crud = true)
+class NodeManagerOperatorTest {
+
+    private static final String NS = "fencing-system";
+
+    KubernetesMockServer server;
+    KubernetesClient client;
+
+    private NodeManager manager;
+    private ManagedChannel channel;
+    private final List<TestAgent> agents = new ArrayList<>();
+
+    @BeforeEach
+    void setUp() throws Exception {
+        try (InputStream crd = getClass().getResourceAsStream("/META-INF/fabric8/nodegroups.deckhouse.io-v1.yml")) {
+            client.apiextensions().v1().customResourceDefinitions()
+                    .resource(client.getKubernetesSerialization().unmarshal(crd, CustomResourceDefinition.class))
+                    .create();
+        }
+        ControllerConfig base = ControllerConfig.forTests(NS);
+        ControllerConfig config = new ControllerConfig(base.namespace(), 0, 0, base.gossipPort(), base.agentImage(),
+                base.agentControllerAddress(), base.agentResources(), base.agentTolerations(),
+                base.agentPriorityClass(), false, base.leaseName(), null, null, Duration.ofMillis(500),
+                Duration.ofSeconds(30), 4096, 4096, Duration.ofSeconds(30));
+        manager = new NodeManager(client, config, InstantSource.system(),
+                new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)).start();
+        channel = NettyChannelBuilder.forAddress("127.0.0.1", manager.grpcPort()).usePlaintext().build();
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        agents.forEach(TestAgent::close);
+        channel.shutdownNow().awaitTermination(2, TimeUnit.SECONDS);
+        manager.close();
+    }
+
+    private static NodeGroup group(String name, Fencing fencing) {
+        NodeGroup g = new NodeGroup();
+        g.setMetadata(new ObjectMetaBuilder().withName(name).build());
+        g.setSpec(new NodeGroupSpec().withNodeType(NodeType.STATIC).withFencing(fencing));
+        return g;
+    }
+
+    private static Fencing watchdog() {
+        return new Fencing().withMode("Watchdog").withWatchdog(new FencingWatchdog().withTimeout("60s"));
+    }
+
+    private void createGroupWithNodes(String group, int n) {
+        client.resource(group(group, watchdog())).create();
+        for (int i = 1; i <= n; i++) {
+            client.nodes().resource(node(group + "-" + i, group, i)).create();
+        }
+    }
+
+    private TestAgent connect(String node) {
+        TestAgent agent = await().atMost(10, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(100)).until(() -> {
+            TestAgent a = TestAgent.connect(channel, node);
+            ControllerMessage first = a.received.poll(2, TimeUnit.SECONDS);
+            if (first == null) {
+                a.close();
+                return null;
+            }
+            a.received.add(first);
+            return a;
+        }, a -> a != null);
+        agents.add(agent);
+        return agent;
+    }
+
+    private ControllerMessage fullConfigWithMembers(TestAgent agent, int members) throws InterruptedException {
+        ControllerMessage m = agent.next();
+        assertThat(m.hasFull()).isTrue();
+        // Nodes may still be arriving in the cache when the agent connects: apply deltas until the count is right.
+        List<String> names = new ArrayList<>(m.getFull().getMembersList().stream().map(Member::getName).toList());
+        ControllerMessage last = m;
+        while (names.size() < members) {
+            ControllerMessage d = agent.next();
+            if (d.getDelta().hasMemberUpserted() && !names.contains(d.getDelta().getMemberUpserted().getName())) {
+                names.add(d.getDelta().getMemberUpserted().getName());
+            }
+            last = d;
+        }
+        return last == m ? m : m.toBuilder().setRevision(last.getRevision()).build();
+    }
+
+    private Optional<Condition> condition(String group, String type) {
+        NodeGroup g = client.resources(NodeGroup.class).withName(group).get();
+        if (g == null || g.getStatus() == null || g.getStatus().getConditions() == null) {
+            return Optional.empty();
+        }
+        return g.getStatus().getConditions().stream().filter(c -> type.equals(c.getType())).findFirst();
+    }
+
+    private void report(TestAgent agent, boolean armed, boolean quorumHeld, int confirmed) {
+        agent.send(AgentMessage.newBuilder().setReport(AgentReport.newBuilder()
+                .setArmed(armed).setQuorumHeld(quorumHeld).setConfirmed(confirmed).setExpected(3).setQuorumSize(2)
+                .setMode(FencingMode.FENCING_MODE_WATCHDOG)).build());
+    }
+
+    @Test
+    void aFencingGroupGetsItsAgentDaemonSetAndAnAgentReceivesTheFullConfig() throws Exception {
+        createGroupWithNodes("workers", 3);
+
+        DaemonSet ds = await().atMost(10, TimeUnit.SECONDS).until(() ->
+                client.apps().daemonSets().inNamespace(NS).withName("fencing-agent-workers").get(), d -> d != null);
+        var pod = ds.getSpec().getTemplate().getSpec();
+        assertThat(pod.getNodeSelector()).containsEntry(NodeLabels.GROUP, "workers");
+        assertThat(pod.getHostNetwork()).isTrue();
+        assertThat(pod.getContainers().get(0).getArgs())
+                .containsExactly("run", "--controller", "node-manager-controller." + NS + ".svc:9650", "--node",
+                        "$(NODE_NAME)");
+        assertThat(pod.getVolumes()).extracting(v -> v.getHostPath().getPath())
+                .contains("/dev/watchdog", "/var/run");
+        assertThat(ds.getMetadata().getOwnerReferences()).extracting(o -> o.getKind()).containsExactly("NodeGroup");
+
+        ControllerMessage full = connect("workers-2").next();
+        assertThat(full.getFull().getGroup()).isEqualTo("workers");
+        assertThat(full.getFull().getNodeName()).isEqualTo("workers-2");
+        assertThat(full.getFull().getPolicy().getMode()).isEqualTo(FencingMode.FENCING_MODE_WATCHDOG);
+    }
+
+    @Test
+    void maintenanceReachesTheAgentWithinOneSecondAndMembershipChangesArriveAsDeltas() throws Exception {
+        createGroupWithNodes("workers", 3);
+        TestAgent agent = connect("workers-1");
+        fullConfigWithMembers(agent, 3);
+        agent.received.clear();
+
+        long start = System.nanoTime();
+        client.nodes().withName("workers-1").edit(n -> {
+            n.getMetadata().getAnnotations().put("update.node.deckhouse.io/disruption-approved", "");
+            return n;
+        });
+        ControllerMessage signal = await().atMost(1, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(10))
+                .until(() -> agent.received.poll(), m -> m != null && m.getDelta().hasSignals());
+        assertThat(System.nanoTime() - start).isLessThan(TimeUnit.SECONDS.toNanos(1));
+        assertThat(signal.getDelta().getSignals().getMaintenance().getSource())
+                .isEqualTo("update.node.deckhouse.io/disruption-approved");
+
+        client.nodes().resource(node("workers-4", "workers", 4)).create();
+        assertThat(nextDelta(agent, ConfigDelta.ChangeCase.MEMBER_UPSERTED).getDelta().getMemberUpserted().getName())
+                .isEqualTo("workers-4");
+
+        client.nodes().withName("workers-3").edit(n -> {
+            n.getMetadata().getLabels().put(NodeLabels.GROUP, "elsewhere");
+            return n;
+        });
+        assertThat(nextDelta(agent, ConfigDelta.ChangeCase.MEMBER_REMOVED).getDelta().getMemberRemoved())
+                .isEqualTo("workers-3");
+
+        client.nodes().withName("workers-4").delete();
+        assertThat(nextDelta(agent, ConfigDelta.ChangeCase.MEMBER_REMOVED).getDelta().getMemberRemoved())
+                .isEqualTo("workers-4");
+    }
+
+    private static ControllerMessage nextDelta(TestAgent agent, ConfigDelta.ChangeCase kind) throws Exception {
+        return await().atMost(5, TimeUnit.SECONDS).until(() -> agent.received.poll(100, TimeUnit.MILLISECONDS),
+                m -> m != null && m.getDelta().getChangeCase() == kind);
+    }
+
+    @Test
+    void reportsDriveStatusConditionsNodeLabelsAndEvents() throws Exception {
+        createGroupWithNodes("workers", 3);
+        List<TestAgent> three = List.of(connect("workers-1"), connect("workers-2"), connect("workers-3"));
+        for (TestAgent a : three) {
+            report(a, true, true, 3);
+        }
+
+        await().atMost(10, TimeUnit.SECONDS).untilAsserted(() -> {
+            NodeGroup g = client.resources(NodeGroup.class).withName("workers").get();
+            assertThat(g.getStatus().getExpected()).isEqualTo(3);
+            assertThat(g.getStatus().getArmed()).isEqualTo(3);
+            assertThat(g.getStatus().getHeard()).isEqualTo(3);
+            assertThat(g.getStatus().getObservedGeneration()).isEqualTo(g.getMetadata().getGeneration());
+            assertThat(g.getStatus().getTimings().getTStop()).isNotBlank();
+            assertThat(condition("workers", "Ready")).get().extracting(Condition::getStatus).isEqualTo("True");
+            assertThat(condition("workers", "QuorumHealthy")).get().extracting(Condition::getStatus)
+                    .isEqualTo("True");
+        });
+        await().atMost(10, TimeUnit.SECONDS).untilAsserted(() -> {
+            Map<String, String> labels = client.nodes().withName("workers-2").get().getMetadata().getLabels();
+            assertThat(labels).containsEntry(NodeLabels.FENCING_ENABLED, "")
+                    .containsEntry(NodeLabels.FENCING_MODE, "Watchdog");
+            assertThat(events("Armed")).hasSize(3);
+        });
+
+        report(three.get(0), true, false, 1);
+        report(three.get(1), false, false, 1);
+        await().atMost(10, TimeUnit.SECONDS).untilAsserted(() -> {
+            Condition q = condition("workers", "QuorumHealthy").orElseThrow();
+            assertThat(q.getStatus()).isEqualTo("False");
+            assertThat(q.getReason()).isEqualTo("QuorumLost");
+            assertThat(q.getMessage()).contains("only 1 of 3").contains("workers-1").contains("workers-2");
+            assertThat(events("QuorumLost")).hasSize(1);
+            assertThat(events("Disarmed")).extracting(e -> e.getInvolvedObject().getName())
+                    .containsExactly("workers-2");
+            assertThat(client.nodes().withName("workers-2").get().getMetadata().getLabels())
+                    .doesNotContainKey(NodeLabels.FENCING_ENABLED);
+        });
+
+        report(three.get(0), true, true, 3);
+        report(three.get(1), true, true, 3);
+        await().atMost(10, TimeUnit.SECONDS).untilAsserted(() -> assertThat(events("QuorumRecovered")).hasSize(1));
+    }
+
+    private List<Event> events(String reason) {
+        return client.v1().events().inNamespace("default").list().getItems().stream()
+                .filter(e -> reason.equals(e.getReason())).toList();
+    }
+
+    @Test
+    void switchingFencingOffRemovesTheDaemonSetAndEndsAgentStreams() throws Exception {
+        createGroupWithNodes("workers", 2);
+        await().atMost(10, TimeUnit.SECONDS).until(() ->
+                client.apps().daemonSets().inNamespace(NS).withName("fencing-agent-workers").get() != null);
+        TestAgent agent = connect("workers-1");
+
+        client.resources(NodeGroup.class).withName("workers").edit(g -> {
+            g.getSpec().setFencing(null);
+            return g;
+        });
+
+        await().atMost(10, TimeUnit.SECONDS).until(() ->
+                client.apps().daemonSets().inNamespace(NS).withName("fencing-agent-workers").get() == null);
+        assertThat(agent.closed.get(5, TimeUnit.SECONDS).getCode()).isEqualTo(Status.Code.UNAVAILABLE);
+        await().atMost(10, TimeUnit.SECONDS).untilAsserted(() ->
+                assertThat(condition("workers", "Ready")).get().extracting(Condition::getReason)
+                        .isEqualTo("FencingDisabled"));
+    }
+
+    @Test
+    void deletingTheGroupDeletesItsDaemonSet() {
+        createGroupWithNodes("workers", 2);
+        await().atMost(10, TimeUnit.SECONDS).until(() ->
+                client.apps().daemonSets().inNamespace(NS).withName("fencing-agent-workers").get() != null);
+        client.resources(NodeGroup.class).withName("workers").delete();
+        await().atMost(10, TimeUnit.SECONDS).until(() ->
+                client.apps().daemonSets().inNamespace(NS).withName("fencing-agent-workers").get() == null);
+    }
+
+    @Test
+    void anInvalidSpecIsAFalseReadyConditionNamingTheField() throws Exception {
+        client.resource(group("broken", new Fencing().withMode("Notify").withQuorumLossAction("Fence"))).create();
+        client.nodes().resource(node("broken-1", "broken", 1)).create();
+
+        await().atMost(10, TimeUnit.SECONDS).untilAsserted(() -> {
+            Condition ready = condition("broken", "Ready").orElseThrow();
+            assertThat(ready.getStatus()).isEqualTo("False");
+            assertThat(ready.getReason()).isEqualTo("InvalidSpec");
+            assertThat(ready.getMessage()).contains("spec.fencing.quorumLossAction");
+        });
+        TestAgent refused = TestAgent.connect(channel, "broken-1");
+        agents.add(refused);
+        Status status = refused.closed.get(5, TimeUnit.SECONDS);
+        assertThat(status.getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
+        assertThat(status.getDescription()).contains("spec.fencing.quorumLossAction");
+    }
+
+    @Test
+    void healthReadinessAndMetricsAreServed() throws Exception {
+        createGroupWithNodes("workers", 1);
+        connect("workers-1");
+        HttpClient http = HttpClient.newHttpClient();
+        String base = "http://127.0.0.1:" + manager.healthPort();
+        await().atMost(10, TimeUnit.SECONDS).until(() -> http.send(HttpRequest.newBuilder(URI.create(base
+                + "/readyz")).build(), HttpResponse.BodyHandlers.ofString()).statusCode() == 200);
+        assertThat(http.send(HttpRequest.newBuilder(URI.create(base + "/healthz")).build(),
+                HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+        await().atMost(10, TimeUnit.SECONDS).untilAsserted(() -> {
+            String metrics = http.send(HttpRequest.newBuilder(URI.create(base + "/metrics")).build(),
+                    HttpResponse.BodyHandlers.ofString()).body();
+            assertThat(metrics).contains("fencing_controller_connected_agents{group=\"workers\"} 1.0")
+                    .contains("fencing_controller_stream_queue_depth_messages")
+                    .contains("fencing_controller_config_revision_lag_max")
+                    .contains("operator_sdk_reconciliations");
+        });
+    }
+}
