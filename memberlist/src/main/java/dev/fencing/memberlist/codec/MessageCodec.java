@@ -290,11 +290,4 @@ public final class MessageCodec {
     }
     return new PushNodeState(name, addr, port, meta, incarnation, state, vsn);
   }
-
-  /** Encodes a msgpack body alone (no type byte); used for stream headers and the compress wrapper. */
-  static byte[] toBytes(java.util.function.Consumer<MsgpackWriter> body) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream(32);
-    body.accept(new MsgpackWriter(out));
-    return out.toByteArray();
-  }
 }

@@ -9,15 +9,19 @@ import java.time.Duration;
 
 /** One bidirectional byte stream (a TCP connection, or its in-memory equivalent). */
 public interface StreamConnection extends Closeable {
+  /** The bytes the peer sends; buffered, so read it through one stream per connection. */
   InputStream input() throws IOException;
 
+  /** The bytes sent to the peer; flush after a message. */
   OutputStream output() throws IOException;
 
+  /** The peer's address (the dialed address, or the connecting socket's address for inbound streams). */
   InetSocketAddress remoteAddress();
 
   /** Reads and writes after this much time from now fail with an IOException. */
   void setDeadline(Duration fromNow) throws IOException;
 
+  /** Closes both directions; idempotent. */
   @Override
   void close() throws IOException;
 }
