@@ -1,0 +1,199 @@
+package dev.fencing.nodemanager;
+
+import dev.fencing.nodemanager.config.ControllerConfig;
+import io.fabric8.kubernetes.api.model.Toleration;
+import io.fabric8.kubernetes.api.model.TolerationBuilder;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.File;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * The controller's main: flags (each also from an environment variable {@code NMC_<FLAG>}), a fabric8 client from
+ * {@code --master}/{@code --kubeconfig} or fabric8's usual discovery (in-cluster service account, KUBECONFIG), then
+ * {@link NodeManager} until SIGTERM.
+ */
+@Command(name = "node-manager-controller", mixinStandardHelpOptions = true,
+        description = "NodeGroup fencing operator and AgentControl server.")
+public final class NodeManagerOperator implements Callable<Integer> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(NodeManagerOperator.class);
+
+    @Option(names = "--master", defaultValue = "${env:NMC_MASTER}",
+            description = "API server URL (default: fabric8 discovery: in-cluster or kubeconfig).")
+    String master;
+
+    @Option(names = "--kubeconfig", defaultValue = "${env:NMC_KUBECONFIG}", description = "Path of a kubeconfig.")
+    File kubeconfig;
+
+    @Option(names = "--namespace", defaultValue = "${env:NMC_NAMESPACE:-${env:POD_NAMESPACE:-kube-system}}",
+            description = "Namespace of agent DaemonSets and the leader Lease (default: $POD_NAMESPACE or kube-system).")
+    String namespace;
+
+    @Option(names = "--grpc-port", defaultValue = "${env:NMC_GRPC_PORT:-9650}", description = "AgentControl port.")
+    int grpcPort;
+
+    @Option(names = "--health-port", defaultValue = "${env:NMC_HEALTH_PORT:-8080}",
+            description = "Port of /healthz, /readyz, /metrics (-1: off).")
+    int healthPort;
+
+    @Option(names = "--gossip-port", defaultValue = "${env:NMC_GOSSIP_PORT:-7946}",
+            description = "Port agents gossip on (part of each member's gossip address).")
+    int gossipPort;
+
+    @Option(names = "--agent-image", defaultValue = "${env:NMC_AGENT_IMAGE:-fencing-agent:latest}",
+            description = "Agent container image.")
+    String agentImage;
+
+    @Option(names = "--agent-controller-address", defaultValue = "${env:NMC_AGENT_CONTROLLER_ADDRESS}",
+            description = "host:port agents dial (default: node-manager-controller.<namespace>.svc:<grpc-port>).")
+    String agentControllerAddress;
+
+    @Option(names = "--agent-resource", split = ",",
+            defaultValue = "${env:NMC_AGENT_RESOURCE:-requests.cpu=10m,requests.memory=64Mi,limits.memory=128Mi}",
+            description = "Agent container resources, e.g. requests.cpu=10m,limits.memory=128Mi.")
+    List<String> agentResources;
+
+    @Option(names = "--agent-toleration", split = ",", defaultValue = "${env:NMC_AGENT_TOLERATION:-Exists}",
+            description = "Agent tolerations: Exists (tolerate everything) or key[=value][:Effect].")
+    List<String> agentTolerations;
+
+    @Option(names = "--agent-priority-class", defaultValue = "${env:NMC_AGENT_PRIORITY_CLASS:-system-node-critical}",
+            description = "Priority class of agent pods (empty: none).")
+    String agentPriorityClass;
+
+    @Option(names = "--leader-election", negatable = true, defaultValue = "${env:NMC_LEADER_ELECTION:-true}",
+            fallbackValue = "true", description = "Elect a leader on a Lease (--no-leader-election: always lead).")
+    boolean leaderElection;
+
+    @Option(names = "--lease-name", defaultValue = "${env:NMC_LEASE_NAME:-node-manager-controller}",
+            description = "Leader election Lease name.")
+    String leaseName;
+
+    @Option(names = "--tls-cert", defaultValue = "${env:NMC_TLS_CERT}", description = "PEM certificate chain (TLS).")
+    File tlsCert;
+
+    @Option(names = "--tls-key", defaultValue = "${env:NMC_TLS_KEY}", description = "PEM private key (TLS).")
+    File tlsKey;
+
+    @Option(names = "--status-interval", defaultValue = "${env:NMC_STATUS_INTERVAL:-10s}",
+            description = "Status recompute period without events.")
+    String statusInterval;
+
+    @Option(names = "--report-stale-after", defaultValue = "${env:NMC_REPORT_STALE_AFTER:-30s}",
+            description = "A report older than this no longer counts as the agent being heard.")
+    String reportStaleAfter;
+
+    @Option(names = "--history-limit", defaultValue = "${env:NMC_HISTORY_LIMIT:-4096}",
+            description = "Config changes kept per group for agents resuming by revision.")
+    int historyLimit;
+
+    @Option(names = "--stream-queue", defaultValue = "${env:NMC_STREAM_QUEUE:-4096}",
+            description = "Messages queued per agent stream before it is cut off (the agent then resyncs).")
+    int streamQueue;
+
+    @Option(names = "--max-tie-lease", defaultValue = "${env:NMC_MAX_TIE_LEASE:-30s}",
+            description = "Longest ControlPlane tie lease; a new leader waits this (plus the Lease duration).")
+    String maxTieLease;
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new NodeManagerOperator()).execute(args));
+    }
+
+    /** The validated configuration. */
+    ControllerConfig config() {
+        Map<String, String> resources = new LinkedHashMap<>();
+        for (String r : agentResources) {
+            int eq = r.indexOf('=');
+            if (eq <= 0 || !(r.startsWith("requests.") || r.startsWith("limits."))) {
+                throw new CommandLine.ParameterException(new CommandLine(this), "--agent-resource " + r
+                        + ": expected requests.<name>=<quantity> or limits.<name>=<quantity>");
+            }
+            resources.put(r.substring(0, eq).trim(), r.substring(eq + 1).trim());
+        }
+        List<Toleration> tolerations = new ArrayList<>();
+        for (String t : agentTolerations) {
+            tolerations.add(toleration(t.trim()));
+        }
+        String address = agentControllerAddress == null || agentControllerAddress.isBlank()
+                ? "node-manager-controller." + namespace + ".svc:" + grpcPort : agentControllerAddress;
+        return new ControllerConfig(namespace, grpcPort, healthPort, gossipPort, agentImage, address, resources,
+                tolerations, agentPriorityClass == null ? "" : agentPriorityClass, leaderElection, leaseName, tlsCert,
+                tlsKey, duration("--status-interval", statusInterval),
+                duration("--report-stale-after", reportStaleAfter), historyLimit, streamQueue,
+                duration("--max-tie-lease", maxTieLease));
+    }
+
+    private Duration duration(String flag, String text) {
+        try {
+            return dev.fencing.policy.DurationFormat.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(new CommandLine(this), flag + " " + text + ": "
+                    + e.getMessage());
+        }
+    }
+
+    static Toleration toleration(String spec) {
+        if (spec.equals("Exists")) {
+            return new TolerationBuilder().withOperator("Exists").build();
+        }
+        String effect = null;
+        String kv = spec;
+        int colon = spec.lastIndexOf(':');
+        if (colon > 0) {
+            effect = spec.substring(colon + 1);
+            kv = spec.substring(0, colon);
+        }
+        int eq = kv.indexOf('=');
+        TolerationBuilder b = new TolerationBuilder().withEffect(effect);
+        return eq < 0 ? b.withKey(kv).withOperator("Exists").build()
+                : b.withKey(kv.substring(0, eq)).withOperator("Equal").withValue(kv.substring(eq + 1)).build();
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        ControllerConfig config = config();
+        Config k8s;
+        if (kubeconfig != null) {
+            k8s = Config.fromKubeconfig(null, Files.readString(kubeconfig.toPath()), kubeconfig.getPath());
+        } else {
+            k8s = Config.autoConfigure(null);
+        }
+        if (master != null && !master.isBlank()) {
+            k8s = new ConfigBuilder(k8s).withMasterUrl(master).build();
+        }
+        KubernetesClient client = new KubernetesClientBuilder().withConfig(k8s).build();
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        NodeManager manager = new NodeManager(client, config, InstantSource.system(), registry);
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            LOG.info("event=shutdown");
+            manager.close();
+            client.close();
+            stopped.countDown();
+        }, "shutdown"));
+        manager.start();
+        LOG.info("event=running master={} namespace={} grpc_port={} health_port={} agent_image={}",
+                client.getConfiguration().getMasterUrl(), config.namespace(), manager.grpcPort(),
+                manager.healthPort(), config.agentImage());
+        stopped.await();
+        return 0;
+    }
+}
