@@ -1,0 +1,121 @@
+package dev.fencing.agent.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Real agents on loopback UDP/TCP (memberlist), partitioned in their transports. Timing figures belong to the
+ * benchmark; here only outcomes are asserted, and the one time bound asserted (an isolated node's last feed is at most
+ * T_stop after the partition) is a safety property the code guarantees regardless of scheduling delays.
+ */
+class MultiAgentPartitionTest {
+
+  static final Duration STARTUP = Duration.ofSeconds(20);
+
+  static void awaitAllArmed(AgentCluster cluster) {
+    await().atMost(STARTUP).until(() -> cluster.agents.stream().allMatch(a -> a.agent().snapshot().watchdog().armed()));
+    await().atMost(STARTUP).until(() -> cluster.agents.stream().allMatch(a -> a.members().size() == cluster.agents.size()));
+  }
+
+  @Test
+  void isolatedNodeStopsFeedingWithinTStopWhileTheOthersKeepFeeding() throws Exception {
+    try (AgentCluster cluster = AgentCluster.start(3, "Fence", "LowestName")) {
+      awaitAllArmed(cluster);
+      AgentCluster.Agent c = cluster.agent("node-c");
+      long partitionedAt = System.nanoTime();
+      cluster.isolate("node-c");
+
+      await().atMost(Duration.ofSeconds(10)).until(() -> c.agent().snapshot().watchdog().fencingInProgress());
+      int feedsWhenFenced = c.device().feeds();
+      assertThat(c.device().lastFeedNanos() - partitionedAt)
+          .as("node-c's last feed after the partition (ns), bound T_stop=%s", cluster.tStop())
+          .isLessThanOrEqualTo(cluster.tStop().toNanos());
+
+      AgentCluster.Agent a = cluster.agent("node-a");
+      AgentCluster.Agent b = cluster.agent("node-b");
+      int aFeeds = a.device().feeds();
+      int bFeeds = b.device().feeds();
+      await().atMost(Duration.ofSeconds(15)).until(() -> a.members().equals(List.of("node-a", "node-b"))
+          && b.members().equals(List.of("node-a", "node-b")));
+      await().atMost(Duration.ofSeconds(5)).until(() -> a.device().feeds() >= aFeeds + 3 && b.device().feeds() >= bFeeds + 3);
+      assertThat(a.agent().snapshot().quorumHeld()).isTrue();
+      assertThat(b.agent().snapshot().watchdog().fencingInProgress()).isFalse();
+      assertThat(c.device().feeds()).as("node-c never fed again").isEqualTo(feedsWhenFenced);
+      assertThat(c.device().events()).doesNotContain("magic-close");
+
+      c.agent().close();
+      assertThat(c.device().events()).as("SIGTERM while starving closes without the magic character")
+          .endsWith("close-without-magic");
+    }
+  }
+
+  @Test
+  void excludeKeepsTheMinorityUpAndItsPeersReportEachOtherLeftThenJoinAgain() throws Exception {
+    try (AgentCluster cluster = AgentCluster.start(4, "Exclude", "LowestName")) {
+      awaitAllArmed(cluster);
+      AgentCluster.Agent c = cluster.agent("node-c");
+      AgentCluster.Agent d = cluster.agent("node-d");
+      cluster.split(List.of("node-a", "node-b"), List.of("node-c", "node-d"));
+
+      await().atMost(Duration.ofSeconds(10)).until(() -> c.agent().snapshot().isolated() && d.agent().snapshot().isolated());
+      await().atMost(Duration.ofSeconds(15)).until(() -> !c.members().contains("node-d") && !d.members().contains("node-c"));
+      assertThat(c.hub().currentMembers()).extracting(n -> n.getName()).contains("node-c");
+      AgentCluster.Agent a = cluster.agent("node-a");
+      assertThat(a.agent().snapshot().quorumHeld()).as("LowestName gives the tie to the side holding node-a").isTrue();
+      int cFeeds = c.device().feeds();
+      await().atMost(Duration.ofSeconds(5)).until(() -> c.device().feeds() >= cFeeds + 3);
+      assertThat(c.agent().snapshot().watchdog().fencingInProgress()).isFalse();
+      assertThat(c.device().events()).doesNotContain("magic-close", "close-without-magic");
+
+      cluster.cut.healAll();
+      await().atMost(Duration.ofSeconds(20)).until(() -> !c.agent().snapshot().isolated()
+          && cluster.agents.stream().allMatch(x -> x.members().size() == 4));
+    }
+  }
+
+  @Test
+  void waitOnlyReportsQuorumLoss() throws Exception {
+    try (AgentCluster cluster = AgentCluster.start(3, "Wait", "LowestName")) {
+      awaitAllArmed(cluster);
+      AgentCluster.Agent c = cluster.agent("node-c");
+      cluster.isolate("node-c");
+      await().atMost(Duration.ofSeconds(10)).until(() -> !c.agent().snapshot().quorumHeld());
+      int feeds = c.device().feeds();
+      await().atMost(Duration.ofSeconds(5)).until(() -> c.device().feeds() >= feeds + 3);
+      assertThat(c.agent().snapshot().watchdog().fencingInProgress()).isFalse();
+      assertThat(c.agent().snapshot().isolated()).isFalse();
+      assertThat(c.agent().snapshot().watchdog().armed()).isTrue();
+
+      c.agent().close();
+      assertThat(c.device().events()).as("SIGTERM while feeding disarms").endsWith("magic-close");
+    }
+  }
+
+  @Test
+  void theDisableFileDisarmsANodeSoItIsNotResetWhenCutOff() throws Exception {
+    try (AgentCluster cluster = AgentCluster.start(3, "Fence", "LowestName")) {
+      awaitAllArmed(cluster);
+      AgentCluster.Agent c = cluster.agent("node-c");
+      c.agent().setDisabled(java.util.Optional.of("kernel upgrade by bashible"));
+      await().atMost(Duration.ofSeconds(5)).until(() -> !c.agent().snapshot().watchdog().armed());
+      assertThat(c.device().events()).endsWith("magic-close");
+      assertThat(c.agent().snapshot().toStatus(System.nanoTime()).getDisarmReasonsList())
+          .anySatisfy(r -> assertThat(r.getDetail()).isEqualTo("kernel upgrade by bashible"));
+
+      cluster.isolate("node-c");
+      AgentCluster.Agent a = cluster.agent("node-a");
+      await().atMost(Duration.ofSeconds(15)).until(() -> !a.members().contains("node-c")
+          && !c.agent().snapshot().quorumHeld());
+      assertThat(c.agent().snapshot().watchdog().fencingInProgress()).isFalse();
+      assertThat(c.device().isOpen()).isFalse();
+
+      c.agent().setDisabled(java.util.Optional.empty());
+      cluster.cut.healAll();
+      await().atMost(Duration.ofSeconds(20)).until(() -> c.agent().snapshot().watchdog().armed());
+    }
+  }
+}
