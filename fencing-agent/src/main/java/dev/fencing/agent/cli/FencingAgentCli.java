@@ -1,6 +1,7 @@
 package dev.fencing.agent.cli;
 
 import dev.fencing.agent.emulator.SoftdogEmulator;
+import dev.fencing.agent.runtime.RunCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -14,13 +15,14 @@ import picocli.CommandLine.Command;
     versionProvider = FencingAgentCli.Version.class,
     description = "Quorum fencing agent for Kubernetes NodeGroups, and clients of its local API.",
     subcommands = {
+      RunCommand.class,
       MembersCommand.class,
       EventsCommand.class,
       StatusCommand.class,
       SoftdogEmulator.class,
       CommandLine.HelpCommand.class
     },
-    exitCodeListHeading = "Exit codes of the client subcommands:%n",
+    exitCodeListHeading = "Exit codes of members, events and status (see each command's --help for the others):%n",
     exitCodeList = {
       "0:success",
       "1:the agent answered with an error",

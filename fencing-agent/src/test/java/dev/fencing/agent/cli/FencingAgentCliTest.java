@@ -230,6 +230,14 @@ class FencingAgentCliTest {
   }
 
   @Test
+  void runIsASubcommandThatRequiresANode() {
+    Run run = run("run", "--config", dir.resolve("absent.yaml").toString());
+
+    assertThat(run.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(run.err()).contains("--node");
+  }
+
+  @Test
   void softdogEmulatorIsASubcommand() {
     Run run = run("softdog-emulator", "--help");
 
