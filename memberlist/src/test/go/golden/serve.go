@@ -51,8 +51,8 @@ func serve(keyHex string) {
 	c.Name = "go1"
 	c.BindAddr = "127.0.0.1"
 	c.BindPort = 0
-	c.ProbeInterval = 200 * time.Millisecond
-	c.ProbeTimeout = 100 * time.Millisecond
+	c.ProbeInterval = 300 * time.Millisecond
+	c.ProbeTimeout = 200 * time.Millisecond
 	c.GossipInterval = 50 * time.Millisecond
 	c.Delegate = &serveDelegate{out: out}
 	c.Events = &serveEvents{out: out}

@@ -124,7 +124,7 @@ class RealGoNodeTest {
       awaitLine(lines, "state " + Hex.of(javaState) + " true");
 
       // Go probes us over UDP and we answer: it keeps us alive
-      await().atMost(WAIT).until(() -> pingsAnswered.get() >= 5);
+      await().atMost(WAIT).until(() -> pingsAnswered.get() >= 3);
       goStdin.write("members\n".getBytes(StandardCharsets.UTF_8));
       goStdin.flush();
       assertThat(awaitLine(lines, "members ")).contains("go1:0").contains("java1:0");
