@@ -62,6 +62,7 @@ public final class NodeManager implements AutoCloseable {
     private final Operator operator;
     private AgentControlServer server;
     private HealthServer health;
+    private volatile boolean closing;
 
     public NodeManager(KubernetesClient client, ControllerConfig config, InstantSource clock,
                        PrometheusMeterRegistry registry) {
@@ -104,8 +105,9 @@ public final class NodeManager implements AutoCloseable {
                 o.withLeaderElectionConfiguration(LeaderElectionConfigurationBuilder
                         .aLeaderElectionConfiguration(config.leaseName())
                         .withLeaseNamespace(config.namespace())
-                        .withLeaderCallbacks(new LeaderCallbacks(leadership::startLeading, leadership::stopLeading,
+                        .withLeaderCallbacks(new LeaderCallbacks(leadership::startLeading, this::lostLeadership,
                                 id -> LOG.info("event=leader_observed identity={}", id)))
+                        .withExitOnStopLeading(false)
                         .build());
             }
         });
@@ -190,8 +192,20 @@ public final class NodeManager implements AutoCloseable {
         }
     }
 
+    // JOSDK cannot resume event processing after losing the Lease, so a deposed leader exits and restarts as a
+    // follower (agents reconnect to another replica meanwhile and run on their cached config). On our own shutdown
+    // losing the Lease is expected.
+    private void lostLeadership() {
+        leadership.stopLeading();
+        if (!closing) {
+            LOG.error("event=leadership_lost action=exit reason=\"JOSDK cannot restart event processing\"");
+            new Thread(() -> System.exit(1), "exit-on-lost-leadership").start();
+        }
+    }
+
     @Override
     public void close() {
+        closing = true;
         if (health != null) {
             health.close();
         }

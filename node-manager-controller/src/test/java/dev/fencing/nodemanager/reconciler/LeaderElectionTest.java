@@ -1,0 +1,80 @@
+package dev.fencing.nodemanager.reconciler;
+
+import static dev.fencing.nodemanager.model.TestNodes.node;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.fencing.api.v1.Fencing;
+import dev.fencing.api.v1.NodeGroup;
+import dev.fencing.api.v1.NodeGroupSpec;
+import dev.fencing.api.v1.NodeType;
+import dev.fencing.nodemanager.NodeManager;
+import dev.fencing.nodemanager.config.ControllerConfig;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectRulesReviewBuilder;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.InputStream;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+@EnableKubernetesMockClient(crud = true)
+class LeaderElectionTest {
+
+    private static final String NS = "fencing-system";
+
+    KubernetesClient client;
+    KubernetesMockServer server;
+    private NodeManager manager;
+
+    @AfterEach
+    void tearDown() {
+        if (manager != null) {
+            manager.close();
+        }
+    }
+
+    @Test
+    void withLeaderElectionOnALeaseTheLeaderReconcilesAndServesAgents() throws Exception {
+        try (InputStream crd = getClass().getResourceAsStream("/META-INF/fabric8/nodegroups.deckhouse.io-v1.yml")) {
+            client.apiextensions().v1().customResourceDefinitions()
+                    .resource(client.getKubernetesSerialization().unmarshal(crd, CustomResourceDefinition.class))
+                    .create();
+        }
+        // JOSDK checks Lease permissions with a SelfSubjectRulesReview, which the CRUD mock cannot answer.
+        server.expect().post().withPath("/apis/authorization.k8s.io/v1/selfsubjectrulesreviews")
+                .andReturn(201, new SelfSubjectRulesReviewBuilder().withNewStatus().addNewResourceRule()
+                        .withApiGroups("coordination.k8s.io").withResources("leases")
+                        .withVerbs("create", "update", "get").endResourceRule().withIncomplete(false).endStatus()
+                        .build())
+                .always();
+        ControllerConfig b = ControllerConfig.forTests(NS);
+        ControllerConfig config = new ControllerConfig(NS, 0, -1, b.gossipPort(), b.agentImage(),
+                b.agentControllerAddress(), b.agentResources(), b.agentTolerations(), b.agentPriorityClass(), true,
+                "node-manager-controller", null, null, Duration.ofSeconds(1), Duration.ofSeconds(30), 100, 100,
+                Duration.ofSeconds(30));
+        manager = new NodeManager(client, config, InstantSource.system(),
+                new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)).start();
+        NodeGroup g = new NodeGroup();
+        g.setMetadata(new ObjectMetaBuilder().withName("workers").build());
+        g.setSpec(new NodeGroupSpec().withNodeType(NodeType.STATIC).withFencing(new Fencing().withMode("Watchdog")));
+        client.resource(g).create();
+        client.nodes().resource(node("workers-1", "workers", 1)).create();
+
+        await().atMost(20, TimeUnit.SECONDS).until(() -> manager.leadership().isLeader());
+        Lease lease = client.leases().inNamespace(NS).withName("node-manager-controller").get();
+        assertThat(lease.getSpec().getHolderIdentity()).isNotBlank();
+        await().atMost(20, TimeUnit.SECONDS).until(() ->
+                client.apps().daemonSets().inNamespace(NS).withName("fencing-agent-workers").get() != null);
+        await().atMost(20, TimeUnit.SECONDS).untilAsserted(() -> assertThat(
+                client.resources(NodeGroup.class).withName("workers").get().getStatus().getExpected()).isEqualTo(1));
+    }
+}
