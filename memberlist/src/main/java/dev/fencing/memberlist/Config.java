@@ -46,7 +46,6 @@ public final class Config {
   private final boolean gossipVerifyIncoming;
   private final boolean gossipVerifyOutgoing;
   private final boolean enableCompression;
-  private final int handoffQueueDepth;
   private final int udpBufferSize;
   private final Duration deadNodeReclaimTime;
   private final boolean lifeguardSuspicion;
@@ -82,7 +81,6 @@ public final class Config {
     this.gossipVerifyIncoming = b.gossipVerifyIncoming;
     this.gossipVerifyOutgoing = b.gossipVerifyOutgoing;
     this.enableCompression = b.enableCompression;
-    this.handoffQueueDepth = b.handoffQueueDepth;
     this.udpBufferSize = b.udpBufferSize;
     this.deadNodeReclaimTime = b.deadNodeReclaimTime;
     this.lifeguardSuspicion = b.lifeguardSuspicion;
@@ -206,11 +204,6 @@ public final class Config {
     return enableCompression;
   }
 
-  /** HandoffQueueDepth: inbound messages queued for processing before dropping. */
-  public int handoffQueueDepth() {
-    return handoffQueueDepth;
-  }
-
   /** UDPBufferSize: packet budget for piggybacked gossip (bytes). */
   public int udpBufferSize() {
     return udpBufferSize;
@@ -311,7 +304,6 @@ public final class Config {
     b.gossipVerifyIncoming = gossipVerifyIncoming;
     b.gossipVerifyOutgoing = gossipVerifyOutgoing;
     b.enableCompression = enableCompression;
-    b.handoffQueueDepth = handoffQueueDepth;
     b.udpBufferSize = udpBufferSize;
     b.deadNodeReclaimTime = deadNodeReclaimTime;
     b.lifeguardSuspicion = lifeguardSuspicion;
@@ -351,7 +343,6 @@ public final class Config {
     b.gossipVerifyIncoming = true;
     b.gossipVerifyOutgoing = true;
     b.enableCompression = true;
-    b.handoffQueueDepth = 1024;
     b.udpBufferSize = 1400;
     b.deadNodeReclaimTime = Duration.ZERO;
     b.lifeguardSuspicion = true;
@@ -420,7 +411,6 @@ public final class Config {
     private boolean gossipVerifyIncoming;
     private boolean gossipVerifyOutgoing;
     private boolean enableCompression;
-    private int handoffQueueDepth;
     private int udpBufferSize;
     private Duration deadNodeReclaimTime;
     private boolean lifeguardSuspicion;
@@ -564,12 +554,6 @@ public final class Config {
     /** @see Config#enableCompression() */
     public Builder enableCompression(boolean value) {
       this.enableCompression = value;
-      return this;
-    }
-
-    /** @see Config#handoffQueueDepth() */
-    public Builder handoffQueueDepth(int value) {
-      this.handoffQueueDepth = value;
       return this;
     }
 
