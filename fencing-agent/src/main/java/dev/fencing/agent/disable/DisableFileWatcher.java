@@ -27,8 +27,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Anything at the path counts as present. Its content is informational: the first line, trimmed, stripped of
  * control characters and cut to {@link #MAX_REASON_LENGTH} characters, becomes the reason; nothing in it is ever
- * interpreted. The listener is called on the scheduler thread and only when the state (presence or reason) changes;
- * the state at {@link #start()} is read synchronously and available from {@link #current()}.
+ * interpreted. The listener is called once from {@link #start()} with the initial state (so a consumer cannot miss a
+ * file that existed before the agent started), then on the scheduler thread only when the state (presence or
+ * reason) changes.
  */
 public final class DisableFileWatcher implements AutoCloseable {
 
@@ -71,13 +72,19 @@ public final class DisableFileWatcher implements AutoCloseable {
     this.ownsScheduler = ownsScheduler;
   }
 
-  /** Reads the current state and starts polling. */
+  /**
+   * Reads the current state, hands it to the listener on the calling thread, and starts polling.
+   *
+   * @throws RuntimeException whatever the listener throws for the initial state (polling is then not started): a
+   *     consumer that cannot take the initial state must not run as if there were no disable file
+   */
   public synchronized void start() {
     if (task != null) {
       throw new IllegalStateException("disable file watcher already started for " + file);
     }
     current = read(file);
     LOG.info("event=disable_file_watch file={} present={} reason=\"{}\"", file, current.present(), current.reason());
+    listener.accept(current);
     long period = POLL_INTERVAL.toMillis();
     task = scheduler.scheduleWithFixedDelay(this::poll, period, period, TimeUnit.MILLISECONDS);
   }

@@ -38,28 +38,28 @@ class DisableFileWatcherTest {
       assertThat(watcher.current()).isEqualTo(DisableState.ABSENT);
 
       writeAtomically(file, "maintenance: kernel upgrade (bashible)\nstep 3\n");
-      await().atMost(WITHIN_ONE_SECOND).untilAsserted(() -> assertThat(changes)
-          .containsExactly(new DisableState(true, "maintenance: kernel upgrade (bashible)")));
+      await().atMost(WITHIN_ONE_SECOND).untilAsserted(() -> assertThat(changes).containsExactly(
+          DisableState.ABSENT, new DisableState(true, "maintenance: kernel upgrade (bashible)")));
       assertThat(watcher.current().present()).isTrue();
 
       Files.delete(file);
-      await().atMost(WITHIN_ONE_SECOND).untilAsserted(() -> assertThat(changes).hasSize(2));
-      assertThat(changes.get(1)).isEqualTo(DisableState.ABSENT);
+      await().atMost(WITHIN_ONE_SECOND).untilAsserted(() -> assertThat(changes).hasSize(3));
+      assertThat(changes.get(2)).isEqualTo(DisableState.ABSENT);
       assertThat(watcher.current()).isEqualTo(DisableState.ABSENT);
     }
   }
 
   @Test
-  void fileExistingAtStartIsTheInitialStateAndNotAChange() throws IOException {
+  void fileExistingAtStartIsDeliveredOnceByStart() throws IOException {
     Path file = dir.resolve("disable");
     writeAtomically(file, "drain");
-    AtomicInteger calls = new AtomicInteger();
-    try (DisableFileWatcher watcher = new DisableFileWatcher(file, s -> calls.incrementAndGet())) {
+    List<DisableState> changes = new CopyOnWriteArrayList<>();
+    try (DisableFileWatcher watcher = new DisableFileWatcher(file, changes::add)) {
       watcher.start();
 
+      assertThat(changes).containsExactly(new DisableState(true, "drain"));
       assertThat(watcher.current()).isEqualTo(new DisableState(true, "drain"));
-      await().during(Duration.ofMillis(600)).atMost(Duration.ofSeconds(2)).untilAsserted(
-          () -> assertThat(calls).hasValue(0));
+      await().during(Duration.ofMillis(600)).atMost(Duration.ofSeconds(2)).until(() -> changes.size() == 1);
     }
   }
 
@@ -70,12 +70,12 @@ class DisableFileWatcherTest {
     try (DisableFileWatcher watcher = new DisableFileWatcher(file, changes::add)) {
       watcher.start();
       writeAtomically(file, "first");
-      await().atMost(WITHIN_ONE_SECOND).until(() -> changes.size() == 1);
-      await().during(Duration.ofMillis(600)).atMost(Duration.ofSeconds(2)).until(() -> changes.size() == 1);
+      await().atMost(WITHIN_ONE_SECOND).until(() -> changes.size() == 2);
+      await().during(Duration.ofMillis(600)).atMost(Duration.ofSeconds(2)).until(() -> changes.size() == 2);
 
       writeAtomically(file, "second");
-      await().atMost(WITHIN_ONE_SECOND).until(() -> changes.size() == 2);
-      assertThat(changes).extracting(DisableState::reason).containsExactly("first", "second");
+      await().atMost(WITHIN_ONE_SECOND).until(() -> changes.size() == 3);
+      assertThat(changes).extracting(DisableState::reason).containsExactly("", "first", "second");
     }
   }
 
@@ -84,14 +84,15 @@ class DisableFileWatcherTest {
     Path file = dir.resolve("disable");
     AtomicInteger calls = new AtomicInteger();
     try (DisableFileWatcher watcher = new DisableFileWatcher(file, s -> {
-      calls.incrementAndGet();
-      throw new IllegalStateException("listener bug");
+      if (calls.incrementAndGet() > 1) {
+        throw new IllegalStateException("listener bug");
+      }
     })) {
       watcher.start();
       writeAtomically(file, "x");
-      await().atMost(WITHIN_ONE_SECOND).until(() -> calls.get() == 1);
-      Files.delete(file);
       await().atMost(WITHIN_ONE_SECOND).until(() -> calls.get() == 2);
+      Files.delete(file);
+      await().atMost(WITHIN_ONE_SECOND).until(() -> calls.get() == 3);
       assertThat(watcher.current().present()).isFalse();
     }
   }
@@ -105,8 +106,8 @@ class DisableFileWatcherTest {
       DisableFileWatcher watcher = new DisableFileWatcher(file, changes::add, scheduler);
       watcher.start();
       Files.createDirectory(file);
-      await().atMost(WITHIN_ONE_SECOND).until(() -> changes.size() == 1);
-      assertThat(changes.get(0)).isEqualTo(new DisableState(true, ""));
+      await().atMost(WITHIN_ONE_SECOND).until(() -> changes.size() == 2);
+      assertThat(changes.get(1)).isEqualTo(new DisableState(true, ""));
 
       watcher.close();
 
