@@ -345,6 +345,6 @@ final class MsgpackReader {
   }
 
   private static String describe(int b) {
-    return String.format("0x%02x", b);
+    return (b < 0x10 ? "0x0" : "0x") + Integer.toHexString(b);
   }
 }

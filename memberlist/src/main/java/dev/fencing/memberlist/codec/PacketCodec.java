@@ -222,7 +222,7 @@ public final class PacketCodec {
       long actual = crc32(buf, 5, buf.length);
       if (expected != actual) {
         throw new MalformedMessageException(
-            String.format("CRC mismatch: header 0x%08x, computed 0x%08x", expected, actual));
+            "CRC mismatch: header 0x" + Long.toHexString(expected) + ", computed 0x" + Long.toHexString(actual));
       }
       start = 5;
     }
