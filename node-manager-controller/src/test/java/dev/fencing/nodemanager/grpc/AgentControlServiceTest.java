@@ -42,7 +42,8 @@ class AgentControlServiceTest {
     private final ConfigDistributor distributor = new ConfigDistributor("epoch-1", 1000);
     private final Map<String, GroupModel> models = new ConcurrentHashMap<>();
     private final AgentReports reports = new AgentReports();
-    private final TieBreakArbiter arbiter = new TieBreakArbiter(System::nanoTime, Duration.ofSeconds(10), Duration.ZERO);
+    private final java.util.concurrent.atomic.AtomicLong fakeNanos = new java.util.concurrent.atomic.AtomicLong();
+    private final TieBreakArbiter arbiter = new TieBreakArbiter(fakeNanos::get, Duration.ofSeconds(10), Duration.ZERO);
     private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
     private final List<TestAgent> agents = new ArrayList<>();
     private Server server;
@@ -291,5 +292,37 @@ class AgentControlServiceTest {
         assertThat(answer.getTieBreak().getGranted()).isFalse();
         assertThat(answer.getTieBreak().getReason()).isEqualTo("not leader");
         assertThat(answer.getRevision()).isEqualTo(full.getRevision());
+    }
+
+    @Test
+    void theLeaderGrantsAConcurrentExactHalfSplitToExactlyOneSide() throws Exception {
+        publish(nodes(4));
+        arbiter.startedLeading();
+        fakeNanos.addAndGet(Duration.ofSeconds(10).toNanos());
+        List<TestAgent> four = new ArrayList<>();
+        for (int i = 1; i <= 4; i++) {
+            TestAgent a = connect(String.format("w-%04d", i));
+            a.next();
+            four.add(a);
+        }
+        for (int i = 0; i < 4; i++) {
+            List<String> side = i < 2 ? List.of("w-0001", "w-0002") : List.of("w-0003", "w-0004");
+            four.get(i).send(AgentMessage.newBuilder().setTieBreakRequest(TieBreakRequest.newBuilder()
+                    .setRequestId(100 + i).addAllSide(side)).build());
+        }
+        List<Boolean> granted = new ArrayList<>();
+        for (TestAgent a : four) {
+            ControllerMessage m = a.next();
+            granted.add(m.getTieBreak().getGranted());
+            if (m.getTieBreak().getGranted()) {
+                assertThat(m.getTieBreak().getValidFor().getSeconds()).isGreaterThanOrEqualTo(2);
+            } else {
+                assertThat(m.getTieBreak().getReason()).startsWith(TieBreakArbiter.HELD_BY_OTHER_SIDE_PREFIX);
+            }
+        }
+        boolean left = granted.get(0) && granted.get(1);
+        boolean right = granted.get(2) && granted.get(3);
+        assertThat(left ^ right).as("exactly one side holds the tie: %s", granted).isTrue();
+        assertThat(granted.stream().filter(g -> g).count()).isEqualTo(2);
     }
 }

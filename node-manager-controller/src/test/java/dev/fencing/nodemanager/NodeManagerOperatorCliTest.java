@@ -1,0 +1,53 @@
+package dev.fencing.nodemanager;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.fencing.nodemanager.config.ControllerConfig;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+class NodeManagerOperatorCliTest {
+
+    private static ControllerConfig parse(String... args) {
+        NodeManagerOperator op = new NodeManagerOperator();
+        new CommandLine(op).parseArgs(args);
+        return op.config();
+    }
+
+    @Test
+    void flagsBecomeTheControllerConfig() {
+        ControllerConfig c = parse("--namespace", "d8-fencing", "--grpc-port", "9999", "--gossip-port", "8500",
+                "--agent-image", "img:1", "--no-leader-election", "--agent-resource", "requests.cpu=20m",
+                "--agent-toleration", "node-role.kubernetes.io/control-plane:NoSchedule,dedicated=db:NoExecute",
+                "--status-interval", "5s", "--max-tie-lease", "20s");
+        assertThat(c.namespace()).isEqualTo("d8-fencing");
+        assertThat(c.grpcPort()).isEqualTo(9999);
+        assertThat(c.gossipPort()).isEqualTo(8500);
+        assertThat(c.agentImage()).isEqualTo("img:1");
+        assertThat(c.leaderElection()).isFalse();
+        assertThat(c.agentControllerAddress()).isEqualTo("node-manager-controller.d8-fencing.svc:9999");
+        assertThat(c.agentResources()).containsExactlyEntriesOf(java.util.Map.of("requests.cpu", "20m"));
+        assertThat(c.agentTolerations()).hasSize(2);
+        assertThat(c.agentTolerations().get(0).getOperator()).isEqualTo("Exists");
+        assertThat(c.agentTolerations().get(1).getValue()).isEqualTo("db");
+        assertThat(c.statusInterval()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(c.maxTieLease()).isEqualTo(Duration.ofSeconds(20));
+    }
+
+    @Test
+    void defaultsLeadOnALeaseAndTolerateEverything() {
+        ControllerConfig c = parse();
+        assertThat(c.leaderElection()).isTrue();
+        assertThat(c.gossipPort()).isEqualTo(7946);
+        assertThat(c.agentTolerations().get(0).getOperator()).isEqualTo("Exists");
+    }
+
+    @Test
+    void aMalformedResourceOrDurationSaysWhichFlag() {
+        assertThatThrownBy(() -> parse("--agent-resource", "cpu=10m"))
+                .hasMessageContaining("--agent-resource cpu=10m");
+        assertThatThrownBy(() -> parse("--status-interval", "soon")).hasMessageContaining("--status-interval soon");
+    }
+}

@@ -1,0 +1,62 @@
+package dev.fencing.nodemanager.dependent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencing.api.v1.Fencing;
+import dev.fencing.api.v1.NodeGroup;
+import dev.fencing.api.v1.NodeGroupSpec;
+import dev.fencing.api.v1.NodeType;
+import dev.fencing.nodemanager.config.ControllerConfig;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class AgentDaemonSetFactoryTest {
+
+    private static NodeGroup group() {
+        NodeGroup g = new NodeGroup();
+        g.setMetadata(new ObjectMetaBuilder().withName("workers").withUid("uid-1").build());
+        g.setSpec(new NodeGroupSpec().withNodeType(NodeType.STATIC).withFencing(new Fencing().withMode("Watchdog")));
+        return g;
+    }
+
+    @Test
+    void theAgentPodIsPrivilegedOnlyForTheDeviceRunsOnHostNetworkWithoutAnApiToken() {
+        ControllerConfig config = ControllerConfig.forTests("ns");
+        DaemonSet ds = AgentDaemonSetFactory.desired(group(), config);
+        var pod = ds.getSpec().getTemplate().getSpec();
+        Container agent = pod.getContainers().get(0);
+
+        assertThat(ds.getMetadata().getName()).isEqualTo("fencing-agent-workers");
+        assertThat(ds.getMetadata().getOwnerReferences().get(0).getUid()).isEqualTo("uid-1");
+        assertThat(pod.getHostNetwork()).isTrue();
+        assertThat(pod.getAutomountServiceAccountToken()).isFalse();
+        assertThat(pod.getTolerations()).isEqualTo(config.agentTolerations());
+        assertThat(agent.getImage()).isEqualTo(config.agentImage());
+        assertThat(agent.getSecurityContext().getPrivileged()).isTrue();
+        assertThat(agent.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
+        assertThat(agent.getEnv().get(0).getValueFrom().getFieldRef().getFieldPath()).isEqualTo("spec.nodeName");
+        assertThat(agent.getResources().getRequests()).containsKeys("cpu", "memory");
+        assertThat(agent.getResources().getLimits()).containsKey("memory");
+        assertThat(pod.getVolumes()).extracting(v -> v.getHostPath().getType())
+                .containsExactly("CharDevice", "Directory", "DirectoryOrCreate");
+    }
+
+    @Test
+    void theDesiredHashIsStableAndFollowsTheConfig() {
+        ControllerConfig config = ControllerConfig.forTests("ns");
+        String h1 = AgentDaemonSetFactory.desired(group(), config).getMetadata().getAnnotations()
+                .get(AgentDaemonSetFactory.HASH_ANNOTATION);
+        String h2 = AgentDaemonSetFactory.desired(group(), config).getMetadata().getAnnotations()
+                .get(AgentDaemonSetFactory.HASH_ANNOTATION);
+        ControllerConfig other = new ControllerConfig("ns", 0, -1, 7946, "registry.example/fencing-agent:v2",
+                config.agentControllerAddress(), config.agentResources(), config.agentTolerations(),
+                config.agentPriorityClass(), false, "l", null, null, Duration.ofSeconds(1), Duration.ofSeconds(30),
+                10, 10, Duration.ofSeconds(30));
+        String h3 = AgentDaemonSetFactory.desired(group(), other).getMetadata().getAnnotations()
+                .get(AgentDaemonSetFactory.HASH_ANNOTATION);
+        assertThat(h1).isEqualTo(h2).isNotEqualTo(h3);
+    }
+}
