@@ -29,10 +29,18 @@ final class HumanFormat {
     return Instant.ofEpochSecond(t.getSeconds(), t.getNanos()).toString();
   }
 
-  /** "1m30s", "250ms"; negative durations (never expected) keep their sign. */
+  /**
+   * "1m30s", "4.126s", "250ms", "180us": rounded to milliseconds from one millisecond up, to microseconds below;
+   * negative durations (never expected) keep their sign.
+   */
   static String duration(Duration d) {
     java.time.Duration value = java.time.Duration.ofSeconds(d.getSeconds(), d.getNanos());
-    return value.isNegative() ? "-" + DurationFormat.format(value.negated()) : DurationFormat.format(value);
+    if (value.isNegative()) {
+      return "-" + duration(Duration.newBuilder().setSeconds(-d.getSeconds()).setNanos(-d.getNanos()).build());
+    }
+    long unit = value.compareTo(java.time.Duration.ofMillis(1)) >= 0 ? 1_000_000L : 1_000L;
+    long rounded = (value.toNanos() + unit / 2) / unit * unit;
+    return DurationFormat.format(java.time.Duration.ofNanos(rounded));
   }
 
   /** FENCING_MODE_WATCHDOG → Watchdog, TIE_BREAKER_LOWEST_NAME → LowestName, KIND_DISABLE_FILE → DisableFile. */

@@ -238,6 +238,15 @@ class FencingAgentCliTest {
   }
 
   @Test
+  void humanDurationsAreRoundedToMillisecondsOrMicroseconds() {
+    assertThat(HumanFormat.duration(seconds(0, 700_586_447))).isEqualTo("701ms");
+    assertThat(HumanFormat.duration(seconds(4, 125_861_203))).isEqualTo("4.126s");
+    assertThat(HumanFormat.duration(seconds(0, 179_532))).isEqualTo("180us");
+    assertThat(HumanFormat.duration(seconds(90, 0))).isEqualTo("1m30s");
+    assertThat(HumanFormat.duration(seconds(0, 0))).isEqualTo("0s");
+  }
+
+  @Test
   void softdogEmulatorIsASubcommand() {
     Run run = run("softdog-emulator", "--help");
 
