@@ -27,8 +27,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A minimal Java peer built from our codecs and {@link NioTransport} talks to a real Go memberlist 0.2.2 node over
- * loopback UDP and TCP: push/pull join both ways, Go's probes answered, our UDP and TCP pings acked, user messages
- * delivered to Go's delegate, graceful leave seen by Go; in the clear and encrypted.
+ * loopback UDP and TCP: push/pull join both ways, Go's probes answered, our UDP, compound and TCP pings acked, user
+ * messages delivered to Go's delegate, graceful leave seen by Go; in the clear and encrypted (versions 1 and 0).
  */
 class RealGoNodeTest {
   private static final byte[] LO = {127, 0, 0, 1};
@@ -133,6 +133,24 @@ class RealGoNodeTest {
       CompletableFuture<AckResp> udpAck = acks.computeIfAbsent(77L, k -> new CompletableFuture<>());
       t.sendPacket(goAddr, packets.encode(new Ping(77, "go1", LO, port, "java1"), true, true));
       assertThat(udpAck.get(WAIT.toSeconds(), TimeUnit.SECONDS).seqNo()).isEqualTo(77);
+
+      // a compound (ping + user message), compressed and CRC'd; encrypted runs use legacy encryption version 0 here
+      PacketCodec compoundCodec =
+          options.keyring() == null
+              ? packets
+              : new PacketCodec(new PacketOptions(options.keyring(), "", true, true, Keyring.VERSION_0));
+      CompletableFuture<AckResp> compoundAck = acks.computeIfAbsent(79L, k -> new CompletableFuture<>());
+      byte[] inCompound = "hello-compound".getBytes(StandardCharsets.UTF_8);
+      t.sendPacket(
+          goAddr,
+          compoundCodec.encode(
+              List.of(
+                  MessageCodec.encode(new Ping(79, "go1", LO, port, "java1")),
+                  MessageCodec.encode(new UserMsg(inCompound))),
+              true,
+              true));
+      assertThat(compoundAck.get(WAIT.toSeconds(), TimeUnit.SECONDS).seqNo()).isEqualTo(79);
+      awaitLine(lines, "msg " + Hex.of(inCompound));
 
       // our TCP fallback ping
       try (StreamConnection c = t.openStream(goAddr, Duration.ofSeconds(5))) {
