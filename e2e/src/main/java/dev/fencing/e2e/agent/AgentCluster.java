@@ -45,7 +45,7 @@ public final class AgentCluster implements AutoCloseable {
      * @param group   the NodeGroup name the agents gossip under
      * @param workDir parent of the per-node directories (FIFO, socket, disable file, state); removed on close
      */
-    public static AgentCluster start(NetnsLab lab, Path agentJar, String group, AgentSettings settings, Path workDir,
+    public static AgentCluster start(NetnsLab lab, AgentLauncher launcher, String group, AgentSettings settings, Path workDir,
                                      Path logDir) {
         AgentCluster cluster = new AgentCluster(lab, settings, workDir);
         try {
@@ -57,7 +57,7 @@ public final class AgentCluster implements AutoCloseable {
             for (LabNode node : lab.nodes()) {
                 Path dir = workDir.resolve(node.name());
                 Files.createDirectories(dir.resolve("state"));
-                cluster.nodes.put(node.name(), new AgentNode(lab, node, agentJar, dir, config, logDir));
+                cluster.nodes.put(node.name(), new AgentNode(lab, node, launcher, dir, config, logDir));
             }
         } catch (IOException e) {
             cluster.close();

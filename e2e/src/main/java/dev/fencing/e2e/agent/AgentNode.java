@@ -27,7 +27,7 @@ public final class AgentNode {
 
     private final NetnsLab lab;
     private final LabNode node;
-    private final Path agentJar;
+    private final AgentLauncher launcher;
     private final Path dir;
     private final Path configFile;
     private final Path logDir;
@@ -36,10 +36,10 @@ public final class AgentNode {
     private FencingConsumer consumer;
     private int boots;
 
-    AgentNode(NetnsLab lab, LabNode node, Path agentJar, Path dir, Path configFile, Path logDir) {
+    AgentNode(NetnsLab lab, LabNode node, AgentLauncher launcher, Path dir, Path configFile, Path logDir) {
         this.lab = lab;
         this.node = node;
-        this.agentJar = agentJar;
+        this.launcher = launcher;
         this.dir = dir;
         this.configFile = configFile;
         this.logDir = logDir;
@@ -73,8 +73,9 @@ public final class AgentNode {
     void startWatchdog(Duration timeout) {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> command = new ArrayList<>(List.of(java, "-Xms8m", "-Xmx32m", "-XX:+UseSerialGC",
-                "-XX:TieredStopAtLevel=1", "-cp", agentJar.toString(), "dev.fencing.agent.emulator.SoftdogEmulator",
-                "--fifo", fifo().toString(),
+                "-XX:TieredStopAtLevel=1"));
+        command.addAll(launcher.softdogEmulator());
+        command.addAll(List.of("--fifo", fifo().toString(),
                 "--timeout", timeout.toMillis() + "ms",
                 "--reset-command", "kill -9 $(cat " + pidFile() + ")"));
         watchdog = lab.start(node.name(), "watchdog-" + node.name(), command, logDir);
@@ -88,7 +89,8 @@ public final class AgentNode {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> command = new ArrayList<>(List.of(java));
         command.addAll(JVM);
-        command.addAll(List.of("-jar", agentJar.toString(), "run",
+        command.addAll(launcher.agentCli());
+        command.addAll(List.of("run",
                 "--config", configFile.toString(),
                 "--node", node.name(),
                 "--socket", socket().toString(),

@@ -114,7 +114,7 @@ public final class FencingConsumer implements AutoCloseable {
             lock.notifyAll();
         }
         if (!"snapshot".equals(consumed.source())) {
-            LOG.info("event=consumer-received consumer={} member={} type={} source={}", node, consumed.node(),
+            LOG.debug("event=consumer-received consumer={} member={} type={} source={}", node, consumed.node(),
                     consumed.type(), consumed.source());
         }
     }
