@@ -1,6 +1,8 @@
 package dev.fencing.agent.cli;
 
+import com.google.protobuf.Message;
 import dev.fencing.agent.api.LocalApiChannel;
+import dev.fencing.proto.fencing.v1.FencingGrpc;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -8,6 +10,8 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import picocli.CommandLine.Model.CommandSpec;
 
 /** A client's channel to the agent's socket, and how a failed call becomes a message and an exit code. */
 final class AgentConnection implements AutoCloseable {
@@ -27,6 +31,31 @@ final class AgentConnection implements AutoCloseable {
       return null;
     }
     return new AgentConnection(socket);
+  }
+
+  /**
+   * Runs one unary call against the agent and prints its answer: JSON with {@code --json}, else {@code human}.
+   *
+   * @return the exit code
+   */
+  static <M extends Message> int printUnary(AgentSocketOptions options, CommandSpec spec,
+      Function<FencingGrpc.FencingBlockingStub, M> call, Function<M, String> human) {
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    try (AgentConnection agent = open(options.socket, err)) {
+      if (agent == null) {
+        return ExitCodes.NO_AGENT;
+      }
+      M answer;
+      try {
+        answer = call.apply(FencingGrpc.newBlockingStub(agent.channel()).withDeadlineAfter(5, TimeUnit.SECONDS));
+      } catch (StatusRuntimeException e) {
+        return agent.fail(e, err);
+      }
+      out.print(options.json ? ProtoJson.pretty(answer) + "\n" : human.apply(answer));
+      out.flush();
+      return ExitCodes.OK;
+    }
   }
 
   ManagedChannel channel() {

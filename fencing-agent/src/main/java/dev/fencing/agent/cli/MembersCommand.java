@@ -2,12 +2,8 @@ package dev.fencing.agent.cli;
 
 import com.google.protobuf.Empty;
 import dev.fencing.proto.fencing.v1.AllNodes;
-import dev.fencing.proto.fencing.v1.FencingGrpc;
 import dev.fencing.proto.fencing.v1.Node;
-import io.grpc.StatusRuntimeException;
-import java.io.PrintWriter;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -25,23 +21,8 @@ public final class MembersCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    PrintWriter out = spec.commandLine().getOut();
-    PrintWriter err = spec.commandLine().getErr();
-    try (AgentConnection agent = AgentConnection.open(options.socket, err)) {
-      if (agent == null) {
-        return ExitCodes.NO_AGENT;
-      }
-      AllNodes all;
-      try {
-        all = FencingGrpc.newBlockingStub(agent.channel()).withDeadlineAfter(5, TimeUnit.SECONDS)
-            .getAll(Empty.getDefaultInstance());
-      } catch (StatusRuntimeException e) {
-        return agent.fail(e, err);
-      }
-      out.print(options.json ? ProtoJson.pretty(all) + "\n" : table(all));
-      out.flush();
-      return ExitCodes.OK;
-    }
+    return AgentConnection.printUnary(options, spec, stub -> stub.getAll(Empty.getDefaultInstance()),
+        MembersCommand::table);
   }
 
   static String table(AllNodes all) {

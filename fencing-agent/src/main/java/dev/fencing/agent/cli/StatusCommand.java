@@ -1,17 +1,14 @@
 package dev.fencing.agent.cli;
 
+import com.google.protobuf.Duration;
 import com.google.protobuf.Empty;
 import dev.fencing.proto.fencing.v1.AgentStatus;
 import dev.fencing.proto.fencing.v1.DisarmReason;
-import dev.fencing.proto.fencing.v1.FencingGrpc;
 import dev.fencing.proto.fencing.v1.PeerStatus;
 import dev.fencing.proto.fencing.v1.Timings;
-import io.grpc.StatusRuntimeException;
-import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -30,23 +27,8 @@ public final class StatusCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    PrintWriter out = spec.commandLine().getOut();
-    PrintWriter err = spec.commandLine().getErr();
-    try (AgentConnection agent = AgentConnection.open(options.socket, err)) {
-      if (agent == null) {
-        return ExitCodes.NO_AGENT;
-      }
-      AgentStatus status;
-      try {
-        status = FencingGrpc.newBlockingStub(agent.channel()).withDeadlineAfter(5, TimeUnit.SECONDS)
-            .getStatus(Empty.getDefaultInstance());
-      } catch (StatusRuntimeException e) {
-        return agent.fail(e, err);
-      }
-      out.print(options.json ? ProtoJson.pretty(status) + "\n" : text(status));
-      out.flush();
-      return ExitCodes.OK;
-    }
+    return AgentConnection.printUnary(options, spec, stub -> stub.getStatus(Empty.getDefaultInstance()),
+        StatusCommand::text);
   }
 
   static String text(AgentStatus s) {
@@ -108,28 +90,21 @@ public final class StatusCommand implements Callable<Integer> {
   private static String timings(Timings t) {
     List<String> parts = new ArrayList<>();
     parts.add("profile " + orDash(t.getProfile()));
-    if (t.hasTStop()) {
-      parts.add("T_stop " + HumanFormat.duration(t.getTStop()));
-    }
-    if (t.hasSafeToAssumeFencedDelay()) {
-      parts.add("safe-to-assume-fenced after " + HumanFormat.duration(t.getSafeToAssumeFencedDelay()));
-    }
-    if (t.hasWatchdogTimeout()) {
-      parts.add("watchdog timeout " + HumanFormat.duration(t.getWatchdogTimeout()));
-    }
-    if (t.hasQuorumWindow()) {
-      parts.add("quorum window " + HumanFormat.duration(t.getQuorumWindow()) + " x" + t.getLocalHealthCap());
-    }
-    if (t.hasHeartbeatInterval()) {
-      parts.add("heartbeat " + HumanFormat.duration(t.getHeartbeatInterval()));
-    }
-    if (t.hasFeedInterval()) {
-      parts.add("feed " + HumanFormat.duration(t.getFeedInterval()));
-    }
-    if (t.hasProbeInterval()) {
-      parts.add("probe " + HumanFormat.duration(t.getProbeInterval()));
-    }
+    addDuration(parts, "T_stop ", t.hasTStop(), t.getTStop(), "");
+    addDuration(parts, "safe-to-assume-fenced after ", t.hasSafeToAssumeFencedDelay(),
+        t.getSafeToAssumeFencedDelay(), "");
+    addDuration(parts, "watchdog timeout ", t.hasWatchdogTimeout(), t.getWatchdogTimeout(), "");
+    addDuration(parts, "quorum window ", t.hasQuorumWindow(), t.getQuorumWindow(), " x" + t.getLocalHealthCap());
+    addDuration(parts, "heartbeat ", t.hasHeartbeatInterval(), t.getHeartbeatInterval(), "");
+    addDuration(parts, "feed ", t.hasFeedInterval(), t.getFeedInterval(), "");
+    addDuration(parts, "probe ", t.hasProbeInterval(), t.getProbeInterval(), "");
     return String.join(", ", parts);
+  }
+
+  private static void addDuration(List<String> parts, String label, boolean present, Duration d, String suffix) {
+    if (present) {
+      parts.add(label + HumanFormat.duration(d) + suffix);
+    }
   }
 
   private static String orDash(String s) {

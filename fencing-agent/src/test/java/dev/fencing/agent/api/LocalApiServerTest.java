@@ -13,8 +13,6 @@ import dev.fencing.proto.fencing.v1.Node;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.stub.ClientCallStreamObserver;
-import io.grpc.stub.ClientResponseObserver;
 import io.grpc.stub.StreamObserver;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
@@ -34,8 +32,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -236,51 +232,10 @@ class LocalApiServerTest {
     startServer(socket, hub);
     FencingGrpc.FencingStub async = FencingGrpc.newStub(channel(socket));
 
-    AtomicReference<ClientCallStreamObserver<Empty>> slowCall = new AtomicReference<>();
-    CompletableFuture<Status> slowEnd = new CompletableFuture<>();
-    List<Event> slowReceived = new CopyOnWriteArrayList<>();
-    async.streamEvents(Empty.getDefaultInstance(), new ClientResponseObserver<Empty, Event>() {
-      @Override
-      public void beforeStart(ClientCallStreamObserver<Empty> call) {
-        call.disableAutoRequestWithInitial(0);
-        slowCall.set(call);
-      }
-
-      @Override
-      public void onNext(Event e) {
-        slowReceived.add(e);
-      }
-
-      @Override
-      public void onError(Throwable t) {
-        slowEnd.complete(Status.fromThrowable(t));
-      }
-
-      @Override
-      public void onCompleted() {
-        slowEnd.complete(Status.OK);
-      }
-    });
-    Semaphore fastReceived = new Semaphore(0);
-    List<Event> fastEvents = new CopyOnWriteArrayList<>();
-    CompletableFuture<Status> fastEnd = new CompletableFuture<>();
-    async.streamEvents(Empty.getDefaultInstance(), new StreamObserver<>() {
-      @Override
-      public void onNext(Event e) {
-        fastEvents.add(e);
-        fastReceived.release();
-      }
-
-      @Override
-      public void onError(Throwable t) {
-        fastEnd.complete(Status.fromThrowable(t));
-      }
-
-      @Override
-      public void onCompleted() {
-        fastEnd.complete(Status.OK);
-      }
-    });
+    RecordingObserver slow = new RecordingObserver(false);
+    async.streamEvents(Empty.getDefaultInstance(), slow);
+    RecordingObserver fast = new RecordingObserver(true);
+    async.streamEvents(Empty.getDefaultInstance(), fast);
     await().atMost(Duration.ofSeconds(5)).until(() -> hub.subscriberCount() == 2);
 
     // Publish in batches smaller than the buffer and let the fast consumer catch up after each batch; the slow one
@@ -294,18 +249,18 @@ class LocalApiServerTest {
             Map.of("seq", Integer.toString(published)), null, "gossip");
         published++;
       }
-      assertThat(fastReceived.tryAcquire(batch, 10, TimeUnit.SECONDS)).as("fast consumer keeps up").isTrue();
+      assertThat(fast.arrivals.tryAcquire(batch, 10, TimeUnit.SECONDS)).as("fast consumer keeps up").isTrue();
     }
 
-    assertThat(fastEvents).hasSize(published);
-    assertThat(fastEvents.get(published - 1).getNode().getAddressesMap()).containsEntry("seq",
+    assertThat(fast.events).hasSize(published);
+    assertThat(fast.events.get(published - 1).getNode().getAddressesMap()).containsEntry("seq",
         Integer.toString(published - 1));
-    assertThat(fastEnd).isNotDone();
-    slowCall.get().request(Integer.MAX_VALUE);
-    Status slowStatus = slowEnd.get(10, TimeUnit.SECONDS);
+    assertThat(fast.end).isNotDone();
+    slow.startReading();
+    Status slowStatus = slow.end.get(10, TimeUnit.SECONDS);
     assertThat(slowStatus.getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
     assertThat(slowStatus.getDescription()).contains("resync");
-    assertThat(slowReceived.size()).isLessThan(published);
+    assertThat(slow.events.size()).isLessThan(published);
     assertThat(hub.subscriberCount()).isEqualTo(1);
   }
 
@@ -390,26 +345,13 @@ class LocalApiServerTest {
     Path socket = dir.resolve("agent.sock");
     EventHub hub = new EventHub(16, InstantSource.fixed(T0));
     LocalApiServer server = startServer(socket, hub);
-    CompletableFuture<Status> end = new CompletableFuture<>();
-    FencingGrpc.newStub(channel(socket)).streamEvents(Empty.getDefaultInstance(), new StreamObserver<>() {
-      @Override
-      public void onNext(Event e) {}
-
-      @Override
-      public void onError(Throwable t) {
-        end.complete(Status.fromThrowable(t));
-      }
-
-      @Override
-      public void onCompleted() {
-        end.complete(Status.OK);
-      }
-    });
+    RecordingObserver client = new RecordingObserver(true);
+    FencingGrpc.newStub(channel(socket)).streamEvents(Empty.getDefaultInstance(), client);
     await().atMost(Duration.ofSeconds(5)).until(() -> hub.subscriberCount() == 1);
 
     server.close();
 
-    assertThat(end.get(5, TimeUnit.SECONDS).getCode()).isEqualTo(Status.Code.UNAVAILABLE);
+    assertThat(client.end.get(5, TimeUnit.SECONDS).getCode()).isEqualTo(Status.Code.UNAVAILABLE);
     assertThat(hub.subscriberCount()).isZero();
   }
 }
