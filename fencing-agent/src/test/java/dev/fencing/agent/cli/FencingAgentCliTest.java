@@ -17,6 +17,7 @@ import dev.fencing.proto.fencing.v1.PeerStatus;
 import dev.fencing.proto.fencing.v1.QuorumLossAction;
 import dev.fencing.proto.fencing.v1.TieBreaker;
 import dev.fencing.proto.fencing.v1.Timings;
+import io.grpc.Status;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -220,6 +221,22 @@ class FencingAgentCliTest {
 
     assertThat(run.code()).isEqualTo(ExitCodes.NO_AGENT);
     assertThat(run.err()).startsWith("no agent at " + stale + ": is fencing-agent running?");
+  }
+
+  @Test
+  void aDroppedStreamAndOtherAgentErrorsMapToTheirExitCodes() {
+    StringWriter err = new StringWriter();
+    PrintWriter errWriter = new PrintWriter(err, true);
+    try (AgentConnection agent = AgentConnection.open(socket, errWriter)) {
+      assertThat(agent.fail(Status.RESOURCE_EXHAUSTED.withDescription("fell behind").asRuntimeException(), errWriter))
+          .isEqualTo(ExitCodes.STREAM_DROPPED);
+      assertThat(agent.fail(Status.INTERNAL.withDescription("bug").asRuntimeException(), errWriter))
+          .isEqualTo(ExitCodes.AGENT_ERROR);
+      assertThat(agent.fail(Status.DEADLINE_EXCEEDED.asRuntimeException(), errWriter))
+          .isEqualTo(ExitCodes.NO_AGENT);
+    }
+    assertThat(err.toString()).contains("dropped this event stream because the client fell behind: fell behind")
+        .contains("answered INTERNAL: bug");
   }
 
   @Test
