@@ -58,8 +58,9 @@ rendered arguments are stable). Empty when no resources are set.
 */}}
 {{- define "fencing.agentResources" -}}
 {{- $items := list -}}
+{{- $resources := .Values.agent.resources | default dict -}}
 {{- range $kind := list "requests" "limits" -}}
-{{- $set := get $.Values.agent.resources $kind | default dict -}}
+{{- $set := get $resources $kind | default dict -}}
 {{- range $name := keys $set | sortAlpha -}}
 {{- $value := toString (get $set $name) -}}
 {{- if contains "," $value -}}

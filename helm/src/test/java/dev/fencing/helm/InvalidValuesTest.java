@@ -1,0 +1,99 @@
+package dev.fencing.helm;
+
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+class InvalidValuesTest {
+
+    @Test
+    void zeroReplicasAreRejectedBySchema() {
+        assertThatThrownBy(() -> FencingChart.render("controller.replicas", 0))
+                .hasMessageContaining("/controller/replicas").hasMessageContaining("minimum");
+    }
+
+    @Test
+    void anEmptyImageRepositoryIsRejected() {
+        assertThatThrownBy(() -> FencingChart.render("controller.image.repository", ""))
+                .hasMessageContaining("/controller/image/repository");
+        assertThatThrownBy(() -> FencingChart.render("agent.image.repository", ""))
+                .hasMessageContaining("/agent/image/repository");
+    }
+
+    @Test
+    void anImageDigestMustBeASha256() {
+        assertThatThrownBy(() -> FencingChart.render("agent.image.digest", "latest"))
+                .hasMessageContaining("/agent/image/digest");
+    }
+
+    @Test
+    void tlsWithoutASecretNameIsRejected() {
+        assertThatThrownBy(() -> FencingChart.render("tls.enabled", true))
+                .hasMessageContaining("/tls/secretName");
+    }
+
+    @Test
+    void aMisspelledKeyIsRejectedInsteadOfIgnored() {
+        assertThatThrownBy(() -> FencingChart.render("crd.install", true))
+                .hasMessageContaining("additional properties 'crd' not allowed");
+        assertThatThrownBy(() -> FencingChart.render("controller.replica", 3))
+                .hasMessageContaining("additional properties 'replica' not allowed");
+    }
+
+    @Test
+    void outOfRangePortsAndMalformedDurationsAreRejected() {
+        assertThatThrownBy(() -> FencingChart.render("agent.gossipPort", 70000))
+                .hasMessageContaining("/agent/gossipPort");
+        assertThatThrownBy(() -> FencingChart.render("controller.ports.grpc", 0))
+                .hasMessageContaining("/controller/ports/grpc");
+        assertThatThrownBy(() -> FencingChart.render("controller.statusInterval", "ten seconds"))
+                .hasMessageContaining("/controller/statusInterval");
+    }
+
+    @Test
+    void agentTolerationsTheControllerCannotExpressFailWithTheIndexAndTheReason() {
+        assertThatThrownBy(() -> FencingChart.renderWithValues("""
+                agent:
+                  tolerations:
+                    - operator: Exists
+                    - key: node.kubernetes.io/unreachable
+                      operator: Exists
+                      effect: NoExecute
+                      tolerationSeconds: 300
+                """)).hasMessageContaining("agent.tolerations[1]: tolerationSeconds is not supported");
+        assertThatThrownBy(() -> FencingChart.renderWithValues("""
+                agent:
+                  tolerations:
+                    - operator: Exists
+                      effect: NoSchedule
+                """)).hasMessageContaining("agent.tolerations[0]").hasMessageContaining("without a key");
+        assertThatThrownBy(() -> FencingChart.renderWithValues("""
+                agent:
+                  tolerations:
+                    - operator: Equal
+                      value: x
+                """)).hasMessageContaining("agent.tolerations[0]: operator Equal needs a key");
+    }
+
+    @Test
+    void aValueContainingTheFlagSeparatorIsRejected() {
+        assertThatThrownBy(() -> FencingChart.renderWithValues("""
+                agent:
+                  tolerations:
+                    - key: a
+                      value: "b,c"
+                """)).hasMessageContaining("must not contain a comma");
+    }
+
+    @Test
+    void anExistingServiceAccountMustBeNamed() {
+        assertThatThrownBy(() -> FencingChart.render("serviceAccount.create", false))
+                .hasMessageContaining("serviceAccount.name is required");
+    }
+
+    @Test
+    void clustersOlderThanTheChartsKubeVersionAreRejected() {
+        assertThatThrownBy(() -> FencingChart.templateForKubeVersion("1.24.0"))
+                .hasMessageContaining("requires kubeVersion");
+    }
+}
