@@ -152,4 +152,62 @@ class FailureDetectionTest {
         .as("reconverged, seed=%d", seed)
         .isTrue();
   }
+
+  @Test
+  void stalledNodeIsDeclaredDeadThenRefutesAndRejoinsWhenItWakesUp() {
+    long seed = 61;
+    Simulator sim = new Simulator(seed);
+    List<SimNode> nodes = SimClusters.start(sim, 10, Config.defaultLocal());
+    assertThat(sim.runUntil(() -> SimClusters.converged(nodes), Duration.ofSeconds(30), Duration.ofMillis(100))).isTrue();
+    SimNode sleeper = nodes.get(4);
+    long incarnation = nodes.get(0).protocol().node(sleeper.name()).incarnation();
+
+    sleeper.stall(Duration.ofSeconds(12));
+    sim.runFor(Duration.ofSeconds(11));
+    assertThat(nodes.get(0).protocol().node(sleeper.name()).state()).as("seed=%d", seed).isEqualTo(NodeState.DEAD);
+
+    // After the stall it processes the accusations about itself, refutes with a higher incarnation and is revived.
+    boolean back = sim.runUntil(() -> SimClusters.converged(nodes), Duration.ofSeconds(60), Duration.ofMillis(100));
+    assertThat(back).as("revived everywhere, seed=%d", seed).isTrue();
+    assertThat(sleeper.counters().refutations.sum()).isPositive();
+    assertThat(nodes.get(0).protocol().node(sleeper.name()).incarnation()).isGreaterThan(incarnation);
+  }
+
+  @Test
+  void oneWayCutMakesTheMutedNodeDeadWhileItStillHearsEveryone() {
+    long seed = 71;
+    Simulator sim = new Simulator(seed);
+    List<SimNode> nodes = SimClusters.start(sim, 8, Config.defaultLocal());
+    assertThat(sim.runUntil(() -> SimClusters.converged(nodes), Duration.ofSeconds(30), Duration.ofMillis(100))).isTrue();
+    SimNode muted = nodes.get(2);
+    for (SimNode other : nodes) {
+      if (other != muted) {
+        sim.cut(muted, other);
+      }
+    }
+    sim.runFor(Duration.ofSeconds(30));
+    for (SimNode other : nodes) {
+      if (other != muted) {
+        Node seen = other.protocol().node(muted.name());
+        assertThat(seen == null || seen.state() == NodeState.DEAD).as("%s sees %s dead, seed=%d", other.name(), muted.name(), seed).isTrue();
+      }
+    }
+    assertThat(muted.counters().refutations.sum()).as("it heard the accusations and tried to refute").isPositive();
+  }
+
+  @Test
+  void clusterConvergesOverALossyNetwork() {
+    long seed = 81;
+    Simulator sim = new Simulator(seed);
+    sim.setDefaultLink(LinkConditions.of(Duration.ofMillis(2), Duration.ofMillis(3), 0.10));
+    List<SimNode> nodes = SimClusters.start(sim, 30, Config.defaultLan());
+    assertThat(sim.runUntil(() -> SimClusters.converged(nodes), Duration.ofSeconds(60), Duration.ofMillis(100)))
+        .as("converged with 10%% loss, seed=%d", seed)
+        .isTrue();
+    sim.runFor(Duration.ofSeconds(60));
+    long deaths = nodes.stream().mapToLong(n -> n.counters().deathsDeclared.sum()).sum();
+    System.out.printf("10%% loss, N=30, 60s: deaths declared %d, suspicions %d%n", deaths,
+        nodes.stream().mapToLong(n -> n.counters().suspicionsRaised.sum()).sum());
+    assertThat(SimClusters.converged(nodes)).as("still converged after 60 s of loss, seed=%d", seed).isTrue();
+  }
 }
