@@ -8,7 +8,6 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import java.io.File;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,6 +21,7 @@ public final class AgentControlServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(AgentControlServer.class);
 
     private final Server server;
+    private final boolean tls;
 
     /**
      * @param port    TCP port (0 = any free port)
@@ -30,6 +30,7 @@ public final class AgentControlServer implements AutoCloseable {
      * @param service the AgentControl implementation
      */
     public AgentControlServer(int port, File certChain, File privateKey, BindableService service) throws IOException {
+        this.tls = certChain != null;
         NettyServerBuilder builder;
         if (certChain != null) {
             ServerCredentials tls = TlsServerCredentials.create(certChain, privateKey);
@@ -50,7 +51,7 @@ public final class AgentControlServer implements AutoCloseable {
     /** Starts listening. */
     public AgentControlServer start() throws IOException {
         server.start();
-        LOG.info("event=agent_control_listening port={} tls={}", server.getPort(), false);
+        LOG.info("event=agent_control_listening port={} tls={}", server.getPort(), tls);
         return this;
     }
 
@@ -70,10 +71,5 @@ public final class AgentControlServer implements AutoCloseable {
             Thread.currentThread().interrupt();
             server.shutdownNow();
         }
-    }
-
-    /** A grace period helper for callers that want to drain. */
-    public static Duration defaultGrace() {
-        return Duration.ofSeconds(2);
     }
 }

@@ -1,0 +1,108 @@
+package dev.fencing.nodemanager.stream;
+
+import static dev.fencing.nodemanager.model.TestNodes.node;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencing.nodemanager.model.GroupModel;
+import dev.fencing.nodemanager.model.GroupSpecView;
+import dev.fencing.policy.FencingSpec;
+import dev.fencing.proto.nodemanager.v1.ConfigDelta;
+import dev.fencing.proto.nodemanager.v1.ControllerMessage;
+import io.fabric8.kubernetes.api.model.Node;
+import io.grpc.Status;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class ConfigDistributorTest {
+
+    private static GroupModel model(List<Node> nodes) {
+        return GroupModel.from(new GroupSpecView("g", 1, FencingSpec.DEFAULTS, List.of()), nodes, 7946);
+    }
+
+    private static final class RecordingSink implements ConfigSink {
+        final List<ControllerMessage> sent = new ArrayList<>();
+        final String node;
+        Status closed;
+
+        RecordingSink(String node) {
+            this.node = node;
+        }
+
+        @Override
+        public String node() {
+            return node;
+        }
+
+        @Override
+        public boolean send(ControllerMessage message) {
+            sent.add(message);
+            return closed == null;
+        }
+
+        @Override
+        public void close(Status status) {
+            closed = status;
+        }
+    }
+
+    @Test
+    void anAgentWhoseRevisionFellOutOfTheBoundedHistoryGetsAFullConfig() {
+        ConfigDistributor d = new ConfigDistributor("e", 3);
+        List<Node> nodes = new ArrayList<>(List.of(node("a", "g", 1), node("b", "g", 2)));
+        d.publish(model(nodes));
+        RecordingSink first = new RecordingSink("a");
+        d.subscribe("g", first, "", 0).orElseThrow().cancel();
+        long held = first.sent.get(0).getRevision();
+        for (int i = 3; i <= 6; i++) {
+            nodes.add(node("n" + i, "g", i));
+            d.publish(model(nodes));
+        }
+        RecordingSink again = new RecordingSink("a");
+        d.subscribe("g", again, "e", held).orElseThrow();
+        assertThat(again.sent).hasSize(1);
+        assertThat(again.sent.get(0).hasFull()).isTrue();
+        assertThat(again.sent.get(0).getFull().getMembersCount()).isEqualTo(6);
+    }
+
+    @Test
+    void aGrowingGroupSendsTheNewMemberAndTheResizedPolicyButNoOtherMembers() {
+        ConfigDistributor d = new ConfigDistributor("e", 100);
+        List<Node> nodes = new ArrayList<>(List.of(node("a", "g", 1), node("b", "g", 2)));
+        d.publish(model(nodes));
+        RecordingSink sink = new RecordingSink("a");
+        d.subscribe("g", sink, "", 0).orElseThrow();
+        nodes.add(node("c", "g", 3));
+        List<ConfigChange> changes = d.publish(model(nodes));
+
+        assertThat(changes).extracting(c -> c.delta().getChangeCase()).containsExactlyInAnyOrder(
+                ConfigDelta.ChangeCase.MEMBER_UPSERTED, ConfigDelta.ChangeCase.SIGNALS,
+                ConfigDelta.ChangeCase.POLICY);
+        // a receives the member and the policy (quorum 2 of 3 replaces 2 of 2), not c's signals.
+        List<ControllerMessage> deltas = sink.sent.subList(1, sink.sent.size());
+        assertThat(deltas).extracting(m -> m.getDelta().getChangeCase()).containsExactly(
+                ConfigDelta.ChangeCase.MEMBER_UPSERTED, ConfigDelta.ChangeCase.POLICY);
+        assertThat(deltas.get(0).getDelta().getBaseRevision()).isEqualTo(sink.sent.get(0).getRevision());
+        assertThat(deltas.get(1).getDelta().getBaseRevision()).isEqualTo(deltas.get(0).getRevision());
+    }
+
+    @Test
+    void anUnchangedModelSendsNothing() {
+        ConfigDistributor d = new ConfigDistributor("e", 100);
+        List<Node> nodes = List.of(node("a", "g", 1));
+        d.publish(model(nodes));
+        assertThat(d.publish(model(nodes))).isEmpty();
+    }
+
+    @Test
+    void switchingFencingOffEndsTheGroupsStreams() {
+        ConfigDistributor d = new ConfigDistributor("e", 100);
+        List<Node> nodes = List.of(node("a", "g", 1));
+        d.publish(model(nodes));
+        RecordingSink sink = new RecordingSink("a");
+        d.subscribe("g", sink, "", 0).orElseThrow();
+        d.publish(GroupModel.from(new GroupSpecView("g", 2, null, List.of()), nodes, 7946));
+        assertThat(sink.closed.getCode()).isEqualTo(Status.Code.UNAVAILABLE);
+        assertThat(d.subscriberCounts()).doesNotContainKey("g");
+    }
+}
