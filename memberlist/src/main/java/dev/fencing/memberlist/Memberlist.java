@@ -420,6 +420,8 @@ public final class Memberlist implements AutoCloseable {
       }
     } catch (IOException e) {
       LOG.debug("event=stream_failed node={} error=\"{}\"", config.name(), e.getMessage());
+    } catch (RuntimeException e) {
+      LOG.error("event=stream_handler_failed node={} error=\"{}\"", config.name(), e.toString(), e);
     }
   }
 
