@@ -111,7 +111,10 @@ public final class NodeManager implements AutoCloseable {
                         .build());
             }
         });
-        operator.register(new NodeGroupReconciler(config, daemonSets, reports, writer, clock));
+        NodeGroupReconciler reconciler = new NodeGroupReconciler(config, daemonSets, reports, writer, clock,
+                leadership::isLeader);
+        cache.addModelListener(m -> reconciler.trigger(m.group()));
+        operator.register(reconciler);
     }
 
     /** Starts caches, the AgentControl server, the operator and the health server. */

@@ -115,6 +115,8 @@ public final class AgentControlService extends AgentControlGrpc.AgentControlImpl
                         return;
                     }
                     reports.record(node, group, message.getReport(), clock.instant());
+                    subscription.reportedApplied(message.getReport().getEpoch(),
+                            message.getReport().getAppliedRevision());
                 }
                 case TIE_BREAK_REQUEST -> {
                     if (subscription == null) {

@@ -25,7 +25,7 @@ public final class ControllerMetrics {
         Gauge.builder("fencing_controller_stream_queue_depth_messages", service, AgentControlService::queuedMessages)
                 .description("Messages queued for agents and not yet handed to the transport").register(registry);
         Gauge.builder("fencing_controller_config_revision_lag_max", this, m -> maxLag())
-                .description("Largest gap between a group's latest revision and what an agent was last sent")
+                .description("Largest gap between the revision sent to an agent and the revision it reports applied")
                 .register(registry);
         Gauge.builder("fencing_controller_config_revision", distributor, ConfigDistributor::currentRevision)
                 .description("Latest configuration revision of this controller's epoch").register(registry);

@@ -28,6 +28,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.BooleanSupplier;
 import java.util.concurrent.ConcurrentHashMap;
 import dev.fencing.api.v1.NodeGroupStatus;
 
@@ -46,6 +47,7 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
     private final AgentReports reports;
     private final ClusterWriter writer;
     private final InstantSource clock;
+    private final BooleanSupplier leading;
     private final SimpleInboundEventSource<NodeGroup> reportEvents = new SimpleInboundEventSource<>("agent-reports");
     // What this leader last wrote. The informer caches lag behind our own writes; judging transitions against them
     // would announce the same transition (Event) twice.
@@ -54,19 +56,24 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
     private static final String REMOVED = "\u0000removed";
 
     public NodeGroupReconciler(ControllerConfig config, AgentDaemonSets daemonSets, AgentReports reports,
-                               ClusterWriter writer, InstantSource clock) {
+                               ClusterWriter writer, InstantSource clock, BooleanSupplier leading) {
         this.config = config;
         this.daemonSets = daemonSets;
         this.reports = reports;
         this.writer = writer;
         this.clock = clock;
-        reports.addListener(group -> reportEvents.propagateEvent(new ResourceID(group)));
+        this.leading = leading;
+        reports.addListener(this::trigger);
     }
 
-    /** This leader forgets what it wrote (leadership lost): the next leader starts from the cluster's state. */
-    public void forgetWrites() {
-        lastStatus.clear();
-        writtenLabels.clear();
+    /**
+     * Asks for a status reconcile of {@code group} (its reports or its model changed, e.g. a Node was relabelled out
+     * of it). Only while leading: event sources take events once JOSDK has started them for the leader.
+     */
+    public void trigger(String group) {
+        if (leading.getAsBoolean()) {
+            reportEvents.propagateEvent(new ResourceID(group));
+        }
     }
 
     @Override

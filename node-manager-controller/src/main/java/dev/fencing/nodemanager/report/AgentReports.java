@@ -54,11 +54,6 @@ public final class AgentReports {
         return Optional.ofNullable(latest.get(node));
     }
 
-    /** Forgets a node (deleted). */
-    public void forget(String node) {
-        latest.remove(node);
-    }
-
     private void notify(String group) {
         for (Consumer<String> l : listeners) {
             l.accept(group);

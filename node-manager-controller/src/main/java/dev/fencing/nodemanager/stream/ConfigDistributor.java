@@ -184,13 +184,18 @@ public final class ConfigDistributor {
         return out;
     }
 
-    /** Every subscription's revision lag (latest group revision minus what the agent was last sent). */
+    /**
+     * Every reporting subscription's revision lag: the revision it was last sent minus the revision its latest report
+     * says it applied (queued, in flight or not yet applied).
+     */
     public List<Long> revisionLags() {
         List<Long> out = new ArrayList<>();
         groups.forEach((g, c) -> {
             synchronized (c) {
                 for (Subscription s : c.subscribers) {
-                    out.add(Math.max(0, c.log.revision() - s.lastSent));
+                    if (s.applied > 0) {
+                        out.add(Math.max(0, s.lastSent - s.applied));
+                    }
                 }
             }
         });
@@ -211,6 +216,7 @@ public final class ConfigDistributor {
         private final GroupChannel channel;
         private final ConfigSink sink;
         private long lastSent;
+        private long applied;
 
         private Subscription(GroupChannel channel, ConfigSink sink) {
             this.channel = channel;
@@ -226,6 +232,15 @@ public final class ConfigDistributor {
         public long lastSentRevision() {
             synchronized (channel) {
                 return lastSent;
+            }
+        }
+
+        /** The agent reported the (epoch, revision) it runs with. */
+        public void reportedApplied(String agentEpoch, long revision) {
+            if (epoch.equals(agentEpoch)) {
+                synchronized (channel) {
+                    applied = revision;
+                }
             }
         }
 
