@@ -93,6 +93,7 @@ public final class ConfigFanOutBenchmark {
                 "l", null, null, Duration.ofSeconds(30), Duration.ofSeconds(30), 4096, 4096, Duration.ofSeconds(30));
         NodeManager manager = new NodeManager(client, config, InstantSource.system(),
                 new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)).start();
+        long heapStarted = usedHeapAfterGc();
         ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", manager.grpcPort()).usePlaintext()
                 .build();
 
@@ -173,8 +174,9 @@ public final class ConfigFanOutBenchmark {
                 ms(latencies[changes - 1]));
         System.out.printf("  streamed per change: %d messages, %d bytes total, %.1f bytes per agent%n",
                 messagesPerChange, bytesPerChange, bytesPerChange / (double) n);
-        System.out.printf("  heap used after GC: %.1f MiB before controller start, %.1f MiB with controller and %d"
-                + " streams (client side in the same JVM)%n", heapBefore / 1048576.0, heapConnected / 1048576.0, n);
+        System.out.printf("  heap used after GC: %.1f MiB before controller start, %.1f MiB controller started"
+                + " (caches of %d Nodes), %.1f MiB with %d streams (agent side in the same JVM)%n",
+                heapBefore / 1048576.0, heapStarted / 1048576.0, n, heapConnected / 1048576.0, n);
 
         shuttingDown = true;
         streams.forEach(StreamObserver::onCompleted);
