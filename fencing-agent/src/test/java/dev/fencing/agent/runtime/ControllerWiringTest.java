@@ -116,6 +116,34 @@ class ControllerWiringTest {
     }
   }
 
+  @Test
+  void aNodeRemovedFromTheExpectedSetDisarms() throws Exception {
+    int gossipPort = AgentRuntimeTest.freeUdpTcpPort();
+    StandaloneConfig resolved = StandaloneConfigLoader.parse("policy.yaml", "group: ctl\nexpected:\n"
+        + "  - {name: node-a, address: 127.0.0.1:" + gossipPort + "}\nfencing:\n  watchdog: {timeout: 5s}\n"
+        + "  quorum: {tieBreakers: []}\n  timings: " + AgentCluster.FAST_TIMINGS + "\n");
+    GroupConfig config = GroupConfig.newBuilder().setGroup("ctl").setNodeName("node-a")
+        .setPolicy(PolicyProtos.toProto(resolved.policy()))
+        .addMembers(Member.newBuilder().setName("node-a").setGossipAddress("127.0.0.1:" + gossipPort))
+        .build();
+    FakeController controller = new FakeController(config);
+    Server server = Grpc.newServerBuilderForPort(0, InsecureServerCredentials.create()).addService(controller)
+        .build().start();
+    RecordingDevice device = new RecordingDevice();
+    try (AgentRuntime runtime = AgentRuntime.start(options(Optional.of("127.0.0.1:" + server.getPort()), device,
+        dir.resolve("state"), "r"))) {
+      await().atMost(Duration.ofSeconds(20)).until(() -> runtime.agent().snapshot().watchdog().armed());
+      controller.streams.get(controller.streams.size() - 1).onNext(ControllerMessage.newBuilder().setEpoch("e1")
+          .setRevision(2).setDelta(ConfigDelta.newBuilder().setBaseRevision(1).setMemberRemoved("node-a")).build());
+      await().atMost(Duration.ofSeconds(10)).until(() -> !runtime.agent().snapshot().watchdog().armed());
+      assertThat(runtime.agent().snapshot().watchdog().disarmReasons()).extracting(DisarmReason::getKind)
+          .contains(DisarmReason.Kind.KIND_BEING_REMOVED);
+      assertThat(device.events()).endsWith("magic-close");
+    } finally {
+      server.shutdownNow();
+    }
+  }
+
   private AgentRuntime.Options options(Optional<String> controller, RecordingDevice device, Path state,
       String suffix) {
     return new AgentRuntime.Options("node-a", Optional.empty(), controller, dir.resolve("ctl-" + suffix + ".sock"),
