@@ -29,8 +29,11 @@ class QuorumSafetyPropertiesTest {
     BOTH_WAYS, A_TO_B_ONLY, B_TO_A_ONLY
   }
 
-  /** Two disjoint sides never both hold quorum later than T_stop after the partition; a minority side stops. */
-  @Property(tries = 250, seed = "20261122")
+  /**
+   * Two disjoint sides never both hold quorum later than T_stop after the partition; a minority side stops. Packets
+   * are lost, delayed up to 800 ms (so reordered, and still in flight across the cut when it starts) and replayed.
+   */
+  @Property(tries = 400, seed = "20261122")
   void partitionedSidesNeverBothHoldQuorumBeyondTStop(
       @ForAll @IntRange(min = 3, max = 7) int n, @ForAll long scenarioSeed) {
     Random random = new Random(scenarioSeed);
@@ -62,15 +65,18 @@ class QuorumSafetyPropertiesTest {
         case B_TO_A_ONLY -> sideA.contains(from);
       };
     };
+    Duration maxDelay = Duration.ofNanos(100_000L + (long) (random.nextDouble() * 800_000_000L));
+    double duplicate = random.nextDouble() * 0.1;
     QuorumSimulation sim = new QuorumSimulation(n, HEARTBEAT, WINDOW, CAP, TICK,
-        () -> lowestName ? List.of(new LowestNameTieBreaker()) : List.of(), loss, network, stalls, scenarioSeed);
+        () -> lowestName ? List.of(new LowestNameTieBreaker()) : List.of(), loss, maxDelay, duplicate, network,
+        stalls, scenarioSeed);
     long bound = t0 + sim.settings().tStop().toNanos();
     sim.runUntil(bound + 4 * SECOND);
 
     boolean aHeldLate = heldAfter(sim, sideA, true, bound);
     boolean bHeldLate = heldAfter(sim, sideA, false, bound);
     String scenario = "n=" + n + " sideA=" + sideA + " cut=" + cut + " t0=" + t0 + " loss=" + loss + " stalls="
-        + stalls + " lowestName=" + lowestName;
+        + stalls + " lowestName=" + lowestName + " maxDelay=" + maxDelay + " duplicate=" + duplicate;
     assertThat(aHeldLate && bHeldLate).as("both sides held quorum after T_stop: " + scenario).isFalse();
     int quorum = n / 2 + 1;
     for (boolean a : new boolean[] {true, false}) {

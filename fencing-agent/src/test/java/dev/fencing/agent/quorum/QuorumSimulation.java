@@ -44,6 +44,8 @@ final class QuorumSimulation {
   private final List<ArrayDeque<Inbound>> inboxes = new ArrayList<>();
   private final Random random;
   private final double loss;
+  private final long maxDelayNanos;
+  private final double duplicate;
   private final long tickNanos;
   private final long heartbeatNanos;
   private final Network network;
@@ -55,9 +57,21 @@ final class QuorumSimulation {
 
   QuorumSimulation(int n, Duration heartbeat, Duration window, double cap, Duration tick,
       Supplier<List<TieBreaker>> tieBreakers, double loss, Network network, List<Stall> stalls, long seed) {
+    this(n, heartbeat, window, cap, tick, tieBreakers, loss, Duration.ofMillis(5), 0.0, network, stalls, seed);
+  }
+
+  /**
+   * @param maxDelay packets take a uniform delay up to this (so they also reorder)
+   * @param duplicate probability that a delivered packet is delivered once more, up to 2 s later (a replay)
+   */
+  QuorumSimulation(int n, Duration heartbeat, Duration window, double cap, Duration tick,
+      Supplier<List<TieBreaker>> tieBreakers, double loss, Duration maxDelay, double duplicate, Network network,
+      List<Stall> stalls, long seed) {
     this.n = n;
     this.random = new Random(seed);
     this.loss = loss;
+    this.maxDelayNanos = maxDelay.toNanos();
+    this.duplicate = duplicate;
     this.tickNanos = tick.toNanos();
     this.heartbeatNanos = heartbeat.toNanos();
     this.network = network;
@@ -144,11 +158,15 @@ final class QuorumSimulation {
     if (!network.delivers(from, to, now) || random.nextDouble() < loss) {
       return;
     }
-    long delay = 100_000L + (long) (random.nextDouble() * 5_000_000L);
+    long delay = 100_000L + (long) (random.nextDouble() * maxDelayNanos);
     // Round trip through the codec: what travels is bytes.
     byte[] bytes = HeartbeatCodec.encode(heartbeat);
     try {
-      schedule(now + delay, to, HeartbeatCodec.decode(bytes).orElseThrow(), 0);
+      Heartbeat received = HeartbeatCodec.decode(bytes).orElseThrow();
+      schedule(now + delay, to, received, 0);
+      if (random.nextDouble() < duplicate) {
+        schedule(now + delay + (long) (random.nextDouble() * 2_000_000_000L), to, received, 0);
+      }
     } catch (MalformedHeartbeatException e) {
       throw new AssertionError(e);
     }
