@@ -28,6 +28,7 @@ public final class LifeguardBenchmark {
       int[] victims = new int[2];
       int[] slowDead = new int[2];
       long[] suspicions = new long[2];
+      double[] median = new double[2];
       for (int s = 0; s < seeds; s++) {
         long seed = 7000 + s;
         for (int mode = 0; mode < 2; mode++) {
@@ -37,11 +38,13 @@ public final class LifeguardBenchmark {
           victims[mode] += r.healthyVictims();
           slowDead[mode] += r.slowDeclaredDead();
           suspicions[mode] += r.suspicionsRaised();
+          median[mode] += r.medianDetectionSeconds() / seeds;
         }
       }
       System.out.printf(
           "slow delay 0..%2ds | healthy FP off=%4d on=%4d (%s) | distinct healthy victims off=%3d on=%3d |"
-              + " slow declared dead off=%4d on=%4d | suspicions off=%6d on=%6d%n",
+              + " slow declared dead off=%4d on=%4d | suspicions off=%6d on=%6d |"
+              + " median detection of a real crash off=%.1fs on=%.1fs%n",
           maxDelay,
           fp[0],
           fp[1],
@@ -51,7 +54,9 @@ public final class LifeguardBenchmark {
           slowDead[0],
           slowDead[1],
           suspicions[0],
-          suspicions[1]);
+          suspicions[1],
+          median[0],
+          median[1]);
     }
   }
 }

@@ -3,6 +3,7 @@ package dev.fencing.memberlist.sim;
 import dev.fencing.memberlist.Config;
 import dev.fencing.memberlist.NodeState;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -22,13 +23,22 @@ final class LifeguardExperiment {
       int slowDeclaredDead,
       long suspicionsRaised,
       long packetsSent,
-      double seconds) {
+      double seconds,
+      double firstDetectionSeconds,
+      double medianDetectionSeconds) {
 
     String describe() {
       return String.format(
           "lifeguard=%-5s healthy-member false positives=%d (distinct victims %d), slow members declared dead=%d,"
-              + " suspicions raised=%d, packets/node/s=%.1f",
-          lifeguard, healthyFalsePositives, healthyVictims, slowDeclaredDead, suspicionsRaised, packetsSent / seconds);
+              + " suspicions raised=%d, packets/node/s=%.1f, detection of a real crash: first %.1fs median %.1fs",
+          lifeguard,
+          healthyFalsePositives,
+          healthyVictims,
+          slowDeclaredDead,
+          suspicionsRaised,
+          packetsSent / seconds,
+          firstDetectionSeconds,
+          medianDetectionSeconds);
     }
   }
 
@@ -57,9 +67,10 @@ final class LifeguardExperiment {
     int[] healthyFp = new int[1];
     int[] slowDead = new int[1];
     Set<String> victims = new HashSet<>();
+    boolean[] counting = {true};
     sim.addListener(
         (observer, subject, kind, nanos) -> {
-          if (kind != MembershipListener.Kind.LEAVE || subject.state() != NodeState.DEAD) {
+          if (!counting[0] || kind != MembershipListener.Kind.LEAVE || subject.state() != NodeState.DEAD) {
             return;
           }
           if (slowNames.contains(subject.name())) {
@@ -74,6 +85,27 @@ final class LifeguardExperiment {
     sim.runFor(duration);
     long suspicions = nodes.stream().mapToLong(x -> x.counters().suspicionsRaised.sum()).sum() - suspicionsBefore;
     long packets = nodes.stream().mapToLong(x -> x.counters().packetsSent.sum()).sum() - packetsBefore;
+
+    // Then a real failure of a healthy member, while the slow members are still slow.
+    counting[0] = false;
+    SimNode victim = nodes.get(n - 1);
+    List<Long> detections = new ArrayList<>();
+    sim.addListener(
+        (observer, subject, kind, nanos) -> {
+          if (kind == MembershipListener.Kind.LEAVE
+              && subject.state() == NodeState.DEAD
+              && subject.name().equals(victim.name())
+              && !slowNames.contains(observer.name())) {
+            detections.add(nanos);
+          }
+        });
+    victim.crash();
+    long crashedAt = sim.time().nanos();
+    int healthySurvivors = n - 1 - slow;
+    sim.runUntil(() -> detections.size() >= healthySurvivors, Duration.ofSeconds(180), Duration.ofMillis(100));
+    detections.sort(Long::compare);
+    double first = detections.isEmpty() ? Double.NaN : (detections.get(0) - crashedAt) / 1e9;
+    double median = detections.isEmpty() ? Double.NaN : (detections.get(detections.size() / 2) - crashedAt) / 1e9;
     return new Result(
         lifeguard,
         healthyFp[0],
@@ -81,6 +113,8 @@ final class LifeguardExperiment {
         slowDead[0],
         suspicions,
         packets / n,
-        duration.toNanos() / 1e9);
+        duration.toNanos() / 1e9,
+        first,
+        median);
   }
 }
