@@ -45,6 +45,12 @@ final class AgentCluster implements AutoCloseable {
 
   /** Starts {@code n} agents named node-a, node-b, … with the given quorumLossAction and tie-breakers. */
   static AgentCluster start(int n, String quorumLossAction, String tieBreakers) throws Exception {
+    return start(n, quorumLossAction, tieBreakers, List.of());
+  }
+
+  /** As {@link #start(int, String, String)}, with the named agents cut off from the others before any starts. */
+  static AgentCluster start(int n, String quorumLossAction, String tieBreakers, List<String> isolatedFromStart)
+      throws Exception {
     List<Integer> ports = new ArrayList<>();
     StringBuilder yaml = new StringBuilder("group: test\nexpected:\n");
     for (int i = 0; i < n; i++) {
@@ -58,6 +64,14 @@ final class AgentCluster implements AutoCloseable {
         .append('\n');
     StandaloneConfig config = StandaloneConfigLoader.parse("cluster.yaml", yaml.toString());
     AgentCluster cluster = new AgentCluster(config);
+    for (String name : isolatedFromStart) {
+      int isolated = ports.get(name.charAt(name.length() - 1) - 'a');
+      for (int port : ports) {
+        if (port != isolated) {
+          cluster.cut.cutBothWays(isolated, port);
+        }
+      }
+    }
     try {
       for (int i = 0; i < n; i++) {
         cluster.startAgent("node-" + (char) ('a' + i), ports.get(i));

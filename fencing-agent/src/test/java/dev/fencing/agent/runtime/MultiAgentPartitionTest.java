@@ -54,6 +54,25 @@ class MultiAgentPartitionTest {
   }
 
   @Test
+  void aNodeThatBootsIntoAMinorityNeverArmsUntilItJoinsTheMajority() throws Exception {
+    try (AgentCluster cluster = AgentCluster.start(3, "Fence", "LowestName", List.of("node-c"))) {
+      AgentCluster.Agent a = cluster.agent("node-a");
+      AgentCluster.Agent b = cluster.agent("node-b");
+      AgentCluster.Agent c = cluster.agent("node-c");
+      await().atMost(STARTUP).until(() -> a.agent().snapshot().watchdog().armed()
+          && b.agent().snapshot().watchdog().armed());
+      Duration armingDelay = cluster.config.policy().timings().armingDelay();
+      await().during(armingDelay.multipliedBy(2)).atMost(armingDelay.multipliedBy(3))
+          .until(() -> !c.agent().snapshot().watchdog().armed() && c.device().events().isEmpty());
+      assertThat(c.agent().snapshot().watchdog().disarmReasons())
+          .anySatisfy(r -> assertThat(r.getDetail()).isEqualTo("quorum not held"));
+
+      cluster.cut.healAll();
+      await().atMost(STARTUP).until(() -> c.agent().snapshot().watchdog().armed());
+    }
+  }
+
+  @Test
   void excludeKeepsTheMinorityUpAndItsPeersReportEachOtherLeftThenJoinAgain() throws Exception {
     try (AgentCluster cluster = AgentCluster.start(4, "Exclude", "LowestName")) {
       awaitAllArmed(cluster);
