@@ -60,8 +60,8 @@ public final class SwimProtocol {
   private final Awareness awareness;
   private final TransmitLimitedQueue broadcasts;
   private final Map<String, Suspicion> suspicions = new HashMap<>();
-  private final Map<Long, AckHandler> ackHandlers = new HashMap<>();
-  private final List<Ticker> tickers = new ArrayList<>();
+  private final AckHandlers ackHandlers;
+  private final List<PeriodicTimer> tickers = new ArrayList<>();
   private final long probeIntervalNanos;
   private final long probeTimeoutNanos;
   private final int packetOverhead;
@@ -70,6 +70,7 @@ public final class SwimProtocol {
   private boolean leaving;
   private boolean stopped;
   private Probe probe;
+  private Timers.Timer pushPullTimer;
 
   /**
    * @param selfAddr the advertised IP (4 or 16 bytes)
@@ -96,6 +97,7 @@ public final class SwimProtocol {
     this.output = output;
     this.counters = counters;
     this.nodes = new NodeTable(random);
+    this.ackHandlers = new AckHandlers(timers);
     this.awareness = new Awareness(config.awarenessMaxMultiplier());
     this.broadcasts = new TransmitLimitedQueue(config.retransmitMult(), nodes::size);
     this.probeIntervalNanos = config.probeInterval().toNanos();
@@ -123,10 +125,12 @@ public final class SwimProtocol {
   /** Stops every timer; later input is ignored. */
   public void stop() {
     stopped = true;
-    tickers.forEach(Ticker::cancel);
+    tickers.forEach(PeriodicTimer::cancel);
+    if (pushPullTimer != null) {
+      pushPullTimer.cancel();
+    }
     suspicions.values().forEach(Suspicion::cancel);
     suspicions.clear();
-    ackHandlers.values().forEach(h -> h.timeout.cancel());
     ackHandlers.clear();
   }
 
@@ -135,35 +139,8 @@ public final class SwimProtocol {
   }
 
   private void startTicker(long periodNanos, Runnable task) {
-    Ticker t = new Ticker(periodNanos, task);
-    tickers.add(t);
-    t.timer = timers.schedule(random.nextLong(periodNanos), t::tick);
-  }
-
-  /** A periodic task with a random initial stagger, so that nodes started together do not probe in lockstep. */
-  private final class Ticker {
-    final long periodNanos;
-    final Runnable task;
-    Timers.Timer timer;
-
-    Ticker(long periodNanos, Runnable task) {
-      this.periodNanos = periodNanos;
-      this.task = task;
-    }
-
-    void tick() {
-      if (stopped) {
-        return;
-      }
-      timer = timers.schedule(periodNanos, this::tick);
-      task.run();
-    }
-
-    void cancel() {
-      if (timer != null) {
-        timer.cancel();
-      }
-    }
+    // A random stagger, so that nodes started together do not probe and gossip in lockstep.
+    tickers.add(PeriodicTimer.start(timers, random.nextLong(periodNanos), periodNanos, task));
   }
 
   // ---------------------------------------------------------------------------------------------------------------
@@ -294,7 +271,7 @@ public final class SwimProtocol {
     InetSocketAddress requester = replyAddress(req.sourceAddr(), req.sourcePort(), from);
     long localSeq = nextSequence();
     Ping ping = new Ping(localSeq, req.node(), selfAddr, selfPort, selfName);
-    registerAckHandler(
+    ackHandlers.register(
         localSeq,
         probeTimeoutNanos,
         () -> sendWithPiggyback(requester, new AckResp(req.seqNo(), null)),
@@ -315,33 +292,11 @@ public final class SwimProtocol {
   }
 
   private void handleAck(AckResp ack) {
-    AckHandler h = ackHandlers.remove(ack.seqNo());
-    if (h != null) {
-      h.timeout.cancel();
-      h.onAck.run();
-    }
+    ackHandlers.ack(ack.seqNo());
   }
 
   private void handleNack(NackResp nack) {
-    AckHandler h = ackHandlers.get(nack.seqNo());
-    if (h != null && h.onNack != null) {
-      h.onNack.run();
-    }
-  }
-
-  private record AckHandler(Runnable onAck, Runnable onNack, Timers.Timer timeout) {}
-
-  private void registerAckHandler(
-      long seq, long timeoutNanos, Runnable onAck, Runnable onNack, Runnable onTimeout) {
-    Timers.Timer t =
-        timers.schedule(
-            timeoutNanos,
-            () -> {
-              if (ackHandlers.remove(seq) != null && !stopped) {
-                onTimeout.run();
-              }
-            });
-    ackHandlers.put(seq, new AckHandler(onAck, onNack, t));
+    ackHandlers.nack(nack.seqNo());
   }
 
   // ---------------------------------------------------------------------------------------------------------------
@@ -458,7 +413,7 @@ public final class SwimProtocol {
     long scaledInterval = awareness.scaleTimeout(probeIntervalNanos);
     Probe p = new Probe(target, seq);
     probe = p;
-    registerAckHandler(seq, scaledInterval, p::acked, () -> p.nacks++, p::deadline);
+    ackHandlers.register(seq, scaledInterval, p::acked, () -> p.nacks++, p::deadline);
     // The direct wait is deliberately not scaled by awareness (memberlist: it would not help UDP).
     p.directTimeout = timers.schedule(probeTimeoutNanos, p::directTimeout);
     Ping ping = new Ping(seq, target.name(), selfAddr, selfPort, selfName);
@@ -563,15 +518,13 @@ public final class SwimProtocol {
   // Push/pull
 
   private void schedulePushPull(boolean first) {
+    // Re-scaled every period: the interval grows with the cluster (pushPullScale).
     long interval = pushPullScale(config.pushPullInterval().toNanos(), nodes.size());
     long delay = first ? random.nextLong(interval) : interval;
-    Ticker t = new Ticker(interval, () -> {});
-    tickers.add(t);
-    t.timer =
+    pushPullTimer =
         timers.schedule(
             delay,
             () -> {
-              tickers.remove(t);
               if (stopped) {
                 return;
               }
@@ -633,7 +586,7 @@ public final class SwimProtocol {
     if (stopped) {
       return "memberlist is shut down";
     }
-    String versionError = verifyProtocol(remote.nodes());
+    String versionError = ProtocolVersions.verify(remote.nodes(), nodes.all());
     if (versionError != null) {
       return versionError;
     }
@@ -660,36 +613,6 @@ public final class SwimProtocol {
     Delegate d = config.delegate();
     if (d != null && remote.userState() != null && remote.userState().length > 0) {
       d.mergeRemoteState(remote.userState(), remote.join());
-    }
-    return null;
-  }
-
-  private String verifyProtocol(List<PushNodeState> remote) {
-    int maxPMin = 0;
-    int minPMax = 255;
-    for (PushNodeState s : remote) {
-      if (s.state() == NodeState.ALIVE.wireValue() && s.vsn() != null && s.vsn().length >= 6) {
-        maxPMin = Math.max(maxPMin, s.vsn()[0] & 0xff);
-        minPMax = Math.min(minPMax, s.vsn()[1] & 0xff);
-      }
-    }
-    for (NodeRecord n : nodes.all()) {
-      if (n.state() == NodeState.ALIVE) {
-        maxPMin = Math.max(maxPMin, n.vsn()[0] & 0xff);
-        minPMax = Math.min(minPMax, n.vsn()[1] & 0xff);
-      }
-    }
-    for (PushNodeState s : remote) {
-      int pCur = s.vsn() != null && s.vsn().length >= 6 ? s.vsn()[2] & 0xff : 0;
-      if (pCur < maxPMin || pCur > minPMax) {
-        return "node " + s.name() + " uses protocol version " + pCur + ", cluster needs " + maxPMin + ".." + minPMax;
-      }
-    }
-    for (NodeRecord n : nodes.all()) {
-      int pCur = n.vsn()[2] & 0xff;
-      if (pCur < maxPMin || pCur > minPMax) {
-        return "node " + n.name() + " uses protocol version " + pCur + ", cluster needs " + maxPMin + ".." + minPMax;
-      }
     }
     return null;
   }

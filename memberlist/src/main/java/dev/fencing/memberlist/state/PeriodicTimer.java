@@ -1,0 +1,35 @@
+package dev.fencing.memberlist.state;
+
+/** A task repeated every period after an initial delay (memberlist staggers its tickers randomly). */
+final class PeriodicTimer {
+  private final Timers timers;
+  private final long periodNanos;
+  private final Runnable task;
+  private Timers.Timer next;
+  private boolean cancelled;
+
+  private PeriodicTimer(Timers timers, long periodNanos, Runnable task) {
+    this.timers = timers;
+    this.periodNanos = periodNanos;
+    this.task = task;
+  }
+
+  static PeriodicTimer start(Timers timers, long initialDelayNanos, long periodNanos, Runnable task) {
+    PeriodicTimer t = new PeriodicTimer(timers, periodNanos, task);
+    t.next = timers.schedule(initialDelayNanos, t::tick);
+    return t;
+  }
+
+  private void tick() {
+    if (cancelled) {
+      return;
+    }
+    next = timers.schedule(periodNanos, this::tick);
+    task.run();
+  }
+
+  void cancel() {
+    cancelled = true;
+    next.cancel();
+  }
+}
