@@ -105,11 +105,16 @@ public final class AgentCluster implements AutoCloseable {
         long start = System.nanoTime();
         long deadline = start + timeout.toNanos();
         for (AgentNode node : nodes.values()) {
-            node.watchdog().await(node.name() + " armed", l -> "armed".equals(l.text("event")), timeout);
             while (true) {
-                Optional<AgentStatus> status = node.consumer().status();
+                boolean armed = node.watchdog().last(l -> "armed".equals(l.text("event"))).isPresent();
+                Optional<AgentStatus> status = armed ? node.consumer().status() : Optional.empty();
                 if (status.isPresent() && status.get().getArmed() && status.get().getQuorumHeld()) {
                     break;
+                }
+                if (!node.agent().isAlive()) {
+                    throw new IllegalStateException(node.name() + "'s agent exited before arming (exit "
+                            + node.agent().awaitExit(Duration.ofSeconds(1)).map(String::valueOf).orElse("?")
+                            + "):\n" + tail(node.agent().log(), 15));
                 }
                 if (System.nanoTime() > deadline) {
                     throw new IllegalStateException(node.name() + " not armed with quorum within " + timeout
@@ -120,6 +125,15 @@ public final class AgentCluster implements AutoCloseable {
             }
         }
         return (System.nanoTime() - start) / 1_000_000;
+    }
+
+    private static String tail(Path file, int lines) {
+        try {
+            List<String> all = Files.readAllLines(file, StandardCharsets.UTF_8);
+            return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+        } catch (IOException e) {
+            return "(cannot read " + file + ": " + e.getMessage() + ")";
+        }
     }
 
     /**

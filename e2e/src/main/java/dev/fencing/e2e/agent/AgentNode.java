@@ -77,7 +77,8 @@ public final class AgentNode {
         command.addAll(launcher.softdogEmulator());
         command.addAll(List.of("--fifo", fifo().toString(),
                 "--timeout", timeout.toMillis() + "ms",
-                "--reset-command", "kill -9 $(cat " + pidFile() + ")"));
+                "--reset-command", "kill -9 $(cat " + pidFile() + ")",
+                "--events-file", logDir.resolve("watchdog-" + node.name() + ".jsonl").toString()));
         watchdog = lab.start(node.name(), "watchdog-" + node.name(), command, logDir);
         watchdog.await("watchdog emulator started", line -> "started".equals(line.text("event")),
                 Duration.ofSeconds(30));

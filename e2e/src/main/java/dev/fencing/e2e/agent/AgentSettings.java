@@ -33,6 +33,18 @@ public record AgentSettings(Duration watchdogTimeout, String quorumLossAction, L
                 "armingDelay", "2s"));
     }
 
+    /** @return these settings with one timing override replaced or added */
+    public AgentSettings withTiming(String name, String value) {
+        Map<String, String> all = new LinkedHashMap<>(timings);
+        all.put(name, value);
+        return new AgentSettings(watchdogTimeout, quorumLossAction, tieBreakers, all);
+    }
+
+    /** @return these settings with another quorum-loss action (Fence, Exclude, Wait) */
+    public AgentSettings withQuorumLossAction(String action) {
+        return new AgentSettings(watchdogTimeout, action, tieBreakers, timings);
+    }
+
     /** @return the standalone agent file for {@code group} with {@code members} (name, gossip address, ip) */
     public String standaloneYaml(String group, List<Member> members) {
         StringBuilder yaml = new StringBuilder();
