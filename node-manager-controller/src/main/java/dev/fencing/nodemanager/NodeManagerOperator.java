@@ -113,6 +113,11 @@ public final class NodeManagerOperator implements Callable<Integer> {
             description = "Longest ControlPlane tie lease; a new leader waits this (plus the Lease duration).")
     String maxTieLease;
 
+    @Option(names = "--max-out-of-service", defaultValue = "${env:NMC_MAX_OUT_OF_SERVICE:-1}",
+            description = "Per group, the most fenced nodes tainted node.kubernetes.io/out-of-service at once"
+                    + " (0: never taint).")
+    int maxOutOfService;
+
     public static void main(String[] args) {
         System.exit(new CommandLine(new NodeManagerOperator()).execute(args));
     }
@@ -138,7 +143,7 @@ public final class NodeManagerOperator implements Callable<Integer> {
                 tolerations, agentPriorityClass == null ? "" : agentPriorityClass, leaderElection, leaseName, tlsCert,
                 tlsKey, duration("--status-interval", statusInterval),
                 duration("--report-stale-after", reportStaleAfter), historyLimit, streamQueue,
-                duration("--max-tie-lease", maxTieLease));
+                duration("--max-tie-lease", maxTieLease), maxOutOfService);
     }
 
     private Duration duration(String flag, String text) {

@@ -28,6 +28,7 @@ import java.util.Objects;
  * @param historyLimit       config changes kept per group for agents resuming by revision
  * @param streamQueue        messages queued per agent stream before it is cut off
  * @param maxTieLease        the longest ControlPlane tie lease
+ * @param maxOutOfService    per group, the most fenced nodes tainted out-of-service at once (0: never taint)
  */
 public record ControllerConfig(
         String namespace,
@@ -47,7 +48,8 @@ public record ControllerConfig(
         Duration reportStaleAfter,
         int historyLimit,
         int streamQueue,
-        Duration maxTieLease) {
+        Duration maxTieLease,
+        int maxOutOfService) {
 
     /** Validates. */
     public ControllerConfig {
@@ -58,6 +60,9 @@ public record ControllerConfig(
         agentTolerations = List.copyOf(agentTolerations);
         if ((tlsCert == null) != (tlsKey == null)) {
             throw new IllegalArgumentException("--tls-cert and --tls-key go together");
+        }
+        if (maxOutOfService < 0) {
+            throw new IllegalArgumentException("--max-out-of-service must not be negative");
         }
         if (historyLimit < 1 || streamQueue < 1) {
             throw new IllegalArgumentException("--history-limit and --stream-queue must be positive");
@@ -71,6 +76,6 @@ public record ControllerConfig(
                 Map.of("requests.cpu", "10m", "requests.memory", "64Mi", "limits.memory", "128Mi"),
                 List.of(new io.fabric8.kubernetes.api.model.TolerationBuilder().withOperator("Exists").build()),
                 "system-node-critical", false, "node-manager-controller", null, null, Duration.ofSeconds(2),
-                Duration.ofSeconds(30), 4096, 4096, Duration.ofSeconds(30));
+                Duration.ofSeconds(30), 4096, 4096, Duration.ofSeconds(30), 1);
     }
 }

@@ -6,6 +6,9 @@ import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
+import io.fabric8.kubernetes.api.model.Taint;
+import io.fabric8.kubernetes.api.model.TaintBuilder;
+import dev.fencing.nodemanager.status.NodeFacts;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
@@ -61,6 +64,36 @@ public final class ClusterWriter {
             LOG.info("event=node_labels_patched node={} changes={}", node, changes);
         } catch (KubernetesClientException e) {
             LOG.warn("event=node_label_patch_failed node={} code={} error=\"{}\"", node, e.getCode(), e.getMessage());
+        }
+    }
+
+    /** Adds (with our marker annotation) or removes the out-of-service taint; only our own taint is removed. */
+    public void setOutOfService(String node, boolean add) {
+        try {
+            client.nodes().withName(node).edit(n -> {
+                if (n.getSpec() == null) {
+                    n.setSpec(new io.fabric8.kubernetes.api.model.NodeSpec());
+                }
+                List<Taint> taints = n.getSpec().getTaints() == null ? new ArrayList<>()
+                        : new ArrayList<>(n.getSpec().getTaints());
+                Map<String, String> annotations = n.getMetadata().getAnnotations() == null ? new LinkedHashMap<>()
+                        : new LinkedHashMap<>(n.getMetadata().getAnnotations());
+                taints.removeIf(t -> NodeFacts.OUT_OF_SERVICE_TAINT.equals(t.getKey()));
+                annotations.remove(NodeFacts.TAINTED_BY_ANNOTATION);
+                if (add) {
+                    taints.add(new TaintBuilder().withKey(NodeFacts.OUT_OF_SERVICE_TAINT)
+                            .withValue(NodeFacts.OUT_OF_SERVICE_VALUE).withEffect(NodeFacts.OUT_OF_SERVICE_EFFECT)
+                            .withTimeAdded(clock.instant().toString()).build());
+                    annotations.put(NodeFacts.TAINTED_BY_ANNOTATION, NodeFacts.TAINTED_BY);
+                }
+                n.getSpec().setTaints(taints);
+                n.getMetadata().setAnnotations(annotations);
+                return n;
+            });
+            LOG.info("event=out_of_service_{} node={}", add ? "added" : "removed", node);
+        } catch (KubernetesClientException e) {
+            LOG.warn("event=out_of_service_patch_failed node={} add={} code={} error=\"{}\"", node, add, e.getCode(),
+                    e.getMessage());
         }
     }
 

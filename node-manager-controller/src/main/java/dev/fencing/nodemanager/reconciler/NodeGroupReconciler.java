@@ -6,7 +6,10 @@ import dev.fencing.nodemanager.dependent.AgentDaemonSets;
 import dev.fencing.nodemanager.model.GroupModel;
 import dev.fencing.nodemanager.model.NodeLabels;
 import dev.fencing.nodemanager.report.AgentReports;
+import dev.fencing.nodemanager.status.FencedNodeRecovery;
 import dev.fencing.nodemanager.status.GroupEvent;
+import dev.fencing.nodemanager.status.NodeFacts;
+import java.util.TreeSet;
 import dev.fencing.nodemanager.status.GroupStatusCalculator;
 import dev.fencing.nodemanager.status.StatusOutcome;
 import io.fabric8.kubernetes.api.model.Node;
@@ -126,6 +129,8 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
         NodeGroupStatus previous = lastStatus.getOrDefault(name, group.getStatus());
         StatusOutcome outcome = GroupStatusCalculator.calculate(model, previous, reports::latest, labels,
                 clock.instant(), config.reportStaleAfter());
+        // Remembered before any write, so a failing write never makes the next reconcile announce an Event twice.
+        lastStatus.put(name, outcome.status());
         outcome.labelChanges().forEach((node, change) -> {
             writer.patchLabels(node, change);
             writtenLabels.computeIfAbsent(node, k -> new ConcurrentHashMap<>());
@@ -135,7 +140,18 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
         for (GroupEvent e : outcome.events()) {
             writer.emit(e, group, nodes);
         }
-        lastStatus.put(name, outcome.status());
+        Map<String, NodeFacts> facts = new HashMap<>();
+        nodes.forEach((n, node) -> facts.put(n, NodeFacts.of(node)));
+        Set<String> fenced = new TreeSet<>();
+        if (outcome.status().getFencedNodes() != null) {
+            outcome.status().getFencedNodes().forEach(f -> fenced.add(f.getName()));
+        }
+        FencedNodeRecovery.Plan recovery = FencedNodeRecovery.plan(fenced, facts, outcome.reporting(),
+                model.fencingEnabled(), config.maxOutOfService());
+        recovery.actions().forEach(a -> writer.setOutOfService(a.node(), a.add()));
+        for (GroupEvent e : recovery.events()) {
+            writer.emit(e, group, nodes);
+        }
         UpdateControl<NodeGroup> control;
         if (outcome.status().equals(group.getStatus())) {
             control = UpdateControl.noUpdate();

@@ -75,7 +75,7 @@ public final class GroupStatusCalculator {
             });
             status.withConditions(List.of(condition(previousConditions, READY, "True", "FencingDisabled",
                     "spec.fencing is absent: no agents run in this group", model.generation(), now)));
-            return new StatusOutcome(status, labelChanges, events);
+            return new StatusOutcome(status, labelChanges, events, Set.of());
         }
 
         // Reports: latest per labelled node, and which are fresh.
@@ -138,7 +138,7 @@ public final class GroupStatusCalculator {
             conditions.add(condition(previousConditions, QUORUM_HEALTHY, "Unknown", "InvalidSpec",
                     "quorum cannot be judged while spec.fencing is invalid", model.generation(), now));
             status.withConditions(conditions);
-            return new StatusOutcome(status, labelChanges, events);
+            return new StatusOutcome(status, labelChanges, events, fresh.keySet());
         }
 
         int quorum = model.policy().quorumSize();
@@ -193,7 +193,7 @@ public final class GroupStatusCalculator {
 
         List<FencedNode> fenced = fencedNodes(model, previous, latest, fresh, holding, nodeLabels, now, events);
         status.withFencedNodes(fenced.isEmpty() ? null : fenced);
-        return new StatusOutcome(status, labelChanges, events);
+        return new StatusOutcome(status, labelChanges, events, fresh.keySet());
     }
 
     /**
