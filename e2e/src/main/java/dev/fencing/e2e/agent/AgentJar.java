@@ -42,6 +42,10 @@ public final class AgentJar {
             if (file.getManifest() == null || file.getManifest().getMainAttributes().getValue("Main-Class") == null) {
                 throw new IllegalStateException(jar + " is not executable (no Main-Class); " + build);
             }
+            // java -jar ignores the classpath: the jar must carry its dependencies (picocli stands for all of them)
+            if (file.getEntry("picocli/CommandLine.class") == null) {
+                throw new IllegalStateException(jar + " does not bundle its dependencies, so java -jar cannot run it");
+            }
         } catch (IOException e) {
             throw new IllegalStateException("cannot read " + jar + ": " + e.getMessage(), e);
         }

@@ -6,9 +6,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * How to start the agent's JVM entry points: normally from the executable jar
- * ({@code java -jar fencing-agent/target/fencing-agent-<version>.jar}); for development against an unpackaged agent,
- * from an explicit classpath given in the system property {@value #CLASSPATH_PROPERTY}.
+ * How to start the agent's JVM entry points, in this order of preference: an explicit classpath in the system
+ * property {@value #CLASSPATH_PROPERTY} (development against an unpackaged agent); the executable jar
+ * {@code fencing-agent/target/fencing-agent-<version>.jar} run with {@code java -jar}; or the classpath of this JVM,
+ * which holds the agent and its dependencies because e2e depends on fencing-agent (the reactor build).
  *
  * @param jar       the executable agent jar, or null when a classpath is given
  * @param classpath the explicit classpath, or null
@@ -20,13 +21,34 @@ public record AgentLauncher(Path jar, String classpath) {
     private static final String CLI_MAIN = "dev.fencing.agent.cli.FencingAgentCli";
     private static final String EMULATOR_MAIN = "dev.fencing.agent.emulator.SoftdogEmulator";
 
-    /** @return the launcher from the system property if set, else from the packaged jar */
+    /**
+     * @return the first usable way to start the agent
+     * @throws IllegalStateException saying what is missing and how to build it
+     */
     public static AgentLauncher locate(ProjectLayout layout) {
         String classpath = System.getProperty(CLASSPATH_PROPERTY, "");
         if (!classpath.isBlank()) {
             return new AgentLauncher(null, classpath);
         }
-        return new AgentLauncher(AgentJar.locate(layout), null);
+        try {
+            return new AgentLauncher(AgentJar.locate(layout), null);
+        } catch (IllegalStateException noExecutableJar) {
+            if (onOwnClasspath()) {
+                return new AgentLauncher(null, System.getProperty("java.class.path"));
+            }
+            throw new IllegalStateException(noExecutableJar.getMessage() + "; and the agent classes are not on this "
+                    + "JVM's classpath either (run the reactor build: ./mvnw verify)", noExecutableJar);
+        }
+    }
+
+    private static boolean onOwnClasspath() {
+        try {
+            Class.forName(CLI_MAIN, false, AgentLauncher.class.getClassLoader());
+            Class.forName(EMULATOR_MAIN, false, AgentLauncher.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException e) {
+            return false;
+        }
     }
 
     /** @return the arguments after {@code java [jvm flags]} that run the agent CLI */
