@@ -287,7 +287,8 @@ public final class FencingAgent implements AutoCloseable {
       sendRound(now);
     }
     QuorumVerdict verdict = evaluator.evaluate(now);
-    WatchdogStatus status = supervisor.tick(now, verdict, conditions());
+    // A fresh reading for the feed decision: time spent since the evaluation must count against heldUntil.
+    WatchdogStatus status = supervisor.tick(deps.clock().nanoTime(), verdict, conditions());
     logQuorumTransitions(verdict, status);
     if (status.isolated() != meta.isolated()) {
       announceIsolated(status.isolated());
