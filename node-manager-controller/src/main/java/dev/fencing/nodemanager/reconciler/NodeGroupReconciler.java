@@ -104,9 +104,11 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
             }
         }
         GroupModel model = GroupModel.from(group, nodes.values(), config.gossipPort());
+        boolean neverFenced = !model.fencingEnabled()
+                && (group.getStatus() == null || group.getStatus().getConditions() == null);
         if (model.fencingEnabled()) {
             daemonSets.apply(group);
-        } else {
+        } else if (!neverFenced) {
             daemonSets.delete(name);
         }
         Map<String, Map<String, String>> labels = new HashMap<>();
@@ -153,7 +155,8 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
             writer.emit(e, group, nodes);
         }
         UpdateControl<NodeGroup> control;
-        if (outcome.status().equals(group.getStatus())) {
+        if (neverFenced || outcome.status().equals(group.getStatus())) {
+            // A group that never had fencing keeps whatever status its owner (the platform) writes.
             control = UpdateControl.noUpdate();
         } else {
             NodeGroup fresh = new NodeGroup();

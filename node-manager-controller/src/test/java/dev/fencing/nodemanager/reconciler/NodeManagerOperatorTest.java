@@ -279,6 +279,18 @@ class NodeManagerOperatorTest {
     }
 
     @Test
+    void aGroupWithoutFencingGetsNeitherDaemonSetNorStatus() {
+        client.resource(group("plain", null)).create();
+        client.nodes().resource(node("plain-1", "plain", 1)).create();
+        createGroupWithNodes("workers", 1);
+        await().atMost(10, TimeUnit.SECONDS).until(() ->
+                client.apps().daemonSets().inNamespace(NS).withName("fencing-agent-workers").get() != null);
+        await().during(1, TimeUnit.SECONDS).atMost(3, TimeUnit.SECONDS).until(() ->
+                client.resources(NodeGroup.class).withName("plain").get().getStatus() == null
+                        && client.apps().daemonSets().inNamespace(NS).withName("fencing-agent-plain").get() == null);
+    }
+
+    @Test
     void deletingTheGroupDeletesItsDaemonSet() {
         createGroupWithNodes("workers", 2);
         await().atMost(10, TimeUnit.SECONDS).until(() ->
