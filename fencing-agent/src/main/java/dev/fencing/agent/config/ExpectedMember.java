@@ -37,36 +37,7 @@ public record ExpectedMember(String name, String host, int port, Map<String, Str
    * @throws IllegalArgumentException saying what is wrong
    */
   public static ExpectedMember parse(String name, String hostPort, Map<String, String> addresses) {
-    if (hostPort == null || hostPort.isBlank()) {
-      throw new IllegalArgumentException("address is missing; write it as host:port, e.g. 10.0.0.5:7946");
-    }
-    String host;
-    String port;
-    if (hostPort.startsWith("[")) {
-      int end = hostPort.indexOf("]:");
-      if (end < 0) {
-        throw new IllegalArgumentException("address '" + hostPort + "' is not [ipv6]:port");
-      }
-      host = hostPort.substring(1, end);
-      port = hostPort.substring(end + 2);
-    } else {
-      int colon = hostPort.lastIndexOf(':');
-      if (colon <= 0 || hostPort.indexOf(':') != colon) {
-        throw new IllegalArgumentException("address '" + hostPort + "' is not host:port (IPv6 as [addr]:port)");
-      }
-      host = hostPort.substring(0, colon);
-      port = hostPort.substring(colon + 1);
-    }
-    int portNumber;
-    try {
-      portNumber = Integer.parseInt(port);
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("address '" + hostPort + "' has port '" + port + "', not a number");
-    }
-    if (portNumber < 1 || portNumber > 65535) {
-      throw new IllegalArgumentException("address '" + hostPort + "' has port " + portNumber
-          + ", outside 1..65535");
-    }
-    return new ExpectedMember(name, host, portNumber, addresses == null ? Map.of() : addresses);
+    HostPort parsed = HostPort.parse(hostPort, true);
+    return new ExpectedMember(name, parsed.host(), parsed.port(), addresses == null ? Map.of() : addresses);
   }
 }

@@ -2,6 +2,7 @@ package dev.fencing.agent.runtime;
 
 import dev.fencing.agent.config.AgentConfig;
 import dev.fencing.agent.config.ConfigException;
+import dev.fencing.agent.config.HostPort;
 import dev.fencing.agent.config.StandaloneConfig;
 import dev.fencing.agent.config.StandaloneConfigLoader;
 import dev.fencing.agent.config.StateDirectory;
@@ -149,24 +150,11 @@ public final class RunCommand implements Callable<Integer> {
   }
 
   static InetSocketAddress parseBind(String value) {
-    String host = value;
-    int port = 0;
-    int colon = value.lastIndexOf(':');
-    if (colon > 0 && value.indexOf(':') == colon) {
-      host = value.substring(0, colon);
-      try {
-        port = Integer.parseInt(value.substring(colon + 1));
-      } catch (NumberFormatException e) {
-        throw new IllegalArgumentException("'" + value + "': port is not a number");
-      }
-    } else if (value.startsWith("[") && value.contains("]:")) {
-      host = value.substring(1, value.indexOf("]:"));
-      port = Integer.parseInt(value.substring(value.indexOf("]:") + 2));
-    }
+    HostPort parsed = HostPort.parse(value, false);
     try {
-      return new InetSocketAddress(InetAddress.getByName(host), port);
+      return new InetSocketAddress(InetAddress.getByName(parsed.host()), parsed.port());
     } catch (UnknownHostException e) {
-      throw new IllegalArgumentException("'" + value + "': unknown host " + host);
+      throw new IllegalArgumentException("'" + value + "': unknown host " + parsed.host());
     }
   }
 }

@@ -7,11 +7,8 @@ import dev.fencing.agent.config.StandaloneConfigLoader;
 import dev.fencing.agent.membership.MemberlistGossip;
 import dev.fencing.agent.quorum.MonotonicClock;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.io.IOException;
-import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -54,7 +51,7 @@ final class AgentCluster implements AutoCloseable {
     List<Integer> ports = new ArrayList<>();
     StringBuilder yaml = new StringBuilder("group: test\nexpected:\n");
     for (int i = 0; i < n; i++) {
-      int port = freePort();
+      int port = LoopbackPorts.free();
       ports.add(port);
       yaml.append("  - {name: node-").append((char) ('a' + i)).append(", address: 127.0.0.1:").append(port)
           .append(", addresses: {InternalIP: 10.0.0.").append(i + 1).append("}}\n");
@@ -128,19 +125,5 @@ final class AgentCluster implements AutoCloseable {
     for (Agent a : agents) {
       a.agent().close();
     }
-  }
-
-  private static int freePort() throws IOException {
-    for (int attempt = 0; attempt < 20; attempt++) {
-      try (ServerSocket tcp = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-        int port = tcp.getLocalPort();
-        try (DatagramSocket udp = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), port))) {
-          return port;
-        } catch (IOException busy) {
-          // UDP side taken: try another port.
-        }
-      }
-    }
-    throw new IOException("no free loopback port with both TCP and UDP available");
   }
 }

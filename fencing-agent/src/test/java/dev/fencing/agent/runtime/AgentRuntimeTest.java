@@ -44,7 +44,7 @@ class AgentRuntimeTest {
         + "fencing:\n  watchdog: {timeout: 5s}\n  quorum: {tieBreakers: []}\n  timings: " + AgentCluster.FAST_TIMINGS
         + "\n";
     AgentConfig config = AgentConfig.fromStandalone(StandaloneConfigLoader.parse("solo.yaml",
-        yaml.replace("127.0.0.1:0", "127.0.0.1:" + freeUdpTcpPort())), "node-a", "solo.yaml");
+        yaml.replace("127.0.0.1:0", "127.0.0.1:" + LoopbackPorts.free())), "node-a", "solo.yaml");
     Path socket = dir.resolve("agent.sock");
     Path disable = dir.resolve("disable");
     try (WatchdogEventLog log = new WatchdogEventLog(new PrintStream(lines, true, StandardCharsets.UTF_8), null,
@@ -106,7 +106,7 @@ class AgentRuntimeTest {
 
   @Test
   void metricsAreServedWithFencingNames() throws Exception {
-    String yaml = "group: solo\nexpected:\n  - {name: node-a, address: 127.0.0.1:" + freeUdpTcpPort() + "}\n"
+    String yaml = "group: solo\nexpected:\n  - {name: node-a, address: 127.0.0.1:" + LoopbackPorts.free() + "}\n"
         + "fencing:\n  mode: Notify\n  quorum: {tieBreakers: []}\n  timings: " + AgentCluster.FAST_TIMINGS + "\n";
     AgentConfig config = AgentConfig.fromStandalone(StandaloneConfigLoader.parse("m.yaml", yaml), "node-a", "m.yaml");
     int port;
@@ -126,14 +126,6 @@ class AgentRuntimeTest {
           "fencing_watchdog_feeds_total", "fencing_members{state=\"alive\"}", "memberlist_packets_sent_total");
       assertThat(http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/healthz")).build(),
           HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
-    }
-  }
-
-  static int freeUdpTcpPort() throws Exception {
-    try (java.net.ServerSocket tcp = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
-        java.net.DatagramSocket udp = new java.net.DatagramSocket(tcp.getLocalPort(),
-            java.net.InetAddress.getLoopbackAddress())) {
-      return tcp.getLocalPort();
     }
   }
 }

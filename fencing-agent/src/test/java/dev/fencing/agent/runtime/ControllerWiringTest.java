@@ -72,7 +72,7 @@ class ControllerWiringTest {
 
   @Test
   void anAgentWithoutAConfigFileRunsOnTheControllersConfigAndReportsBack() throws Exception {
-    int gossipPort = AgentRuntimeTest.freeUdpTcpPort();
+    int gossipPort = LoopbackPorts.free();
     StandaloneConfig resolved = StandaloneConfigLoader.parse("policy.yaml", "group: ctl\nexpected:\n"
         + "  - {name: node-a, address: 127.0.0.1:" + gossipPort + "}\nfencing:\n  watchdog: {timeout: 5s}\n"
         + "  quorum: {tieBreakers: [ControlPlane]}\n  timings: " + AgentCluster.FAST_TIMINGS + "\n");
@@ -118,7 +118,7 @@ class ControllerWiringTest {
 
   @Test
   void aNodeRemovedFromTheExpectedSetDisarms() throws Exception {
-    int gossipPort = AgentRuntimeTest.freeUdpTcpPort();
+    int gossipPort = LoopbackPorts.free();
     StandaloneConfig resolved = StandaloneConfigLoader.parse("policy.yaml", "group: ctl\nexpected:\n"
         + "  - {name: node-a, address: 127.0.0.1:" + gossipPort + "}\nfencing:\n  watchdog: {timeout: 5s}\n"
         + "  quorum: {tieBreakers: []}\n  timings: " + AgentCluster.FAST_TIMINGS + "\n");

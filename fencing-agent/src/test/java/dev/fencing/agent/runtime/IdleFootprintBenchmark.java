@@ -2,9 +2,6 @@ package dev.fencing.agent.runtime;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.DatagramSocket;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -40,7 +37,7 @@ public final class IdleFootprintBenchmark {
     Path dir = Files.createTempDirectory("fencing-footprint");
     StringBuilder yaml = new StringBuilder("group: footprint\nexpected:\n");
     for (int i = 0; i < n; i++) {
-      yaml.append("  - {name: node-").append(i).append(", address: 127.0.0.1:").append(freePort()).append("}\n");
+      yaml.append("  - {name: node-").append(i).append(", address: 127.0.0.1:").append(LoopbackPorts.free()).append("}\n");
     }
     yaml.append("fencing:\n  watchdog: {timeout: 60s}\n  quorum: {tieBreakers: [LowestName]}\n");
     Path config = dir.resolve("cluster.yaml");
@@ -122,12 +119,5 @@ public final class IdleFootprintBenchmark {
     String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
     String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
     return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket tcp = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-        DatagramSocket udp = new DatagramSocket(tcp.getLocalPort(), InetAddress.getLoopbackAddress())) {
-      return tcp.getLocalPort();
-    }
   }
 }
