@@ -268,6 +268,10 @@ public final class SwimProtocol {
   }
 
   private void handleIndirectPing(IndirectPingReq req, InetSocketAddress from) {
+    if (req.target() == null || (req.target().length != 4 && req.target().length != 16) || req.port() == 0) {
+      LOG.warn("event=indirect_ping_ignored from={} reason=\"invalid target address\"", from);
+      return;
+    }
     InetSocketAddress requester = replyAddress(req.sourceAddr(), req.sourcePort(), from);
     long localSeq = nextSequence();
     Ping ping = new Ping(localSeq, req.node(), selfAddr, selfPort, selfName);
@@ -593,6 +597,9 @@ public final class SwimProtocol {
     if (remote.join() && config.mergeDelegate() != null) {
       List<Node> peers = new ArrayList<>();
       for (PushNodeState s : remote.nodes()) {
+        if (s.name() == null) {
+          continue;
+        }
         peers.add(
             new NodeRecord(s.name(), s.addr(), s.port(), s.meta(), s.vsn(), NodeState.fromWire(s.state()), 0)
                 .toNode());
@@ -621,6 +628,10 @@ public final class SwimProtocol {
   // State transitions: alive, suspect, dead
 
   private void aliveNode(Alive a, Runnable notify, boolean bootstrap) {
+    if (a.node() == null || a.node().isEmpty() || a.addr() == null || (a.addr().length != 4 && a.addr().length != 16)) {
+      LOG.warn("event=alive_ignored node={} reason=\"missing name or invalid address\"", a.node());
+      return;
+    }
     boolean isLocal = a.node().equals(selfName);
     if (leaving && isLocal) {
       return;
@@ -712,6 +723,9 @@ public final class SwimProtocol {
   }
 
   private void suspectNode(Suspect s) {
+    if (s.node() == null || s.from() == null) {
+      return;
+    }
     NodeRecord state = nodes.get(s.node());
     if (state == null || s.incarnation() < state.incarnation()) {
       return;
@@ -769,6 +783,9 @@ public final class SwimProtocol {
   }
 
   private void deadNode(Dead d, Runnable notify) {
+    if (d.node() == null || d.from() == null) {
+      return;
+    }
     NodeRecord state = nodes.get(d.node());
     if (state == null || d.incarnation() < state.incarnation()) {
       return;
@@ -798,7 +815,8 @@ public final class SwimProtocol {
   private void refute(NodeRecord me, long accusedIncarnation) {
     long inc = nextIncarnation();
     if (accusedIncarnation >= inc) {
-      incarnation = accusedIncarnation + 1;
+      // uint32 on the wire: at the maximum it wraps as in Go (refutation then cannot win; memberlist issue #311/#359)
+      incarnation = (accusedIncarnation + 1) & 0xffffffffL;
       inc = incarnation;
     }
     me.setIncarnation(inc);
