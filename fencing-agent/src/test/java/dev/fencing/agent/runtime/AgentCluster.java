@@ -33,6 +33,7 @@ final class AgentCluster implements AutoCloseable {
   }
 
   final NetworkCut cut = new NetworkCut();
+  private final java.util.Map<String, byte[]> gossipKeyByNode = new java.util.HashMap<>();
   final List<Agent> agents = new ArrayList<>();
   final StandaloneConfig config;
 
@@ -48,6 +49,16 @@ final class AgentCluster implements AutoCloseable {
   /** As {@link #start(int, String, String)}, with the named agents cut off from the others before any starts. */
   static AgentCluster start(int n, String quorumLossAction, String tieBreakers, List<String> isolatedFromStart)
       throws Exception {
+    return start(n, quorumLossAction, tieBreakers, isolatedFromStart, java.util.Map.of());
+  }
+
+  /** As {@link #start(int, String, String)}, each named agent encrypting gossip with its own AES key. */
+  static AgentCluster startEncrypted(int n, java.util.Map<String, byte[]> gossipKeyByNode) throws Exception {
+    return start(n, "Fence", "LowestName", List.of(), gossipKeyByNode);
+  }
+
+  private static AgentCluster start(int n, String quorumLossAction, String tieBreakers,
+      List<String> isolatedFromStart, java.util.Map<String, byte[]> gossipKeyByNode) throws Exception {
     List<Integer> ports = new ArrayList<>();
     StringBuilder yaml = new StringBuilder("group: test\nexpected:\n");
     for (int i = 0; i < n; i++) {
@@ -61,6 +72,7 @@ final class AgentCluster implements AutoCloseable {
         .append('\n');
     StandaloneConfig config = StandaloneConfigLoader.parse("cluster.yaml", yaml.toString());
     AgentCluster cluster = new AgentCluster(config);
+    cluster.gossipKeyByNode.putAll(gossipKeyByNode);
     for (String name : isolatedFromStart) {
       int isolated = ports.get(name.charAt(name.length() - 1) - 'a');
       for (int port : ports) {
@@ -89,7 +101,13 @@ final class AgentCluster implements AutoCloseable {
         InstantSource.system(), device, gossip, hub, new SimpleMeterRegistry(), "test", Optional.empty(),
         Optional.empty(), Duration.ofSeconds(1), Duration.ofSeconds(1)));
     agent.start();
-    agent.applyConfig(AgentConfig.fromStandalone(config, name, "cluster.yaml"));
+    AgentConfig own = AgentConfig.fromStandalone(config, name, "cluster.yaml");
+    byte[] key = gossipKeyByNode.get(name);
+    if (key != null) {
+      own = new AgentConfig(own.group(), own.self(), own.members(), own.policy(), List.of(key), own.maintenance(),
+          own.beingRemoved(), own.source(), own.epoch(), own.revision());
+    }
+    agent.applyConfig(own);
     agents.add(new Agent(name, port, agent, device, hub));
   }
 

@@ -73,6 +73,27 @@ class MultiAgentPartitionTest {
   }
 
   @Test
+  void withGossipEncryptionOnlyKeyHoldersCountTowardsQuorum() throws Exception {
+    byte[] groupKey = new byte[32];
+    byte[] otherKey = new byte[32];
+    java.util.Arrays.fill(groupKey, (byte) 7);
+    java.util.Arrays.fill(otherKey, (byte) 9);
+    try (AgentCluster cluster = AgentCluster.startEncrypted(3,
+        java.util.Map.of("node-a", groupKey, "node-b", groupKey, "node-c", otherKey))) {
+      AgentCluster.Agent a = cluster.agent("node-a");
+      AgentCluster.Agent c = cluster.agent("node-c");
+      await().atMost(STARTUP).until(() -> a.agent().snapshot().watchdog().armed()
+          && cluster.agent("node-b").agent().snapshot().watchdog().armed());
+      assertThat(a.agent().snapshot().verdict().orElseThrow().side()).containsExactly("node-a", "node-b");
+      Duration armingDelay = cluster.config.policy().timings().armingDelay();
+      await().during(armingDelay).atMost(armingDelay.multipliedBy(2))
+          .until(() -> !c.agent().snapshot().quorumHeld() && !c.agent().snapshot().watchdog().armed());
+      assertThat(c.agent().snapshot().verdict().orElseThrow().peers())
+          .allSatisfy(p -> assertThat(p.sinceLastHeardNanos()).as("nothing from other keys decodes").isEmpty());
+    }
+  }
+
+  @Test
   void excludeKeepsTheMinorityUpAndItsPeersReportEachOtherLeftThenJoinAgain() throws Exception {
     try (AgentCluster cluster = AgentCluster.start(4, "Exclude", "LowestName")) {
       awaitAllArmed(cluster);
