@@ -54,6 +54,20 @@ class MultiAgentPartitionTest {
   }
 
   @Test
+  void aNodeThatCanSendButNotReceiveStopsFeedingWithinTStop() throws Exception {
+    try (AgentCluster cluster = AgentCluster.start(3, "Fence", "LowestName")) {
+      awaitAllArmed(cluster);
+      AgentCluster.Agent c = cluster.agent("node-c");
+      long cutAt = System.nanoTime();
+      cluster.cut.cutOneWay(cluster.agent("node-a").port(), c.port());
+      cluster.cut.cutOneWay(cluster.agent("node-b").port(), c.port());
+      await().atMost(Duration.ofSeconds(10)).until(() -> c.agent().snapshot().watchdog().fencingInProgress());
+      assertThat(c.device().lastFeedNanos() - cutAt).isLessThanOrEqualTo(cluster.tStop().toNanos());
+      assertThat(cluster.agent("node-a").agent().snapshot().watchdog().fencingInProgress()).isFalse();
+    }
+  }
+
+  @Test
   void aNodeThatBootsIntoAMinorityNeverArmsUntilItJoinsTheMajority() throws Exception {
     try (AgentCluster cluster = AgentCluster.start(3, "Fence", "LowestName", List.of("node-c"))) {
       AgentCluster.Agent a = cluster.agent("node-a");
