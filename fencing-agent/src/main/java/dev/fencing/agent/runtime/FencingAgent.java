@@ -56,7 +56,7 @@ import org.slf4j.LoggerFactory;
  * The running agent: one gossip membership per group, the quorum loop and the watchdog, on a single scheduler thread
  * that owns the {@link QuorumEvaluator} and the {@link WatchdogSupervisor}. Gossip callbacks only enqueue heartbeats
  * (the loop drains them before judging) and feed the {@link MembershipView}; blocking gossip calls (join, metadata
- * updates, leave) run on a separate I/O thread so they never delay a feed.
+ * updates, leave) run on separate I/O threads so they never delay a feed.
  *
  * <p>Each tick: measure how late the tick fired and how long the oldest heartbeat waited, drain the inbox, send a
  * heartbeat round when due (at once after a late tick, so peers' echoes are fresh), evaluate quorum, let the
@@ -108,6 +108,7 @@ public final class FencingAgent implements AutoCloseable {
   private final long bootId;
   private final ScheduledExecutorService scheduler;
   private final ExecutorService io;
+  private final ExecutorService joiner;
   private final ConcurrentLinkedQueue<Inbound> inbox = new ConcurrentLinkedQueue<>();
   private final AtomicInteger inboxSize = new AtomicInteger();
   private final AtomicBoolean joinInFlight = new AtomicBoolean();
@@ -147,6 +148,8 @@ public final class FencingAgent implements AutoCloseable {
     this.bootId = new SecureRandom().nextLong() | 1L;
     this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "fencing-quorum"));
     this.io = Executors.newSingleThreadExecutor(r -> daemon(r, "fencing-gossip-io"));
+    // Joins block up to the TCP timeout per unreachable peer: never let them delay an isolated-flag announcement.
+    this.joiner = Executors.newSingleThreadExecutor(r -> daemon(r, "fencing-gossip-join"));
     this.supervisor = new WatchdogSupervisor(deps.device(), deps.watchdogReopenBackoff(), "node=" + node + " group=-");
     MeterRegistry registry = deps.registry();
     this.heartbeatsSent = Counter.builder("fencing.heartbeats.sent").description("Quorum heartbeats sent")
@@ -223,6 +226,7 @@ public final class FencingAgent implements AutoCloseable {
       LOG.error("{} event=shutdown_watchdog_failed error=\"{}\"", logContext(), e.toString());
     }
     scheduler.shutdownNow();
+    joiner.shutdownNow();
     GossipMembership current = gossip;
     io.execute(() -> {
       if (current != null) {
@@ -397,7 +401,7 @@ public final class FencingAgent implements AutoCloseable {
       joinInFlight.set(false);
       return;
     }
-    io.execute(() -> {
+    joiner.execute(() -> {
       try {
         int answered = g.join(addresses);
         LOG.debug("{} event=rejoin addresses={} answered={}", logContext(), addresses, answered);
