@@ -35,9 +35,34 @@ public final class TransmitLimitedQueue {
     this.numNodes = numNodes;
   }
 
-  private record Entry(Broadcast broadcast, int length, int transmits, long id) {
-    Entry sentOnceMore() {
-      return new Entry(broadcast, length, transmits + 1, id);
+  /** A queued broadcast; {@code transmits} only changes while the entry is out of the ordered set. */
+  private static final class Entry {
+    final Broadcast broadcast;
+    final int length;
+    final long id;
+    int transmits;
+
+    Entry(Broadcast broadcast, int length, int transmits, long id) {
+      this.broadcast = broadcast;
+      this.length = length;
+      this.transmits = transmits;
+      this.id = id;
+    }
+
+    int transmits() {
+      return transmits;
+    }
+
+    int length() {
+      return length;
+    }
+
+    long id() {
+      return id;
+    }
+
+    Broadcast broadcast() {
+      return broadcast;
     }
   }
 
@@ -92,17 +117,15 @@ public final class TransmitLimitedQueue {
           byNode.remove(candidate.broadcast().node(), candidate);
           candidate.broadcast().finish();
         } else {
-          resent.add(candidate.sentOnceMore());
+          candidate.transmits++;
+          resent.add(candidate);
         }
       }
       if (limit - used - overhead <= 0) {
         break;
       }
     }
-    for (Entry e : resent) {
-      queue.add(e);
-      byNode.put(e.broadcast().node(), e);
-    }
+    queue.addAll(resent);
     return selected;
   }
 
