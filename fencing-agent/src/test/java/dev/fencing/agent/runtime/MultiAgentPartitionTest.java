@@ -3,6 +3,9 @@ package dev.fencing.agent.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.fencing.agent.api.EventHub;
+import dev.fencing.proto.fencing.v1.Event;
+import dev.fencing.proto.fencing.v1.EventType;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -113,10 +116,22 @@ class MultiAgentPartitionTest {
       awaitAllArmed(cluster);
       AgentCluster.Agent c = cluster.agent("node-c");
       AgentCluster.Agent d = cluster.agent("node-d");
+      List<Event> seenByC = new java.util.concurrent.CopyOnWriteArrayList<>();
+      EventHub.Subscription subscription = c.hub().subscribe(() -> { });
       cluster.split(List.of("node-a", "node-b"), List.of("node-c", "node-d"));
 
       await().atMost(Duration.ofSeconds(10)).until(() -> c.agent().snapshot().isolated() && d.agent().snapshot().isolated());
       await().atMost(Duration.ofSeconds(15)).until(() -> !c.members().contains("node-d") && !d.members().contains("node-c"));
+      for (Event e = subscription.poll(); e != null; e = subscription.poll()) {
+        seenByC.add(e);
+      }
+      assertThat(seenByC).as("node-c hears node-d announce isolation")
+          .anySatisfy(e -> {
+            assertThat(e.getType()).isEqualTo(EventType.LEFT);
+            assertThat(e.getNode().getName()).isEqualTo("node-d");
+            assertThat(e.getSourceName()).isEqualTo("isolated");
+          });
+      subscription.close();
       assertThat(c.hub().currentMembers()).extracting(n -> n.getName()).contains("node-c");
       AgentCluster.Agent a = cluster.agent("node-a");
       assertThat(a.agent().snapshot().quorumHeld()).as("LowestName gives the tie to the side holding node-a").isTrue();
