@@ -1,9 +1,11 @@
 package dev.fencing.nodemanager;
 
+import dev.fencing.api.v1.NodeGroup;
 import dev.fencing.nodemanager.cache.ClusterCache;
 import dev.fencing.nodemanager.cache.Leadership;
 import dev.fencing.nodemanager.config.ControllerConfig;
 import dev.fencing.nodemanager.dependent.AgentDaemonSets;
+import dev.fencing.nodemanager.dependent.GossipKeyringSecrets;
 import dev.fencing.nodemanager.grpc.AgentControlServer;
 import dev.fencing.nodemanager.grpc.AgentControlService;
 import dev.fencing.nodemanager.health.HealthServer;
@@ -71,7 +73,8 @@ public final class NodeManager implements AutoCloseable {
         this.registry = registry;
         byte[] epochBytes = new byte[8];
         new SecureRandom().nextBytes(epochBytes);
-        this.distributor = new ConfigDistributor(HexFormat.of().formatHex(epochBytes), config.historyLimit());
+        this.distributor = new ConfigDistributor(HexFormat.of().formatHex(epochBytes), config.historyLimit(),
+                config.gossipEncryption());
         Duration leaseDuration = config.leaderElection()
                 ? LeaderElectionConfiguration.LEASE_DURATION_DEFAULT_VALUE : Duration.ZERO;
         this.arbiter = new TieBreakArbiter(System::nanoTime, config.maxTieLease(), leaseDuration);
@@ -86,7 +89,8 @@ public final class NodeManager implements AutoCloseable {
                 arbiter.stoppedLeading();
             }
         });
-        this.cache = new ClusterCache(client, config.gossipPort(), distributor);
+        this.cache = new ClusterCache(client, config.gossipPort(), distributor, config.namespace(),
+                config.gossipEncryption());
         this.service = new AgentControlService(distributor, cache, reports, arbiter, clock, scheduler,
                 new AgentControlService.Settings(config.streamQueue(), Duration.ofSeconds(10), Duration.ofSeconds(2),
                         config.maxTieLease()));
@@ -111,8 +115,9 @@ public final class NodeManager implements AutoCloseable {
                         .build());
             }
         });
-        NodeGroupReconciler reconciler = new NodeGroupReconciler(config, daemonSets, reports, writer, clock,
-                leadership::isLeader);
+        NodeGroupReconciler reconciler = new NodeGroupReconciler(config, daemonSets,
+                config.gossipEncryption() ? new GossipKeyringSecrets(client, config.namespace()) : null, reports,
+                writer, clock, leadership::isLeader);
         cache.addModelListener(m -> reconciler.trigger(m.group()));
         operator.register(reconciler);
     }
@@ -175,11 +180,12 @@ public final class NodeManager implements AutoCloseable {
 
     // A deleted NodeGroup: the API server's garbage collector removes the DaemonSet through its ownerReference;
     // the leader also deletes it (and the fencing labels) explicitly, which is what happens without a GC.
-    private void groupDeleted(String group) {
+    private void groupDeleted(NodeGroup deleted) {
         if (!leadership.isLeader()) {
             return;
         }
-        daemonSets.delete(group);
+        String group = deleted.getMetadata().getName();
+        daemonSets.groupDeleted(group, deleted.getMetadata().getUid());
         for (Node n : cache.nodesOf(group)) {
             Map<String, String> labels = n.getMetadata().getLabels();
             Map<String, String> remove = new HashMap<>();

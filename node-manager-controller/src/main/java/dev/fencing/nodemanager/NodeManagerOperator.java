@@ -118,6 +118,11 @@ public final class NodeManagerOperator implements Callable<Integer> {
                     + " (0: never taint).")
     int maxOutOfService;
 
+    @Option(names = "--gossip-encryption", negatable = true, defaultValue = "${env:NMC_GOSSIP_ENCRYPTION:-true}",
+            fallbackValue = "true", description = "Stream a per-group gossip keyring from Secret fencing-gossip-<group>"
+                    + " (created by the leader); agents are served only once it exists.")
+    boolean gossipEncryption;
+
     public static void main(String[] args) {
         System.exit(new CommandLine(new NodeManagerOperator()).execute(args));
     }
@@ -143,7 +148,7 @@ public final class NodeManagerOperator implements Callable<Integer> {
                 tolerations, agentPriorityClass == null ? "" : agentPriorityClass, leaderElection, leaseName, tlsCert,
                 tlsKey, duration("--status-interval", statusInterval),
                 duration("--report-stale-after", reportStaleAfter), historyLimit, streamQueue,
-                duration("--max-tie-lease", maxTieLease), maxOutOfService);
+                duration("--max-tie-lease", maxTieLease), maxOutOfService, gossipEncryption);
     }
 
     private Duration duration(String flag, String text) {

@@ -7,6 +7,9 @@ import dev.fencing.nodemanager.model.NodeGroupSpecs;
 import dev.fencing.nodemanager.model.NodeLabels;
 import dev.fencing.nodemanager.stream.ConfigDistributor;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Secret;
+import dev.fencing.nodemanager.model.GossipKeyringSecret;
+import dev.fencing.proto.nodemanager.v1.GossipKeyring;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
@@ -38,10 +41,13 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
     private final KubernetesClient client;
     private final int gossipPort;
     private final ConfigDistributor distributor;
+    private final String namespace;
+    private final boolean gossipEncryption;
+    private final Map<String, String> keyringProblems = new ConcurrentHashMap<>();
     private final Map<String, GroupModel> models = new ConcurrentHashMap<>();
     private final Set<String> dirty = ConcurrentHashMap.newKeySet();
     private final List<Consumer<GroupModel>> modelListeners = new CopyOnWriteArrayList<>();
-    private final List<Consumer<String>> groupDeletedListeners = new CopyOnWriteArrayList<>();
+    private final List<Consumer<NodeGroup>> groupDeletedListeners = new CopyOnWriteArrayList<>();
     private final ExecutorService publisher = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "agent-config-publisher");
         t.setDaemon(true);
@@ -49,11 +55,19 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
     });
     private SharedIndexInformer<Node> nodes;
     private SharedIndexInformer<NodeGroup> groups;
+    private SharedIndexInformer<Secret> keyrings;
 
-    public ClusterCache(KubernetesClient client, int gossipPort, ConfigDistributor distributor) {
+    /**
+     * @param namespace        where keyring Secrets live
+     * @param gossipEncryption stream each group's keyring from its Secret
+     */
+    public ClusterCache(KubernetesClient client, int gossipPort, ConfigDistributor distributor, String namespace,
+                        boolean gossipEncryption) {
         this.client = client;
         this.gossipPort = gossipPort;
         this.distributor = distributor;
+        this.namespace = namespace;
+        this.gossipEncryption = gossipEncryption;
     }
 
     /** Called after every recompute with the new model. */
@@ -62,7 +76,7 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
     }
 
     /** Called when a NodeGroup is deleted. */
-    public void addGroupDeletedListener(Consumer<String> listener) {
+    public void addGroupDeletedListener(Consumer<NodeGroup> listener) {
         groupDeletedListeners.add(listener);
     }
 
@@ -102,18 +116,45 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
             @Override
             public void onDelete(NodeGroup g, boolean unknownFinalState) {
                 mark(g.getMetadata().getName());
-                groupDeletedListeners.forEach(l -> l.accept(g.getMetadata().getName()));
+                groupDeletedListeners.forEach(l -> l.accept(g));
             }
         });
+        if (gossipEncryption) {
+            keyrings = client.secrets().inNamespace(namespace).withLabel(GossipKeyringSecret.GROUP_LABEL)
+                    .runnableInformer(0);
+            keyrings.addEventHandler(new ResourceEventHandler<>() {
+                @Override
+                public void onAdd(Secret s) {
+                    mark(keyringGroup(s));
+                }
+
+                @Override
+                public void onUpdate(Secret old, Secret s) {
+                    mark(keyringGroup(s));
+                }
+
+                @Override
+                public void onDelete(Secret s, boolean unknownFinalState) {
+                    mark(keyringGroup(s));
+                }
+            });
+            keyrings.start().toCompletableFuture().join();
+        }
         nodes.start().toCompletableFuture().join();
         groups.start().toCompletableFuture().join();
         LOG.info("event=caches_synced nodes={} nodegroups={}", nodes.getStore().list().size(),
                 groups.getStore().list().size());
     }
 
-    /** True once both informers are watching. */
+    /** True once the informers are watching. */
     public boolean healthy() {
-        return nodes != null && groups != null && nodes.isWatching() && groups.isWatching();
+        return nodes != null && groups != null && nodes.isWatching() && groups.isWatching()
+                && (keyrings == null || keyrings.isWatching());
+    }
+
+    @Override
+    public Optional<String> notServedReason(String group) {
+        return Optional.ofNullable(keyringProblems.get(group));
     }
 
     @Override
@@ -164,13 +205,37 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
             } else {
                 models.remove(group);
             }
-            int changes = distributor.publish(model).size();
+            int changes = distributor.publish(model, gossipEncryption ? keyring(group) : null).size();
             LOG.debug("event=group_published group={} members={} changes={}", group, model.expected().size(),
                     changes);
             modelListeners.forEach(l -> l.accept(model));
         } catch (RuntimeException e) {
             LOG.error("event=group_recompute_failed group={} error=\"{}\"", group, e.toString(), e);
         }
+    }
+
+    // The group's keyring from its Secret; null (keep the current keyring) when missing or malformed.
+    private GossipKeyring keyring(String group) {
+        Secret secret = keyrings.getStore().getByKey(namespace + "/" + GossipKeyringSecret.name(group));
+        if (secret == null) {
+            keyringProblems.put(group, "waiting for the gossip keyring Secret " + namespace + "/"
+                    + GossipKeyringSecret.name(group) + " (the leader creates it)");
+            return null;
+        }
+        GossipKeyringSecret.Parsed parsed = GossipKeyringSecret.parse(secret);
+        if (parsed.keyring().isEmpty()) {
+            LOG.error("event=gossip_keyring_invalid group={} problem=\"{}\" action=\"agents keep the previous keyring\"",
+                    group, parsed.problem());
+            keyringProblems.put(group, parsed.problem());
+            return null;
+        }
+        keyringProblems.remove(group);
+        return parsed.keyring().get();
+    }
+
+    private static String keyringGroup(Secret s) {
+        Map<String, String> labels = s.getMetadata().getLabels();
+        return labels == null ? "" : labels.getOrDefault(GossipKeyringSecret.GROUP_LABEL, "");
     }
 
     private static String groupLabel(Node n) {
@@ -185,6 +250,9 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
         }
         if (groups != null) {
             groups.close();
+        }
+        if (keyrings != null) {
+            keyrings.close();
         }
         publisher.shutdownNow();
         try {

@@ -29,6 +29,8 @@ import java.util.Objects;
  * @param streamQueue        messages queued per agent stream before it is cut off
  * @param maxTieLease        the longest ControlPlane tie lease
  * @param maxOutOfService    per group, the most fenced nodes tainted out-of-service at once (0: never taint)
+ * @param gossipEncryption   stream a per-group gossip keyring from a Secret (created by the leader) and serve agents
+ *                           only once it is known
  */
 public record ControllerConfig(
         String namespace,
@@ -49,7 +51,8 @@ public record ControllerConfig(
         int historyLimit,
         int streamQueue,
         Duration maxTieLease,
-        int maxOutOfService) {
+        int maxOutOfService,
+        boolean gossipEncryption) {
 
     /** Validates. */
     public ControllerConfig {
@@ -76,6 +79,6 @@ public record ControllerConfig(
                 Map.of("requests.cpu", "10m", "requests.memory", "64Mi", "limits.memory", "128Mi"),
                 List.of(new io.fabric8.kubernetes.api.model.TolerationBuilder().withOperator("Exists").build()),
                 "system-node-critical", false, "node-manager-controller", null, null, Duration.ofSeconds(2),
-                Duration.ofSeconds(30), 4096, 4096, Duration.ofSeconds(30), 1);
+                Duration.ofSeconds(30), 4096, 4096, Duration.ofSeconds(30), 1, true);
     }
 }

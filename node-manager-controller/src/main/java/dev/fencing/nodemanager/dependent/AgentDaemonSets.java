@@ -4,7 +4,11 @@ import dev.fencing.api.v1.NodeGroup;
 import dev.fencing.nodemanager.config.ControllerConfig;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,6 +26,15 @@ public final class AgentDaemonSets {
 
     private final KubernetesClient client;
     private final ControllerConfig config;
+    // A reconcile that read the NodeGroup just before it was deleted must not recreate its DaemonSet after the
+    // deletion handler removed it: both hold the group's lock, and deleted UIDs are remembered (bounded).
+    private final Map<String, Object> locks = new ConcurrentHashMap<>();
+    private final Set<String> deletedUids = Collections.newSetFromMap(new LinkedHashMap<>() {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+            return size() > 1024;
+        }
+    });
 
     public AgentDaemonSets(KubernetesClient client, ControllerConfig config) {
         this.client = client;
@@ -33,6 +46,31 @@ public final class AgentDaemonSets {
 
     /** Creates or updates the group's DaemonSet. */
     public Outcome apply(NodeGroup group) {
+        synchronized (lock(group.getMetadata().getName())) {
+            synchronized (deletedUids) {
+                if (deletedUids.contains(group.getMetadata().getUid())) {
+                    return Outcome.UNCHANGED;
+                }
+            }
+            return applyLocked(group);
+        }
+    }
+
+    /** The NodeGroup was deleted: delete its DaemonSet and never recreate it for that UID. */
+    public boolean groupDeleted(String group, String uid) {
+        synchronized (lock(group)) {
+            synchronized (deletedUids) {
+                deletedUids.add(uid);
+            }
+            return delete(group);
+        }
+    }
+
+    private Object lock(String group) {
+        return locks.computeIfAbsent(group, g -> new Object());
+    }
+
+    private Outcome applyLocked(NodeGroup group) {
         DaemonSet desired = AgentDaemonSetFactory.desired(group, config);
         String name = desired.getMetadata().getName();
         DaemonSet existing = client.apps().daemonSets().inNamespace(config.namespace()).withName(name).get();

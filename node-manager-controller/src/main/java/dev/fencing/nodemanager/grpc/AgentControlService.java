@@ -155,6 +155,7 @@ public final class AgentControlService extends AgentControlGrpc.AgentControlImpl
                 String why = directory.model(group)
                         .filter(m -> !m.violations().isEmpty())
                         .map(m -> "NodeGroup " + m.group() + " has an invalid spec.fencing: " + m.violations())
+                        .or(() -> directory.notServedReason(group))
                         .orElse("NodeGroup " + group + " has no valid fencing config yet");
                 LOG.info("event=agent_refused node={} group={} reason=\"{}\"", name, group, why);
                 stream.close(Status.FAILED_PRECONDITION.withDescription(why));

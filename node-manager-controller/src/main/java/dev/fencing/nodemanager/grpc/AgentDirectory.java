@@ -11,4 +11,9 @@ public interface AgentDirectory {
 
     /** The latest model of a group. */
     Optional<GroupModel> model(String group);
+
+    /** Why a group's agents cannot be served yet besides its spec (e.g. no gossip keyring), if known. */
+    default Optional<String> notServedReason(String group) {
+        return Optional.empty();
+    }
 }

@@ -3,6 +3,7 @@ package dev.fencing.nodemanager.reconciler;
 import dev.fencing.api.v1.NodeGroup;
 import dev.fencing.nodemanager.config.ControllerConfig;
 import dev.fencing.nodemanager.dependent.AgentDaemonSets;
+import dev.fencing.nodemanager.dependent.GossipKeyringSecrets;
 import dev.fencing.nodemanager.model.GroupModel;
 import dev.fencing.nodemanager.model.NodeLabels;
 import dev.fencing.nodemanager.report.AgentReports;
@@ -47,6 +48,7 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
 
     private final ControllerConfig config;
     private final AgentDaemonSets daemonSets;
+    private final GossipKeyringSecrets keyrings;
     private final AgentReports reports;
     private final ClusterWriter writer;
     private final InstantSource clock;
@@ -58,10 +60,15 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
     private final Map<String, Map<String, String>> writtenLabels = new ConcurrentHashMap<>();
     private static final String REMOVED = "\u0000removed";
 
-    public NodeGroupReconciler(ControllerConfig config, AgentDaemonSets daemonSets, AgentReports reports,
+    /**
+     * @param keyrings null when gossip encryption is off
+     */
+    public NodeGroupReconciler(ControllerConfig config, AgentDaemonSets daemonSets, GossipKeyringSecrets keyrings,
+                               AgentReports reports,
                                ClusterWriter writer, InstantSource clock, BooleanSupplier leading) {
         this.config = config;
         this.daemonSets = daemonSets;
+        this.keyrings = keyrings;
         this.reports = reports;
         this.writer = writer;
         this.clock = clock;
@@ -107,6 +114,9 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
         boolean neverFenced = !model.fencingEnabled()
                 && (group.getStatus() == null || group.getStatus().getConditions() == null);
         if (model.fencingEnabled()) {
+            if (keyrings != null) {
+                keyrings.ensure(group);
+            }
             daemonSets.apply(group);
         } else if (!neverFenced) {
             daemonSets.delete(name);

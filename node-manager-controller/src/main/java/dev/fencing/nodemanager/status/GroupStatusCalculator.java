@@ -174,6 +174,11 @@ public final class GroupStatusCalculator {
                     + " of " + expected.size() + " members report quorum held (quorum " + quorum + ")"
                     + (notHolding.isEmpty() ? "" : "; without quorum: " + abbreviate(notHolding))
                     + (silent.isEmpty() ? "" : "; silent: " + abbreviate(silent)), model.generation(), now);
+        } else if (notHolding.isEmpty() && fresh.size() < quorum) {
+            // Agents are still coming up: everyone who reported holds quorum, too few have reported to judge.
+            quorumCondition = condition(previousConditions, QUORUM_HEALTHY, "Unknown", "AwaitingReports",
+                    fresh.size() + " of " + expected.size() + " agents reported so far, all holding quorum; " + quorum
+                    + " needed to judge; silent: " + abbreviate(silent), model.generation(), now);
         } else {
             quorumCondition = condition(previousConditions, QUORUM_HEALTHY, "False", "QuorumLost", "only "
                     + holding.size() + " of " + expected.size() + " members report quorum held, " + quorum

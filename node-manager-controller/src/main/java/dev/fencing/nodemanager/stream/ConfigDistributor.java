@@ -28,6 +28,7 @@ public final class ConfigDistributor {
 
     private final String epoch;
     private final int historyLimit;
+    private final boolean requireKeyring;
     private final AtomicLong revisions = new AtomicLong();
     private final Map<String, GroupChannel> groups = new ConcurrentHashMap<>();
     private final Map<String, String> lastServedGroup = new ConcurrentHashMap<>();
@@ -37,8 +38,16 @@ public final class ConfigDistributor {
      * @param historyLimit changes kept per group for agents resuming by revision
      */
     public ConfigDistributor(String epoch, int historyLimit) {
+        this(epoch, historyLimit, false);
+    }
+
+    /**
+     * @param requireKeyring serve a group's agents only once its gossip keyring is known
+     */
+    public ConfigDistributor(String epoch, int historyLimit, boolean requireKeyring) {
         this.epoch = epoch;
         this.historyLimit = historyLimit;
+        this.requireKeyring = requireKeyring;
     }
 
     /** This process's epoch. */
@@ -58,14 +67,21 @@ public final class ConfigDistributor {
      * @return the changes made (empty when nothing differed)
      */
     public List<ConfigChange> publish(GroupModel model) {
+        return publish(model, null);
+    }
+
+    /**
+     * Like {@link #publish(GroupModel)}, also bringing the group's gossip keyring to {@code keyring} (null: keep).
+     */
+    public List<ConfigChange> publish(GroupModel model, dev.fencing.proto.nodemanager.v1.GossipKeyring keyring) {
         if (!model.fencingEnabled()) {
             remove(model.group(), "fencing is switched off for NodeGroup " + model.group());
             return List.of();
         }
         GroupChannel channel = groups.computeIfAbsent(model.group(), g -> new GroupChannel(
-                new GroupConfigLog(g, revisions::incrementAndGet, historyLimit)));
+                new GroupConfigLog(g, revisions::incrementAndGet, historyLimit, requireKeyring)));
         synchronized (channel) {
-            List<ConfigChange> changes = channel.log.update(model);
+            List<ConfigChange> changes = channel.log.update(model, keyring);
             if (!changes.isEmpty()) {
                 Iterator<Subscription> it = channel.subscribers.iterator();
                 while (it.hasNext()) {

@@ -39,6 +39,7 @@ public final class GroupConfigLog {
     private final String group;
     private final LongSupplier nextRevision;
     private final int historyLimit;
+    private final boolean requireKeyring;
     private final TreeMap<String, Member> members = new TreeMap<>();
     private final Map<String, NodeSignals> signals = new HashMap<>();
     private final LinkedHashMap<String, NodeSignals> departed = new LinkedHashMap<>();
@@ -54,9 +55,18 @@ public final class GroupConfigLog {
      * @param historyLimit how many changes are kept for agents resuming by revision
      */
     public GroupConfigLog(String group, LongSupplier nextRevision, int historyLimit) {
+        this(group, nextRevision, historyLimit, false);
+    }
+
+    /**
+     * @param requireKeyring agents are served only once a gossip keyring is known (encryption on: an agent must
+     *                       never start gossiping in the clear)
+     */
+    public GroupConfigLog(String group, LongSupplier nextRevision, int historyLimit, boolean requireKeyring) {
         this.group = group;
         this.nextRevision = nextRevision;
         this.historyLimit = historyLimit;
+        this.requireKeyring = requireKeyring;
     }
 
     /** The group name. */
@@ -69,9 +79,9 @@ public final class GroupConfigLog {
         return revision;
     }
 
-    /** True once a valid policy is known, i.e. agents can be given a full config. */
+    /** True once a valid policy (and, when required, a keyring) is known: agents can be given a full config. */
     public boolean ready() {
-        return policy != null;
+        return policy != null && (!requireKeyring || !keyring.getPrimary().isEmpty());
     }
 
     /** The number of expected members currently held. */
@@ -85,7 +95,18 @@ public final class GroupConfigLog {
      * NodeGroup says what to fix; members and signals still follow the cluster.
      */
     public List<ConfigChange> update(GroupModel model) {
+        return update(model, null);
+    }
+
+    /**
+     * Like {@link #update(GroupModel)}, also bringing the gossip keyring to {@code nextKeyring} (null: keep the
+     * current one; a keyring that cannot be read must not switch agents to plaintext).
+     */
+    public List<ConfigChange> update(GroupModel model, GossipKeyring nextKeyring) {
         List<ConfigChange> out = new ArrayList<>();
+        if (nextKeyring != null && !nextKeyring.equals(keyring)) {
+            out.add(setKeyring(nextKeyring));
+        }
         // Removals first, so a shrinking group never briefly lists a departed member next to a new policy.
         Iterator<Map.Entry<String, Member>> it = members.entrySet().iterator();
         while (it.hasNext()) {
@@ -142,7 +163,7 @@ public final class GroupConfigLog {
 
     /** The full config for the agent of {@code node}, or empty before a valid policy is known. */
     public Optional<GroupConfig> full(String node) {
-        if (policy == null) {
+        if (!ready()) {
             return Optional.empty();
         }
         return Optional.of(GroupConfig.newBuilder()
@@ -160,7 +181,7 @@ public final class GroupConfigLog {
      * back that far (the agent then needs a full config).
      */
     public Optional<List<ConfigChange>> since(long sinceRevision, String node) {
-        if (policy == null || sinceRevision < floor) {
+        if (!ready() || sinceRevision < floor) {
             return Optional.empty();
         }
         List<ConfigChange> out = new ArrayList<>();

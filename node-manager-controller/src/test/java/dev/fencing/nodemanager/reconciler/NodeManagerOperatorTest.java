@@ -71,7 +71,7 @@ class NodeManagerOperatorTest {
         ControllerConfig config = new ControllerConfig(base.namespace(), 0, 0, base.gossipPort(), base.agentImage(),
                 base.agentControllerAddress(), base.agentResources(), base.agentTolerations(),
                 base.agentPriorityClass(), false, base.leaseName(), null, null, Duration.ofMillis(500),
-                Duration.ofSeconds(30), 4096, 4096, Duration.ofSeconds(30), 1);
+                Duration.ofSeconds(30), 4096, 4096, Duration.ofSeconds(30), 1, true);
         manager = new NodeManager(client, config, InstantSource.system(),
                 new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)).start();
         channel = NettyChannelBuilder.forAddress("127.0.0.1", manager.grpcPort()).usePlaintext().build();
@@ -105,7 +105,11 @@ class NodeManagerOperatorTest {
     private TestAgent connect(String node) {
         TestAgent agent = await().atMost(10, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(100)).until(() -> {
             TestAgent a = TestAgent.connect(channel, node);
-            ControllerMessage first = a.received.poll(2, TimeUnit.SECONDS);
+            ControllerMessage first = null;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+            while (first == null && !a.closed.isDone() && System.nanoTime() < deadline) {
+                first = a.received.poll(20, TimeUnit.MILLISECONDS);
+            }
             if (first == null) {
                 a.close();
                 return null;
@@ -288,6 +292,34 @@ class NodeManagerOperatorTest {
         await().during(1, TimeUnit.SECONDS).atMost(3, TimeUnit.SECONDS).until(() ->
                 client.resources(NodeGroup.class).withName("plain").get().getStatus() == null
                         && client.apps().daemonSets().inNamespace(NS).withName("fencing-agent-plain").get() == null);
+    }
+
+    @Test
+    void agentsGetTheGroupsGossipKeyringAndItsRotationAsADelta() throws Exception {
+        createGroupWithNodes("workers", 2);
+        TestAgent agent = connect("workers-1");
+        ControllerMessage full = agent.next();
+        com.google.protobuf.ByteString primary = full.getFull().getKeyring().getPrimary();
+        assertThat(primary.size()).isEqualTo(32);
+        io.fabric8.kubernetes.api.model.Secret secret = client.secrets().inNamespace(NS)
+                .withName("fencing-gossip-workers").get();
+        assertThat(java.util.Base64.getDecoder().decode(secret.getData().get("primary"))).isEqualTo(primary.toByteArray());
+
+        // A malformed edit is not applied: agents keep the keyring they have.
+        client.secrets().inNamespace(NS).withName("fencing-gossip-workers").edit(s -> {
+            s.getData().put("secondary-0", "dG9vIHNob3J0");
+            return s;
+        });
+        byte[] next = new byte[32];
+        next[0] = 7;
+        client.secrets().inNamespace(NS).withName("fencing-gossip-workers").edit(s -> {
+            s.getData().put("secondary-0", s.getData().get("primary"));
+            s.getData().put("primary", java.util.Base64.getEncoder().encodeToString(next));
+            return s;
+        });
+        ControllerMessage rotated = nextDelta(agent, ConfigDelta.ChangeCase.KEYRING);
+        assertThat(rotated.getDelta().getKeyring().getPrimary().toByteArray()).isEqualTo(next);
+        assertThat(rotated.getDelta().getKeyring().getSecondaryList()).containsExactly(primary);
     }
 
     @Test

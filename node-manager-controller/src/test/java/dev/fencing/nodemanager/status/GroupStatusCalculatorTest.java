@@ -101,6 +101,18 @@ class GroupStatusCalculatorTest {
     }
 
     @Test
+    void tooFewReportsToJudgeIsUnknownNotALoss() {
+        report("a", now, AgentReport.newBuilder().setArmed(true).setQuorumHeld(true).setConfirmed(3));
+        Condition q = cond(calc(null, now), "QuorumHealthy");
+        assertThat(q.getStatus()).isEqualTo("Unknown");
+        assertThat(q.getReason()).isEqualTo("AwaitingReports");
+        assertThat(q.getMessage()).contains("1 of 3").contains("silent: b, c");
+
+        report("b", now, AgentReport.newBuilder().setArmed(true).setQuorumHeld(false).setConfirmed(1));
+        assertThat(cond(calc(null, now), "QuorumHealthy").getStatus()).isEqualTo("False");
+    }
+
+    @Test
     void anInvalidSpecIsReadyFalseWithEveryViolation() {
         GroupModel invalid = GroupModel.from(new GroupSpecView("g", 2, FencingSpec.DEFAULTS.withQuorumSize(9),
                 List.of()), List.of(node("a", "g", 1)), 7946);

@@ -1,0 +1,47 @@
+package dev.fencing.nodemanager.dependent;
+
+import dev.fencing.api.v1.NodeGroup;
+import dev.fencing.nodemanager.model.GossipKeyringSecret;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.security.SecureRandom;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The group's gossip keyring Secret as a dependent of its NodeGroup: created with a random key when missing, never
+ * overwritten (rotation is an operator's edit of the Secret), removed with the group by garbage collection.
+ */
+public final class GossipKeyringSecrets {
+
+    private static final Logger LOG = LoggerFactory.getLogger(GossipKeyringSecrets.class);
+
+    private final KubernetesClient client;
+    private final String namespace;
+    private final SecureRandom random = new SecureRandom();
+
+    public GossipKeyringSecrets(KubernetesClient client, String namespace) {
+        this.client = client;
+        this.namespace = namespace;
+    }
+
+    /** Creates the group's keyring Secret unless it exists; returns true when it was created. */
+    public boolean ensure(NodeGroup group) {
+        String name = GossipKeyringSecret.name(group.getMetadata().getName());
+        if (client.secrets().inNamespace(namespace).withName(name).get() != null) {
+            return false;
+        }
+        try {
+            client.secrets().inNamespace(namespace).resource(GossipKeyringSecret.generate(group, namespace, random))
+                    .create();
+            LOG.info("event=gossip_keyring_created group={} secret={}/{}", group.getMetadata().getName(), namespace,
+                    name);
+            return true;
+        } catch (KubernetesClientException e) {
+            if (e.getCode() == 409) {
+                return false;
+            }
+            throw e;
+        }
+    }
+}
