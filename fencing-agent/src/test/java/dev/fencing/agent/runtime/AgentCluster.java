@@ -49,16 +49,22 @@ final class AgentCluster implements AutoCloseable {
   /** As {@link #start(int, String, String)}, with the named agents cut off from the others before any starts. */
   static AgentCluster start(int n, String quorumLossAction, String tieBreakers, List<String> isolatedFromStart)
       throws Exception {
-    return start(n, quorumLossAction, tieBreakers, isolatedFromStart, java.util.Map.of());
+    return start(n, quorumLossAction, tieBreakers, isolatedFromStart, java.util.Map.of(), FAST_TIMINGS);
+  }
+
+  /** {@code n} agents with Fence and LowestName and the given {@code timings:} block ("{}" = the Auto profile). */
+  static AgentCluster startWithTimings(int n, String timings) throws Exception {
+    return start(n, "Fence", "LowestName", List.of(), java.util.Map.of(), timings);
   }
 
   /** As {@link #start(int, String, String)}, each named agent encrypting gossip with its own AES key. */
   static AgentCluster startEncrypted(int n, java.util.Map<String, byte[]> gossipKeyByNode) throws Exception {
-    return start(n, "Fence", "LowestName", List.of(), gossipKeyByNode);
+    return start(n, "Fence", "LowestName", List.of(), gossipKeyByNode, FAST_TIMINGS);
   }
 
   private static AgentCluster start(int n, String quorumLossAction, String tieBreakers,
-      List<String> isolatedFromStart, java.util.Map<String, byte[]> gossipKeyByNode) throws Exception {
+      List<String> isolatedFromStart, java.util.Map<String, byte[]> gossipKeyByNode, String timings)
+      throws Exception {
     List<Integer> ports = new ArrayList<>();
     StringBuilder yaml = new StringBuilder("group: test\nexpected:\n");
     for (int i = 0; i < n; i++) {
@@ -68,7 +74,7 @@ final class AgentCluster implements AutoCloseable {
           .append(", addresses: {InternalIP: 10.0.0.").append(i + 1).append("}}\n");
     }
     yaml.append("fencing:\n  mode: Watchdog\n  watchdog: {timeout: 5s}\n  quorumLossAction: ").append(quorumLossAction)
-        .append("\n  quorum: {tieBreakers: [").append(tieBreakers).append("]}\n  timings: ").append(FAST_TIMINGS)
+        .append("\n  quorum: {tieBreakers: [").append(tieBreakers).append("]}\n  timings: ").append(timings)
         .append('\n');
     StandaloneConfig config = StandaloneConfigLoader.parse("cluster.yaml", yaml.toString());
     AgentCluster cluster = new AgentCluster(config);

@@ -9,8 +9,8 @@ import java.util.List;
 import java.util.OptionalLong;
 
 /**
- * Measured T_stop versus its bound, with real agents on loopback memberlist (3 agents, fast timings, T_stop bound
- * 950 ms). Each trial arms a fresh cluster, cuts node-c off in the transport and measures:
+ * Measured T_stop versus its bound, with real agents on loopback memberlist (3 agents; fast test timings with a
+ * 950 ms bound, or with argument {@code auto} the Auto profile for N=3 with its 3.1 s bound). Each trial arms a fresh cluster, cuts node-c off in the transport and measures:
  *
  * <ul>
  *   <li>stop after last heartbeat: node-c's last watchdog feed minus the latest time a majority member received a
@@ -20,7 +20,7 @@ import java.util.OptionalLong;
  * </ul>
  *
  * Run: {@code ./mvnw -o -pl fencing-agent exec:java -Dexec.classpathScope=test
- * -Dexec.mainClass=dev.fencing.agent.runtime.TStopBenchmark [-Dexec.args=TRIALS]}. Prints figures; never fails on
+ * -Dexec.mainClass=dev.fencing.agent.runtime.TStopBenchmark [-Dexec.args="TRIALS [auto]"]}. Prints figures; never fails on
  * timing.
  */
 public final class TStopBenchmark {
@@ -29,13 +29,19 @@ public final class TStopBenchmark {
 
   public static void main(String[] args) throws Exception {
     int trials = args.length > 0 ? Integer.parseInt(args[0]) : 5;
+    boolean auto = args.length > 1 && args[1].equals("auto");
+    String timings = auto ? "{}" : AgentCluster.FAST_TIMINGS;
     List<Double> afterHeartbeat = new ArrayList<>();
     List<Double> afterPartition = new ArrayList<>();
     List<Double> leftLatency = new ArrayList<>();
     Duration bound = null;
+    String formula = "";
     for (int trial = 0; trial < trials; trial++) {
-      try (AgentCluster cluster = AgentCluster.start(3, "Fence", "LowestName")) {
+      try (AgentCluster cluster = AgentCluster.startWithTimings(3, timings)) {
         bound = cluster.tStop();
+        var t = cluster.config.policy().timings();
+        formula = "quorumWindow " + t.quorumWindow().toMillis() + "ms x localHealthCap " + t.localHealthCap()
+            + " + evaluationTick " + t.evaluationTick().toMillis() + "ms; profile " + t.profile();
         awaitTrue(() -> cluster.agents.stream().allMatch(a -> a.agent().snapshot().watchdog().armed()), 30);
         AgentCluster.Agent a = cluster.agent("node-a");
         AgentCluster.Agent b = cluster.agent("node-b");
@@ -55,8 +61,7 @@ public final class TStopBenchmark {
             leftLatency.get(trial));
       }
     }
-    System.out.printf("%nT_stop bound %d ms (quorumWindow 600ms x localHealthCap 1.5 + evaluationTick 50ms)%n",
-        bound.toMillis());
+    System.out.printf("%nT_stop bound %d ms (%s)%n", bound.toMillis(), formula);
     System.out.printf("stop after last heartbeat received by the majority: %s%n", summary(afterHeartbeat));
     System.out.printf("stop after partition:                               %s%n", summary(afterPartition));
     System.out.printf("majority reports LEFT after partition:              %s%n", summary(leftLatency));
