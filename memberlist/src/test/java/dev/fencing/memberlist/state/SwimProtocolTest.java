@@ -15,6 +15,7 @@ import dev.fencing.memberlist.codec.Ping;
 import dev.fencing.memberlist.codec.PushNodeState;
 import dev.fencing.memberlist.codec.PushPull;
 import dev.fencing.memberlist.codec.Suspect;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -197,5 +198,34 @@ class SwimProtocolTest {
     h.run(5000); // gossip transmits the leave up to its retransmit limit
     assertThat(done).containsExactly("left");
     assertThat(h.sentOf(Dead.class)).anyMatch(d -> d.node().equals("self") && d.from().equals("self"));
+  }
+
+  @Test
+  void pushPullIntervalGrowsWithEveryDoublingAbove32Nodes() {
+    long s = 1_000_000_000L;
+    assertThat(SwimProtocol.pushPullScale(30 * s, 1)).isEqualTo(30 * s);
+    assertThat(SwimProtocol.pushPullScale(30 * s, 32)).isEqualTo(30 * s);
+    assertThat(SwimProtocol.pushPullScale(30 * s, 33)).isEqualTo(60 * s);
+    assertThat(SwimProtocol.pushPullScale(30 * s, 64)).isEqualTo(60 * s);
+    assertThat(SwimProtocol.pushPullScale(30 * s, 65)).isEqualTo(90 * s);
+    assertThat(SwimProtocol.pushPullScale(30 * s, 256)).isEqualTo(120 * s);
+    assertThat(SwimProtocol.pushPullScale(30 * s, 1000)).isEqualTo(180 * s);
+  }
+
+  @Test
+  void recentlyDeadNodesStillReceiveGossipUntilGossipToTheDeadTime() {
+    Config config = LAN.toBuilder().gossipNodes(5).gossipToTheDeadTime(Duration.ofSeconds(5)).build();
+    ProtocolHarness h = new ProtocolHarness(config, 9);
+    h.addPeer(1, VSN);
+    h.protocol.handleMessage(new Dead(1, "peer-1", "peer-7"), address(7));
+    h.sent.clear();
+    h.run(1000); // the dead broadcast is gossiped, and peer-1 is one of the few targets
+    assertThat(h.sent).anyMatch(p -> p.to().equals(address(1)));
+
+    h.run(5000);
+    h.protocol.handleMessage(new Alive(1, "peer-2", address(2).getAddress().getAddress(), 7946, null, VSN), address(2));
+    h.sent.clear();
+    h.run(1000);
+    assertThat(h.sent).as("gossip goes to peer-2 only").isNotEmpty().noneMatch(p -> p.to().equals(address(1)));
   }
 }
