@@ -22,12 +22,24 @@ class MemberlistLoopbackTest {
   /** What one node's delegates saw. */
   private static final class Recorder implements Delegate, EventDelegate {
     final String state;
+    volatile String meta = "";
+    final List<String> updates = new CopyOnWriteArrayList<>();
     final List<String> messages = new CopyOnWriteArrayList<>();
     final List<String> remoteStates = new CopyOnWriteArrayList<>();
     final Map<String, NodeState> leaves = new ConcurrentHashMap<>();
 
     Recorder(String state) {
       this.state = state;
+    }
+
+    @Override
+    public byte[] nodeMeta(int limit) {
+      return meta.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public void notifyUpdate(Node node) {
+      updates.add(node.name() + "=" + new String(node.meta(), StandardCharsets.UTF_8));
     }
 
     @Override
@@ -95,6 +107,11 @@ class MemberlistLoopbackTest {
     await().atMost(Duration.ofSeconds(5)).until(() -> rb.messages.contains("udp-hello"));
     await().atMost(Duration.ofSeconds(5)).until(() -> rc.messages.contains("tcp-hello"));
     await().atMost(Duration.ofSeconds(5)).until(() -> ra.messages.contains("by-address"));
+
+    ra.meta = "zone=a";
+    assertThat(a.updateNode(Duration.ofSeconds(5))).isTrue();
+    await().atMost(Duration.ofSeconds(5)).until(() -> rb.updates.contains("a=zone=a") && rc.updates.contains("a=zone=a"));
+    assertThat(new String(member(c, "a").meta(), StandardCharsets.UTF_8)).isEqualTo("zone=a");
 
     b.shutdown();
     // local config: probe 1 s; a and c both suspect b, so one confirmation shrinks the timer to its 3 s minimum

@@ -228,4 +228,16 @@ class SwimProtocolTest {
     h.run(1000);
     assertThat(h.sent).as("gossip goes to peer-2 only").isNotEmpty().noneMatch(p -> p.to().equals(address(1)));
   }
+
+  @Test
+  void tcpFallbackAckKeepsTheTargetAliveWhenUdpProbesFail() {
+    ProtocolHarness h = withPeers(4, 11);
+    Ping probe = h.awaitProbe();
+    h.run(500);
+    assertThat(h.streamPings).hasSize(1);
+    h.protocol.streamPingResult(probe.seqNo(), true);
+    h.run(500);
+    assertThat(h.protocol.node(probe.node()).state()).isEqualTo(NodeState.ALIVE);
+    assertThat(h.protocol.healthScore()).isZero();
+  }
 }
