@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.fencing.memberlist.codec.Keyring;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -64,8 +65,12 @@ class MemberlistLoopbackTest {
   }
 
   private Memberlist start(String name, Recorder r) throws IOException {
+    return start(name, r, Config.defaultLocal());
+  }
+
+  private Memberlist start(String name, Recorder r, Config base) throws IOException {
     Config c =
-        Config.defaultLocal().toBuilder()
+        base.toBuilder()
             .name(name)
             .bindAddr("127.0.0.1")
             .bindPort(0)
@@ -134,5 +139,26 @@ class MemberlistLoopbackTest {
         .isInstanceOf(IOException.class)
         .hasMessageContaining("127.0.0.1:1");
     assertThat(a.members()).extracting(Node::name).containsExactly("lonely");
+  }
+
+  @Test
+  void encryptedLabelledNodesTalkAndAStrangerWithoutTheKeyCannotJoin() throws IOException {
+    byte[] key = new byte[32];
+    key[0] = 7;
+    Config secure = Config.defaultLocal().toBuilder().name("x").keyring(new Keyring(key)).label("group-1").build();
+    Recorder ra = new Recorder("secret-a");
+    Recorder rb = new Recorder("secret-b");
+    Memberlist a = start("a", ra, secure);
+    Memberlist b = start("b", rb, secure.toBuilder().keyring(new Keyring(key)).build());
+    assertThat(b.join(List.of(a.localNode().hostPort()))).isEqualTo(1);
+    assertThat(ra.remoteStates).contains("secret-b");
+    await().atMost(Duration.ofSeconds(5)).until(() -> a.numMembers() == 2 && b.numMembers() == 2);
+    b.sendBestEffort(member(b, "a"), "sealed-udp".getBytes(StandardCharsets.UTF_8));
+    b.sendReliable(member(b, "a"), "sealed-tcp".getBytes(StandardCharsets.UTF_8));
+    await().atMost(Duration.ofSeconds(5)).until(() -> ra.messages.containsAll(List.of("sealed-udp", "sealed-tcp")));
+
+    Memberlist stranger = start("stranger", new Recorder(""));
+    assertThatThrownBy(() -> stranger.join(List.of(a.localNode().hostPort()))).isInstanceOf(IOException.class);
+    assertThat(a.numMembers()).isEqualTo(2);
   }
 }
