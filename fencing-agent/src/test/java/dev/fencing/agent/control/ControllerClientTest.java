@@ -202,6 +202,18 @@ class ControllerClientTest {
     }
 
     @Test
+    void aControllerThatNeverSendsAConfigIsAbandonedAfterTheSyncDeadline() throws Exception {
+        startServer();   // the scripted controller ignores the hello
+        client = new ControllerClient(InProcessChannelBuilder.forName(serverName).build(), "in-process", "node-a",
+                "test", stateDir, updates::add, new ControllerClient.Options(Duration.ofMillis(20),
+                        Duration.ofMillis(50), Duration.ofMillis(200), Duration.ofSeconds(30)));
+        client.start();
+        assertThat(controller.hellos.poll(5, TimeUnit.SECONDS)).isNotNull();
+        assertThat(controller.hellos.poll(5, TimeUnit.SECONDS)).as("a second attempt after the deadline").isNotNull();
+        assertThat(client.connected()).isFalse();
+    }
+
+    @Test
     void theLatestReportIsSentOnceSynced() throws Exception {
         startServer();
         controller.onHello((hello, out) -> out.onNext(full("e1", 5, config("node-a"))));

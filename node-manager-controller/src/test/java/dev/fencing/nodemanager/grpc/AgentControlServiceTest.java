@@ -64,7 +64,7 @@ class AgentControlServiceTest {
             }
         };
         AgentControlService service = new AgentControlService(distributor, directory, reports, arbiter,
-                InstantSource.system(), scheduler, new AgentControlService.Settings(8, Duration.ofSeconds(5),
+                InstantSource.system(), scheduler, new AgentControlService.Settings(8, Duration.ofMillis(500),
                         Duration.ofSeconds(2), Duration.ofSeconds(10)));
         String name = InProcessServerBuilder.generateName();
         server = InProcessServerBuilder.forName(name).addService(service).build().start();
@@ -324,5 +324,31 @@ class AgentControlServiceTest {
         boolean right = granted.get(2) && granted.get(3);
         assertThat(left ^ right).as("exactly one side holds the tie: %s", granted).isTrue();
         assertThat(granted.stream().filter(g -> g).count()).isEqualTo(2);
+    }
+
+    @Test
+    void aStreamThatNeverSaysHelloIsEndedAfterTheHelloDeadline() throws Exception {
+        publish(nodes(1));
+        java.util.concurrent.CompletableFuture<Status> closed = new java.util.concurrent.CompletableFuture<>();
+        io.grpc.stub.StreamObserver<AgentMessage> silent = dev.fencing.proto.nodemanager.v1.AgentControlGrpc
+                .newStub(channel).connect(new io.grpc.stub.StreamObserver<>() {
+                    @Override
+                    public void onNext(ControllerMessage value) {
+                    }
+
+                    @Override
+                    public void onError(Throwable t) {
+                        closed.complete(Status.fromThrowable(t));
+                    }
+
+                    @Override
+                    public void onCompleted() {
+                        closed.complete(Status.OK);
+                    }
+                });
+        Status status = closed.get(5, TimeUnit.SECONDS);
+        assertThat(status.getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
+        assertThat(status.getDescription()).contains("AgentHello");
+        silent.onCompleted();
     }
 }
