@@ -1,0 +1,133 @@
+package dev.fencing.e2e.controlplane;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencing.e2e.agent.AgentLauncher;
+import dev.fencing.e2e.agent.AgentSettings;
+import dev.fencing.e2e.netns.NetnsLab;
+import dev.fencing.e2e.peer.ProjectLayout;
+import dev.fencing.proto.fencing.v1.AgentStatus;
+import dev.fencing.proto.fencing.v1.DisarmReason;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Agents in network namespaces started with {@code run --controller} and no config file, against the real controller
+ * process and the fabric8 CRUD mock API server in the lab's control-plane namespace: they get their config from the
+ * controller and arm; a maintenance annotation disarms one without a reset; a stopped controller leaves them
+ * fencing on the cached config, and a restarted one serves them again.
+ */
+class ControlPlaneIT {
+
+    private static final List<String> NODES = List.of("node-1", "node-2", "node-3");
+    private static final Duration ARM = Duration.ofSeconds(90);
+    private static final Duration SIGNAL = Duration.ofSeconds(30);
+    /** Process start-up, the emulator's check period and a loaded 2-core machine. */
+    private static final Duration SLACK = Duration.ofSeconds(3);
+
+    private NetnsLab lab;
+    private ControlPlane controlPlane;
+    private ControlledAgents agents;
+
+    @AfterEach
+    void tearDown() {
+        if (agents != null) {
+            agents.close();
+        }
+        if (controlPlane != null) {
+            controlPlane.close();
+        }
+        if (lab != null) {
+            lab.close();
+        }
+    }
+
+    @Test
+    void agentsConfiguredByTheControllerArmDisarmForMaintenanceAndOutliveTheController() {
+        ProjectLayout layout = ProjectLayout.fromWorkingDirectory();
+        AgentSettings settings = AgentSettings.fastFence();
+        lab = NetnsLab.create(NODES);
+        Path logs = layout.logDir("controlplane").resolve(lab.runId());
+        long t0 = System.nanoTime();
+        controlPlane = ControlPlane.start(lab, ControllerJar.locate(layout), "workers", settings, logs);
+        long controlPlaneMillis = millisSince(t0);
+        agents = ControlledAgents.start(lab, controlPlane, AgentLauncher.locate(layout), settings.watchdogTimeout(),
+                layout.e2eTarget().resolve("controlplane-lab").resolve(lab.runId()), logs);
+        long armedMillis = agents.awaitAllArmed(ARM);
+        for (ControlledAgent agent : agents.all()) {
+            AgentStatus status = agent.status().orElseThrow();
+            assertThat(status.getConfigSource()).as(agent.name() + " config source").isEqualTo("controller");
+            assertThat(status.getGroup()).isEqualTo("workers");
+            assertThat(status.getExpected()).isEqualTo(NODES.size());
+            assertThat(status.getTimings().getWatchdogTimeout().getSeconds())
+                    .isEqualTo(settings.watchdogTimeout().toSeconds());
+        }
+
+        // maintenance by annotation: the controller's signal disarms node-3 (magic close), and nothing resets it
+        ControlledAgent node3 = agents.agent("node-3");
+        long maintenance = System.nanoTime();
+        controlPlane.startMaintenance("node-3", "kernel upgrade");
+        ControlledAgents.awaitStatus(node3, "disarmed for maintenance", s -> !s.getArmed()
+                && s.getDisarmReasonsList().stream().anyMatch(r -> r.getKind() == DisarmReason.Kind.KIND_MAINTENANCE),
+                SIGNAL);
+        long disarmMillis = millisSince(maintenance);
+        sleep(settings.watchdogTimeout().plus(SLACK));
+        assertThat(node3.watchdogEvents("disarmed", maintenance)).as("magic close on node-3").isNotEmpty();
+        assertThat(node3.watchdogEvents("reset", 0)).as("resets of node-3 in maintenance").isEmpty();
+        assertThat(node3.running()).isTrue();
+
+        // controller stopped: every agent keeps running and the armed ones keep feeding on the cached config
+        controlPlane.stopController();
+        long stopped = System.nanoTime();
+        sleep(settings.watchdogTimeout().multipliedBy(2));
+        for (String name : List.of("node-1", "node-2")) {
+            ControlledAgent agent = agents.agent(name);
+            AgentStatus status = agent.status().orElseThrow(() -> new AssertionError(name + " does not answer"));
+            assertThat(status.getArmed()).as(name + " armed without controller").isTrue();
+            assertThat(status.getQuorumHeld()).as(name + " quorum without controller").isTrue();
+            assertThat(agent.watchdogEvents("feed", stopped + settings.watchdogTimeout().toNanos()))
+                    .as(name + " feeds in the second watchdog period without controller").isNotEmpty();
+        }
+        assertThat(node3.status().orElseThrow().getArmed()).as("node-3 stays disarmed").isFalse();
+        for (ControlledAgent agent : agents.all()) {
+            assertThat(agent.watchdogEvents("reset", 0)).as("resets of " + agent.name()).isEmpty();
+            assertThat(agent.running()).as(agent.name() + " running").isTrue();
+        }
+
+        // controller back: ending the maintenance reaches node-3 through the new controller, and it re-arms
+        long restart = System.nanoTime();
+        controlPlane.startController();
+        controlPlane.endMaintenance("node-3");
+        ControlledAgents.awaitStatus(node3, "re-armed after maintenance", s -> s.getArmed() && s.getQuorumHeld(),
+                ARM);
+        long rearmMillis = millisSince(restart);
+        for (ControlledAgent agent : agents.all()) {
+            assertThat(agent.watchdogEvents("reset", 0)).as("resets of " + agent.name()).isEmpty();
+        }
+
+        System.out.printf("""
+                ControlPlaneIT timings (3 nodes, watchdog %d s):
+                  control plane up (namespace, API server, seed, controller)   %6d ms
+                  agents configured by the controller and armed               %6d ms
+                  maintenance annotation -> node-3 disarmed                  %6d ms
+                  controller restart + end of maintenance -> node-3 re-armed %6d ms
+                """, settings.watchdogTimeout().toSeconds(), controlPlaneMillis, armedMillis, disarmMillis,
+                rearmMillis);
+    }
+
+    private static long millisSince(long nanos) {
+        return (System.nanoTime() - nanos) / 1_000_000;
+    }
+
+    private static void sleep(Duration duration) {
+        try {
+            Thread.sleep(duration.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        }
+    }
+}
