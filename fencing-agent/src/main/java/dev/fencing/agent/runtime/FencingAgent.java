@@ -131,6 +131,11 @@ public final class FencingAgent implements AutoCloseable {
   private long lastRoundNanos;
   private boolean roundSent;
   private long lastRejoinNanos;
+  private boolean gossipStarting;
+  private long gossipGeneration;
+  // Touched only on the io thread.
+  private GossipMembership ioGossip;
+  private long lastGossipAttemptNanos;
   private boolean lastHeld;
   private boolean lastFencing;
   private String lastTieOutcome = "none";
@@ -181,18 +186,27 @@ public final class FencingAgent implements AutoCloseable {
       LOG.error("node={} event=config_rejected reason=\"config is for node {}\"", node, newConfig.self());
       return;
     }
-    scheduler.execute(() -> reconfigure(newConfig));
+    post(() -> reconfigure(newConfig));
   }
 
   /** The disable file appeared (reason = its first line) or disappeared (empty); safe from any thread. */
   public void setDisabled(Optional<String> reason) {
-    scheduler.execute(() -> {
+    post(() -> {
       if (!reason.equals(disableReason)) {
         LOG.info("{} event=disable_file present={} reason=\"{}\"", logContext(), reason.isPresent(),
             reason.orElse(""));
       }
       disableReason = reason;
     });
+  }
+
+  /** Runs {@code task} on the quorum thread; after {@link #close()} it is dropped (the agent is stopping). */
+  private void post(Runnable task) {
+    try {
+      scheduler.execute(task);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      LOG.debug("{} event=update_after_stop_ignored", logContext());
+    }
   }
 
   /** The latest state, for GetStatus, reports, metrics and tests. */
@@ -227,12 +241,7 @@ public final class FencingAgent implements AutoCloseable {
     }
     scheduler.shutdownNow();
     joiner.shutdownNow();
-    GossipMembership current = gossip;
-    io.execute(() -> {
-      if (current != null) {
-        current.leaveAndClose(Duration.ofSeconds(1));
-      }
-    });
+    io.execute(() -> stopIoGossip(Duration.ofSeconds(1)));
     io.shutdown();
     try {
       io.awaitTermination(3, TimeUnit.SECONDS);
@@ -296,6 +305,10 @@ public final class FencingAgent implements AutoCloseable {
     logQuorumTransitions(verdict, status);
     if (status.isolated() != meta.isolated()) {
       announceIsolated(status.isolated());
+    }
+    if (gossip == null && !gossipStarting && now - lastGossipAttemptNanos >= deps.rejoinInterval().toNanos()) {
+      // Gossip could not start (e.g. the port was taken): keep trying; until then the node never arms.
+      restartGossip(config);
     }
     if (now - lastRejoinNanos >= deps.rejoinInterval().toNanos()) {
       lastRejoinNanos = now;
@@ -483,35 +496,63 @@ public final class FencingAgent implements AutoCloseable {
   }
 
   private void restartGossip(AgentConfig newConfig) {
-    GossipMembership old = gossip;
     gossip = null;
+    gossipStarting = true;
+    long generation = ++gossipGeneration;
+    lastGossipAttemptNanos = deps.clock().nanoTime();
     membershipView = new MembershipView(node, deps.hub()::publish, deps.wallClock(), logContext());
     MembershipView view = membershipView;
     GossipMembership created;
     try {
       created = deps.gossipFactory().create(newConfig, meta);
     } catch (IOException | RuntimeException e) {
-      LOG.error("{} event=gossip_start_failed address={} error=\"{}\" retry=next_config_or_restart", logContext(),
-          newConfig.selfMember().gossipAddress(), e.toString());
+      LOG.error("{} event=gossip_start_failed address={} error=\"{}\" retry_in={}", logContext(),
+          newConfig.selfMember().gossipAddress(), e.toString(), deps.rejoinInterval());
+      gossipStarting = false;
       return;
     }
+    // Starts and stops are serialised on the I/O thread, which alone knows the running member (ioGossip).
     io.execute(() -> {
-      if (old != null) {
-        old.leaveAndClose(Duration.ofMillis(500));
-      }
+      stopIoGossip(Duration.ofMillis(500));
       try {
         created.start(new Listener(view));
+        ioGossip = created;
         LOG.info("{} event=gossip_started address={} encrypted={}", logContext(),
             newConfig.selfMember().gossipAddress(), !newConfig.gossipKeys().isEmpty());
-        scheduler.execute(() -> {
-          gossip = created;
-          lastRejoinNanos = deps.clock().nanoTime() - deps.rejoinInterval().toNanos();
+        if (closed.get()) {
+          stopIoGossip(Duration.ZERO);
+          return;
+        }
+        post(() -> {
+          if (generation == gossipGeneration) {
+            gossip = created;
+            gossipStarting = false;
+            lastRejoinNanos = deps.clock().nanoTime() - deps.rejoinInterval().toNanos();
+          }
         });
       } catch (IOException | RuntimeException e) {
-        LOG.error("{} event=gossip_start_failed address={} error=\"{}\"", logContext(),
-            newConfig.selfMember().gossipAddress(), e.toString());
+        LOG.error("{} event=gossip_start_failed address={} error=\"{}\" retry_in={}", logContext(),
+            newConfig.selfMember().gossipAddress(), e.toString(), deps.rejoinInterval());
+        post(() -> {
+          if (generation == gossipGeneration) {
+            gossipStarting = false;
+          }
+        });
       }
     });
+  }
+
+  /** On the I/O thread: leaves and closes the running gossip member, if any. */
+  private void stopIoGossip(Duration leaveTimeout) {
+    GossipMembership running = ioGossip;
+    ioGossip = null;
+    if (running != null) {
+      try {
+        running.leaveAndClose(leaveTimeout);
+      } catch (RuntimeException e) {
+        LOG.warn("{} event=gossip_stop_failed error=\"{}\"", logContext(), e.toString());
+      }
+    }
   }
 
   private List<AgentSnapshot.PeerView> peerViews() {
