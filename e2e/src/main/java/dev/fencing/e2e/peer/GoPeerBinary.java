@@ -32,11 +32,16 @@ public final class GoPeerBinary {
      * @return {@code e2e/target/mlpeer}
      * @throws IllegalStateException when Go or Debian's memberlist package is missing, or the build fails
      */
-    public static synchronized Path build(ProjectLayout layout) {
+    public static Path build(ProjectLayout layout) {
+        return build(layout, DEBIAN_GOCODE);
+    }
+
+    /** Builds against the Go packages under {@code gocode} (a GOPATH tree such as Debian's /usr/share/gocode). */
+    static synchronized Path build(ProjectLayout layout, Path gocode) {
         String go = findGo();
-        if (!Files.isDirectory(DEBIAN_GOCODE.resolve("src/github.com/hashicorp/memberlist"))) {
+        if (!Files.isDirectory(gocode.resolve("src/github.com/hashicorp/memberlist"))) {
             throw new IllegalStateException("Debian's hashicorp/memberlist 0.2.2 is not installed under "
-                    + DEBIAN_GOCODE + "; " + INSTALL_HINT);
+                    + gocode + "; " + INSTALL_HINT);
         }
         // e2e/go is a GOPATH workspace holding package mlpeer; Debian's gocode supplies memberlist and its deps
         Path workspace = layout.e2eModule().resolve("go");
@@ -51,7 +56,7 @@ public final class GoPeerBinary {
                 "GO111MODULE=off",
                 "GOPROXY=off",
                 "GOFLAGS=",
-                "GOPATH=" + workspace + ":" + DEBIAN_GOCODE,
+                "GOPATH=" + workspace + ":" + gocode,
                 "GOCACHE=" + target.resolve("gocache"),
                 go, "build", "-o", binary.toString(), "mlpeer"));
         long started = System.nanoTime();
