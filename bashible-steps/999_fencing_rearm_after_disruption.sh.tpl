@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Bashible step: let this node's fencing agent re-arm after disruptive work, once the node is healthy again.
+#
+# Runs last. Waits, bounded in time, until the kubelet answers its health endpoint, then removes the disable file
+# written by 002_fencing_disarm_before_disruption. A file written by someone else (its "by=" is not ours, e.g. an
+# operator disarming by hand) is left alone. The agent re-arms on its own when its arming rules allow (quorum held
+# for the arming delay). Idempotent: no file ⇒ nothing to do. On a failed health check the file stays and the step
+# fails, so bashible retries the run and the node stays disarmed meanwhile.
+#
+# Environment (all optional; defaults are for a node):
+#   FENCING_DISABLE_FILE           the disable file                        (/var/run/fencing-agent/disable)
+#   FENCING_DISABLE_BY             the "by=" this step removes              (bashible)
+#   FENCING_HEALTH_URL             must answer 2xx before re-arming         (http://127.0.0.1:10248/healthz, kubelet)
+#                                  empty: no health check
+#   FENCING_HEALTH_TIMEOUT         seconds to wait for health               (300)
+#   FENCING_HEALTH_POLL_INTERVAL   seconds between two health checks        (5)
+set -Eeuo pipefail
+
+disable_file="${FENCING_DISABLE_FILE:-/var/run/fencing-agent/disable}"
+by="${FENCING_DISABLE_BY:-bashible}"
+health_url="${FENCING_HEALTH_URL-http://127.0.0.1:10248/healthz}"
+timeout="${FENCING_HEALTH_TIMEOUT:-300}"
+poll_interval="${FENCING_HEALTH_POLL_INTERVAL:-5}"
+
+log() {
+  echo "fencing-rearm: $*" >&2
+}
+
+fail() {
+  log "ERROR: $*"
+  exit 1
+}
+
+[[ "$timeout" =~ ^[0-9]+$ ]] || fail "FENCING_HEALTH_TIMEOUT must be a whole number of seconds, got '$timeout'"
+[[ "$poll_interval" =~ ^[0-9]+([.][0-9]+)?$ ]] ||
+  fail "FENCING_HEALTH_POLL_INTERVAL must be a number of seconds, got '$poll_interval'"
+
+if [[ ! -e "$disable_file" ]]; then
+  log "no disable file at $disable_file: nothing to re-arm"
+  exit 0
+fi
+
+first_line="$(head -n 1 -- "$disable_file" 2>/dev/null || true)"
+# Only a file this step's counterpart wrote; the content is matched, never executed.
+if [[ " $first_line " != *" by=$by "* ]]; then
+  log "leaving $disable_file in place: it was not written by '$by' ($first_line)"
+  exit 0
+fi
+
+if [[ -n "$health_url" ]]; then
+  command -v curl >/dev/null 2>&1 || fail "curl is required to check $health_url (set FENCING_HEALTH_URL= to skip)"
+  started=$SECONDS
+  until curl -fsS --max-time 2 -o /dev/null -- "$health_url" 2>/dev/null; do
+    if ((SECONDS - started > timeout)); then
+      fail "the node is not healthy: $health_url did not answer within ${timeout}s;" \
+        "$disable_file stays in place (the agent stays disarmed) and bashible will retry."
+    fi
+    sleep "$poll_interval"
+  done
+  log "$health_url is healthy"
+fi
+
+rm -f -- "$disable_file"
+log "removed $disable_file ($first_line); the agent re-arms when its arming rules allow"
