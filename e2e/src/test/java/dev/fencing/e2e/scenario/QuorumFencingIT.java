@@ -249,6 +249,39 @@ class QuorumFencingIT {
         report.print();
     }
 
+    @Test
+    void nodeDisarmedByTheDisableFileIsNotResetWhenIsolated() throws Exception {
+        startFiveArmedAgents(AgentSettings.fastFence());
+        ScenarioReport report = new ScenarioReport("maintenance by disable file on node-5, then isolation");
+        AgentNode node = cluster.node("node-5");
+
+        long disableAt = System.nanoTime();
+        java.nio.file.Files.writeString(node.disableFile(), "e2e maintenance window\n");
+        ObservedLine disarmed = node.watchdog().await("magic close", l -> l.receivedNanos() >= disableAt
+                && "disarmed".equals(l.text("event")), Duration.ofSeconds(10));
+        long disarmMillis = (disarmed.receivedNanos() - disableAt) / 1_000_000;
+        report.add("disable file -> watchdog disarmed", "node-5", disarmMillis, "<= 3000");
+        assertThat(disarmMillis).as("the disable file is noticed within a second (plus slack)").isLessThan(3000);
+
+        long faultAt = System.nanoTime();
+        var isolation = lab.isolate("node-5");
+        for (String observer : List.of("node-1", "node-2", "node-3", "node-4")) {
+            report.add("LEFT node-5 at consumer", observer, awaitLeft(observer, "node-5", faultAt), "");
+        }
+        holdWithoutResets(Set.copyOf(NODES), faultAt, fenceBound().plus(SLACK));
+        assertNoResets(Set.copyOf(NODES), faultAt);
+
+        long healAt = System.nanoTime();
+        isolation.heal();
+        java.nio.file.Files.delete(node.disableFile());
+        ObservedLine rearmed = node.watchdog().await("re-armed", l -> l.receivedNanos() >= healAt
+                && "armed".equals(l.text("event")), ARM);
+        report.add("heal + file removed -> re-armed", "node-5", (rearmed.receivedNanos() - healAt) / 1_000_000, "")
+                .note("resets anywhere", "-", "0")
+                .print();
+        assertStillFeeding(Set.copyOf(NODES));
+    }
+
     private long awaitReset(String node, long sinceNanos) {
         ObservedLine reset = cluster.node(node).watchdog().await(node + " watchdog reset",
                 l -> l.receivedNanos() >= sinceNanos && "reset".equals(l.text("event")),
