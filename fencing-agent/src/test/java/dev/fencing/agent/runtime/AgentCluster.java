@@ -6,6 +6,7 @@ import dev.fencing.agent.config.StandaloneConfig;
 import dev.fencing.agent.config.StandaloneConfigLoader;
 import dev.fencing.agent.membership.MemberlistGossip;
 import dev.fencing.agent.quorum.MonotonicClock;
+import dev.fencing.agent.watchdog.RecordingWatchdogDevice;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -26,7 +27,7 @@ final class AgentCluster implements AutoCloseable {
       + "gossipInterval: 100ms, pushPullInterval: 2s, heartbeatInterval: 100ms, quorumWindow: 600ms, "
       + "localHealthCap: 1.5, evaluationTick: 50ms, feedInterval: 200ms, armingDelay: 1s, fenceMargin: 1s}";
 
-  record Agent(String name, int port, FencingAgent agent, RecordingDevice device, EventHub hub) {
+  record Agent(String name, int port, FencingAgent agent, RecordingWatchdogDevice device, EventHub hub) {
     List<String> members() {
       return hub.currentMembers().stream().map(dev.fencing.proto.fencing.v1.Node::getName).sorted().toList();
     }
@@ -99,7 +100,7 @@ final class AgentCluster implements AutoCloseable {
   }
 
   private void startAgent(String name, int port) throws Exception {
-    RecordingDevice device = new RecordingDevice();
+    RecordingWatchdogDevice device = new RecordingWatchdogDevice();
     EventHub hub = new EventHub(1024, InstantSource.system());
     GossipFactory gossip = (cfg, meta) -> MemberlistGossip.create(cfg, meta,
         new InetSocketAddress(InetAddress.getLoopbackAddress(), port), Optional.of(cut::wrap));

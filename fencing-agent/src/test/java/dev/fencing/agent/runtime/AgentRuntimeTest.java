@@ -9,6 +9,7 @@ import dev.fencing.agent.config.AgentConfig;
 import dev.fencing.agent.config.StandaloneConfigLoader;
 import dev.fencing.agent.emulator.EmulatedWatchdog;
 import dev.fencing.agent.emulator.WatchdogEventLog;
+import dev.fencing.agent.watchdog.RecordingWatchdogDevice;
 import dev.fencing.proto.fencing.v1.AgentStatus;
 import dev.fencing.proto.fencing.v1.DisarmReason;
 import dev.fencing.proto.fencing.v1.FencingGrpc;
@@ -114,7 +115,7 @@ class AgentRuntimeTest {
       port = s.getLocalPort();
     }
     try (AgentRuntime runtime = AgentRuntime.start(new AgentRuntime.Options("node-a", Optional.of(config),
-        Optional.empty(), dir.resolve("m.sock"), new RecordingDevice(), dir.resolve("disable"), dir.resolve("state"),
+        Optional.empty(), dir.resolve("m.sock"), new RecordingWatchdogDevice(), dir.resolve("disable"), dir.resolve("state"),
         port, Optional.empty(), Optional.empty(), "test"))) {
       HttpClient http = HttpClient.newHttpClient();
       await().atMost(Duration.ofSeconds(10)).until(() -> http.send(HttpRequest.newBuilder(

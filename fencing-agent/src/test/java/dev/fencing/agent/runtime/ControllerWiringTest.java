@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.fencing.agent.config.StandaloneConfig;
 import dev.fencing.agent.config.StandaloneConfigLoader;
+import dev.fencing.agent.watchdog.RecordingWatchdogDevice;
 import dev.fencing.policy.PolicyProtos;
 import dev.fencing.proto.fencing.v1.DisarmReason;
 import dev.fencing.proto.nodemanager.v1.AgentControlGrpc;
@@ -84,7 +85,7 @@ class ControllerWiringTest {
     FakeController controller = new FakeController(config);
     Server server = Grpc.newServerBuilderForPort(0, InsecureServerCredentials.create()).addService(controller)
         .build().start();
-    RecordingDevice device = new RecordingDevice();
+    RecordingWatchdogDevice device = new RecordingWatchdogDevice();
     Path state = dir.resolve("state");
     try (AgentRuntime runtime = AgentRuntime.start(options(Optional.of("127.0.0.1:" + server.getPort()), device,
         state, "a"))) {
@@ -104,7 +105,7 @@ class ControllerWiringTest {
       server.shutdownNow();
     }
 
-    RecordingDevice afterRestart = new RecordingDevice();
+    RecordingWatchdogDevice afterRestart = new RecordingWatchdogDevice();
     try (AgentRuntime runtime = AgentRuntime.start(options(Optional.of("127.0.0.1:1"), afterRestart, state, "b"))) {
       await().atMost(Duration.ofSeconds(10)).until(() -> runtime.agent().snapshot().config().isPresent());
       var status = runtime.agent().snapshot().toStatus(System.nanoTime());
@@ -129,7 +130,7 @@ class ControllerWiringTest {
     FakeController controller = new FakeController(config);
     Server server = Grpc.newServerBuilderForPort(0, InsecureServerCredentials.create()).addService(controller)
         .build().start();
-    RecordingDevice device = new RecordingDevice();
+    RecordingWatchdogDevice device = new RecordingWatchdogDevice();
     try (AgentRuntime runtime = AgentRuntime.start(options(Optional.of("127.0.0.1:" + server.getPort()), device,
         dir.resolve("state"), "r"))) {
       await().atMost(Duration.ofSeconds(20)).until(() -> runtime.agent().snapshot().watchdog().armed());
@@ -144,7 +145,7 @@ class ControllerWiringTest {
     }
   }
 
-  private AgentRuntime.Options options(Optional<String> controller, RecordingDevice device, Path state,
+  private AgentRuntime.Options options(Optional<String> controller, RecordingWatchdogDevice device, Path state,
       String suffix) {
     return new AgentRuntime.Options("node-a", Optional.empty(), controller, dir.resolve("ctl-" + suffix + ".sock"),
         device, dir.resolve("disable"), state, 0, Optional.empty(), Optional.empty(), "test");

@@ -8,6 +8,7 @@ import dev.fencing.agent.config.AgentConfig;
 import dev.fencing.agent.config.StandaloneConfigLoader;
 import dev.fencing.agent.membership.MemberlistGossip;
 import dev.fencing.agent.quorum.MonotonicClock;
+import dev.fencing.agent.watchdog.RecordingWatchdogDevice;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -37,7 +38,7 @@ class FencingAgentTest {
     };
     EventHub hub = new EventHub(16, InstantSource.system());
     try (FencingAgent agent = new FencingAgent("node-a", new FencingAgent.Dependencies(MonotonicClock.system(),
-        InstantSource.system(), new RecordingDevice(), flaky, hub, new SimpleMeterRegistry(), "test",
+        InstantSource.system(), new RecordingWatchdogDevice(), flaky, hub, new SimpleMeterRegistry(), "test",
         Optional.empty(), Optional.empty(), Duration.ofMillis(200), Duration.ofSeconds(1)))) {
       agent.start();
       agent.applyConfig(config);
@@ -51,7 +52,7 @@ class FencingAgentTest {
   @Test
   void updatesAfterStopAreIgnored() {
     FencingAgent agent = new FencingAgent("node-a", new FencingAgent.Dependencies(MonotonicClock.system(),
-        InstantSource.system(), new RecordingDevice(), (cfg, meta) -> {
+        InstantSource.system(), new RecordingWatchdogDevice(), (cfg, meta) -> {
           throw new IOException("unused");
         }, new EventHub(16, InstantSource.system()), new SimpleMeterRegistry(), "test", Optional.empty(),
         Optional.empty(), Duration.ofSeconds(1), Duration.ofSeconds(1)));

@@ -5,42 +5,44 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
-/** A watchdog fake that records opens, feeds and closes. */
-final class RecordingWatchdogDevice implements WatchdogDevice {
+/**
+ * A thread-safe watchdog fake that records opens, keepalives (with their monotonic time) and closes, and can be told
+ * to fail. Shared by the supervisor tests and the real-agent tests.
+ */
+public final class RecordingWatchdogDevice implements WatchdogDevice {
 
-  final List<String> events = new ArrayList<>();
-  boolean open;
-  Optional<Boolean> nowayout = Optional.of(false);
-  String failOpen;
-  String failKeepalive;
+  private final List<String> events = new ArrayList<>();
+  private final List<Long> feedTimes = new ArrayList<>();
+  private boolean open;
+  private Optional<Boolean> nowayout = Optional.of(false);
+  private String failOpen;
 
   @Override
-  public Duration open(Duration requested) throws WatchdogException {
+  public synchronized Duration open(Duration requested) throws WatchdogException {
     if (failOpen != null) {
       events.add("open-failed");
       throw new WatchdogException(failOpen);
     }
     open = true;
     events.add("open " + requested.toSeconds() + "s");
+    feedTimes.add(System.nanoTime());
     return Duration.ofSeconds(requested.toSeconds());
   }
 
   @Override
-  public void keepalive() throws WatchdogException {
-    if (failKeepalive != null) {
-      throw new WatchdogException(failKeepalive);
-    }
+  public synchronized void keepalive() {
     events.add("feed");
+    feedTimes.add(System.nanoTime());
   }
 
   @Override
-  public void magicClose() {
+  public synchronized void magicClose() {
     open = false;
     events.add("magic-close");
   }
 
   @Override
-  public void closeWithoutMagic() {
+  public synchronized void closeWithoutMagic() {
     open = false;
     events.add("close-without-magic");
   }
@@ -56,21 +58,46 @@ final class RecordingWatchdogDevice implements WatchdogDevice {
   }
 
   @Override
-  public boolean isOpen() {
+  public synchronized boolean isOpen() {
     return open;
   }
 
   @Override
-  public Optional<Boolean> nowayout() {
+  public synchronized Optional<Boolean> nowayout() {
     return nowayout;
   }
 
   @Override
   public String name() {
-    return "fake";
+    return "recording";
   }
 
-  long feeds() {
+  /** Makes every open fail with {@code message} (null: opens succeed again). */
+  public synchronized void failOpen(String message) {
+    failOpen = message;
+  }
+
+  public synchronized void nowayout(Optional<Boolean> value) {
+    nowayout = value;
+  }
+
+  /** Everything that happened, in order: "open Ns", "open-failed", "feed", "magic-close", "close-without-magic". */
+  public synchronized List<String> events() {
+    return List.copyOf(events);
+  }
+
+  /** Keepalives after the arming open. */
+  public synchronized long keepalives() {
     return events.stream().filter("feed"::equals).count();
+  }
+
+  /** Opens and keepalives. */
+  public synchronized int feeds() {
+    return feedTimes.size();
+  }
+
+  /** Monotonic time of the latest open or keepalive. */
+  public synchronized long lastFeedNanos() {
+    return feedTimes.isEmpty() ? Long.MIN_VALUE : feedTimes.get(feedTimes.size() - 1);
   }
 }

@@ -54,14 +54,14 @@ class WatchdogSupervisorTest {
     status = run(2, true, FENCE);
     assertThat(status.armed()).isTrue();
     assertThat(status.disarmReasons()).isEmpty();
-    assertThat(device.events).containsExactly("open 10s");
+    assertThat(device.events()).containsExactly("open 10s");
   }
 
   @Test
   void aNodeThatBootsIntoAMinorityNeverArms() {
     WatchdogStatus status = run(600, false, FENCE);
     assertThat(status.armed()).isFalse();
-    assertThat(device.events).isEmpty();
+    assertThat(device.events()).isEmpty();
     assertThat(status.disarmReasons()).extracting(DisarmReason::getDetail).containsExactly("quorum not held");
   }
 
@@ -69,31 +69,31 @@ class WatchdogSupervisorTest {
   void feedsEveryFeedIntervalWhileQuorumHolds() {
     run(21, true, FENCE);
     run(50, true, FENCE);
-    assertThat(device.feeds()).isEqualTo(10);
+    assertThat(device.keepalives()).isEqualTo(10);
     assertThat(supervisor.status().feedsTotal()).isEqualTo(11);
   }
 
   @Test
   void fenceStopsFeedingForGoodWhenQuorumIsLost() {
     run(21, true, FENCE);
-    long feeds = device.feeds();
+    long feeds = device.keepalives();
     WatchdogStatus status = run(3, false, FENCE);
     assertThat(status.armed()).isTrue();
     assertThat(status.fencingInProgress()).isTrue();
     run(50, true, FENCE);
-    assertThat(device.feeds()).as("no feed after quorum loss, even when quorum returns").isEqualTo(feeds);
-    assertThat(device.events).doesNotContain("magic-close");
+    assertThat(device.keepalives()).as("no feed after quorum loss, even when quorum returns").isEqualTo(feeds);
+    assertThat(device.events()).doesNotContain("magic-close");
   }
 
   @Test
   void feedingNeverOutlivesTheVerdictsHeldUntil() {
     run(21, true, FENCE);
-    long feeds = device.feeds();
+    long feeds = device.keepalives();
     // The evaluation ran long ago; its heldUntil has passed, so this late tick must not feed.
     QuorumVerdict stale = verdict(true);
     now += 10 * TICK;
     WatchdogStatus status = supervisor.tick(now, stale, FENCE);
-    assertThat(device.feeds()).isEqualTo(feeds);
+    assertThat(device.keepalives()).isEqualTo(feeds);
     assertThat(status.fencingInProgress()).isTrue();
   }
 
@@ -114,7 +114,7 @@ class WatchdogSupervisorTest {
       }
       assertThat(status.fencingInProgress()).isFalse();
       assertThat(status.armed()).isTrue();
-      assertThat(dev.feeds()).as(action + " feeds through quorum loss").isEqualTo(6);
+      assertThat(dev.keepalives()).as(action + " feeds through quorum loss").isEqualTo(6);
       assertThat(status.isolated()).isEqualTo(action == QuorumLossAction.EXCLUDE);
       now += TICK;
       assertThat(sup.tick(now, verdict(true), c).isolated()).isFalse();
@@ -127,14 +127,14 @@ class WatchdogSupervisorTest {
     ArmingConditions disabled = FENCE.withDisableFile(Optional.of("maintenance by bashible"));
     WatchdogStatus status = run(1, true, disabled);
     assertThat(status.armed()).isFalse();
-    assertThat(device.events).last().isEqualTo("magic-close");
+    assertThat(device.events()).last().isEqualTo("magic-close");
     assertThat(status.disarmReasons()).singleElement().satisfies(r -> {
       assertThat(r.getKind()).isEqualTo(DisarmReason.Kind.KIND_DISABLE_FILE);
       assertThat(r.getDetail()).isEqualTo("maintenance by bashible");
     });
     assertThat(run(1, false, disabled).fencingInProgress()).as("a disarmed node never fences").isFalse();
     assertThat(run(30, true, FENCE).armed()).isTrue();
-    assertThat(device.events.stream().filter(e -> e.startsWith("open"))).hasSize(2);
+    assertThat(device.events().stream().filter(e -> e.startsWith("open"))).hasSize(2);
   }
 
   @Test
@@ -143,7 +143,7 @@ class WatchdogSupervisorTest {
     run(1, false, FENCE);
     WatchdogStatus status = run(5, false, FENCE.withDisableFile(Optional.of("late")));
     assertThat(status.fencingInProgress()).isTrue();
-    assertThat(device.events).doesNotContain("magic-close");
+    assertThat(device.events()).doesNotContain("magic-close");
   }
 
   @Test
@@ -157,37 +157,37 @@ class WatchdogSupervisorTest {
         .containsExactly(DisarmReason.Kind.KIND_MAINTENANCE, DisarmReason.Kind.KIND_BEING_REMOVED);
     assertThat(run(30, true, ArmingConditions.noConfig()).disarmReasons()).extracting(DisarmReason::getKind)
         .containsExactly(DisarmReason.Kind.KIND_NO_CONFIG);
-    assertThat(device.events).isEmpty();
+    assertThat(device.events()).isEmpty();
   }
 
   @Test
   void aFailingDeviceIsAReportedConditionRetriedWithBackoff() {
-    device.failOpen = "missing: /dev/watchdog not found";
+    device.failOpen("missing: /dev/watchdog not found");
     WatchdogStatus status = run(21, true, FENCE);
     assertThat(status.armed()).isFalse();
     assertThat(status.condition()).isEqualTo("missing: /dev/watchdog not found");
     assertThat(status.disarmReasons()).extracting(DisarmReason::getKind)
         .containsExactly(DisarmReason.Kind.KIND_WATCHDOG_UNAVAILABLE);
     run(49, true, FENCE);
-    assertThat(device.events).containsExactly("open-failed");
-    device.failOpen = null;
+    assertThat(device.events()).containsExactly("open-failed");
+    device.failOpen(null);
     assertThat(run(1, true, FENCE).armed()).isTrue();
   }
 
   @Test
   void nowayoutIsRefusedBeforeOpening() {
-    device.nowayout = Optional.of(true);
+    device.nowayout(Optional.of(true));
     WatchdogStatus status = run(25, true, FENCE);
     assertThat(status.armed()).isFalse();
     assertThat(status.condition()).startsWith("nowayout");
-    assertThat(device.events).isEmpty();
+    assertThat(device.events()).isEmpty();
   }
 
   @Test
   void shutdownWhileFeedingDisarmsAndWhileStarvingClosesWithoutMagic() {
     run(21, true, FENCE);
     supervisor.shutdown();
-    assertThat(device.events).last().isEqualTo("magic-close");
+    assertThat(device.events()).last().isEqualTo("magic-close");
 
     RecordingWatchdogDevice starving = new RecordingWatchdogDevice();
     WatchdogSupervisor fencing = new WatchdogSupervisor(starving, Duration.ofSeconds(5), "node=a group=g");
@@ -198,7 +198,7 @@ class WatchdogSupervisorTest {
     now += TICK;
     fencing.tick(now, verdict(false), FENCE);
     fencing.shutdown();
-    assertThat(starving.events).last().isEqualTo("close-without-magic");
-    assertThat(starving.events).doesNotContain("magic-close");
+    assertThat(starving.events()).last().isEqualTo("close-without-magic");
+    assertThat(starving.events()).doesNotContain("magic-close");
   }
 }
