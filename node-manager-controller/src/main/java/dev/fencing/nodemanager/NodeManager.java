@@ -8,6 +8,8 @@ import dev.fencing.nodemanager.dependent.AgentDaemonSets;
 import dev.fencing.nodemanager.dependent.GossipKeyringSecrets;
 import dev.fencing.nodemanager.grpc.AgentControlServer;
 import dev.fencing.nodemanager.grpc.AgentControlService;
+import dev.fencing.nodemanager.grpc.LeaderLink;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import dev.fencing.nodemanager.health.HealthServer;
 import dev.fencing.nodemanager.metrics.ControllerMetrics;
 import dev.fencing.nodemanager.model.NodeLabels;
@@ -61,7 +63,9 @@ public final class NodeManager implements AutoCloseable {
         t.setDaemon(true);
         return t;
     });
-    private final Operator operator;
+    private final NodeGroupReconciler reconciler;
+    private final LeaderLink leaderLink;
+    private volatile Operator operator;
     private AgentControlServer server;
     private HealthServer health;
     private volatile boolean closing;
@@ -91,15 +95,40 @@ public final class NodeManager implements AutoCloseable {
         });
         this.cache = new ClusterCache(client, config.gossipPort(), distributor, config.namespace(),
                 config.gossipEncryption());
+        this.leaderLink = new LeaderLink(address -> {
+            NettyChannelBuilder b = NettyChannelBuilder.forTarget(address)
+                    .keepAliveTime(30, java.util.concurrent.TimeUnit.SECONDS);
+            if (config.tlsCert() != null) {
+                // Replicas share the serving certificate; trust it for replica-to-replica calls.
+                try {
+                    b.sslContext(io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts.forClient()
+                            .trustManager(config.tlsCert()).build());
+                } catch (javax.net.ssl.SSLException e) {
+                    throw new IllegalStateException("cannot build TLS context for the leader link: " + e, e);
+                }
+            } else {
+                b.usePlaintext();
+            }
+            return b.build();
+        });
         this.service = new AgentControlService(distributor, cache, reports, arbiter, clock, scheduler,
                 new AgentControlService.Settings(config.streamQueue(), Duration.ofSeconds(10), Duration.ofSeconds(2),
-                        config.maxTieLease()));
+                        config.maxTieLease()), config.leaderElection() ? leaderLink : null);
         this.daemonSets = new AgentDaemonSets(client, config);
         this.writer = new ClusterWriter(client, clock);
         ControllerMetrics metrics = new ControllerMetrics(registry, distributor, service);
         cache.addModelListener(m -> metrics.groupSeen(m.group()));
         cache.addGroupDeletedListener(g -> scheduler.execute(() -> groupDeleted(g)));
-        this.operator = new Operator(o -> {
+        NodeGroupReconciler reconciler = new NodeGroupReconciler(config, daemonSets,
+                config.gossipEncryption() ? new GossipKeyringSecrets(client, config.namespace()) : null, reports,
+                writer, clock, leadership::isLeader);
+        cache.addModelListener(m -> reconciler.trigger(m.group()));
+        this.reconciler = reconciler;
+    }
+
+    // Built once the AgentControl port is bound: the leader election identity carries this replica's address.
+    private Operator newOperator(String identity) {
+        Operator op = new Operator(o -> {
             o.withKubernetesClient(client)
                     .withCloseClientOnStop(false)
                     .withUseSSAToPatchPrimaryResource(false)
@@ -109,23 +138,52 @@ public final class NodeManager implements AutoCloseable {
                 o.withLeaderElectionConfiguration(LeaderElectionConfigurationBuilder
                         .aLeaderElectionConfiguration(config.leaseName())
                         .withLeaseNamespace(config.namespace())
+                        .withIdentity(identity)
                         .withLeaderCallbacks(new LeaderCallbacks(leadership::startLeading, this::lostLeadership,
-                                id -> LOG.info("event=leader_observed identity={}", id)))
+                                this::leaderObserved))
                         .withExitOnStopLeading(false)
                         .build());
             }
         });
-        NodeGroupReconciler reconciler = new NodeGroupReconciler(config, daemonSets,
-                config.gossipEncryption() ? new GossipKeyringSecrets(client, config.namespace()) : null, reports,
-                writer, clock, leadership::isLeader);
-        cache.addModelListener(m -> reconciler.trigger(m.group()));
-        operator.register(reconciler);
+        op.register(reconciler);
+        return op;
+    }
+
+    private void leaderObserved(String identity) {
+        LOG.info("event=leader_observed identity={}", identity);
+        int at = identity.lastIndexOf('@');
+        if (at > 0) {
+            leaderLink.leaderChanged(identity.substring(at + 1));
+        }
+    }
+
+    /** {@code <hostname>@<host>:<port>}: unique per replica, and tells followers where the leader listens. */
+    static String identity(String advertiseHost, int port) {
+        String host = advertiseHost;
+        String name;
+        try {
+            java.net.InetAddress local = java.net.InetAddress.getLocalHost();
+            name = local.getHostName();
+            if (host == null) {
+                host = local.getHostAddress();
+            }
+        } catch (java.net.UnknownHostException e) {
+            name = "node-manager-controller";
+            if (host == null) {
+                host = "127.0.0.1";
+            }
+        }
+        String hostPort = host.indexOf(':') >= 0 ? "[" + host + "]:" + port : host + ":" + port;
+        return name + "-" + Long.toHexString(new SecureRandom().nextLong() >>> 16) + "@" + hostPort;
     }
 
     /** Starts caches, the AgentControl server, the operator and the health server. */
     public NodeManager start() throws IOException {
         cache.start();
         server = new AgentControlServer(config.grpcPort(), config.tlsCert(), config.tlsKey(), service).start();
+        String identity = identity(config.advertiseHost(), server.port());
+        leaderLink.self(identity.substring(identity.lastIndexOf('@') + 1));
+        operator = newOperator(identity);
         operator.start();
         if (!config.leaderElection()) {
             leadership.startLeading();
@@ -170,12 +228,14 @@ public final class NodeManager implements AutoCloseable {
 
     /** True when informers watch and JOSDK's event sources are healthy. */
     public boolean healthy() {
-        return cache.healthy() && operator.getRuntimeInfo().allEventSourcesAreHealthy();
+        Operator op = operator;
+        return cache.healthy() && op != null && op.getRuntimeInfo().allEventSourcesAreHealthy();
     }
 
     /** True when the operator has started and the AgentControl server listens. */
     public boolean ready() {
-        return operator.getRuntimeInfo().isStarted() && server != null && cache.healthy();
+        Operator op = operator;
+        return op != null && op.getRuntimeInfo().isStarted() && server != null && cache.healthy();
     }
 
     // A deleted NodeGroup: the API server's garbage collector removes the DaemonSet through its ownerReference;
@@ -218,7 +278,10 @@ public final class NodeManager implements AutoCloseable {
         if (health != null) {
             health.close();
         }
-        operator.stop();
+        if (operator != null) {
+            operator.stop();
+        }
+        leaderLink.close();
         if (server != null) {
             server.close();
         }

@@ -123,6 +123,11 @@ public final class NodeManagerOperator implements Callable<Integer> {
                     + " (created by the leader); agents are served only once it exists.")
     boolean gossipEncryption;
 
+    @Option(names = "--advertise-host", defaultValue = "${env:NMC_ADVERTISE_HOST:-${env:POD_IP}}",
+            description = "Address other replicas reach this one on (default: $POD_IP, else the local host address);"
+                    + " non-leaders forward agents' tie-break requests and reports to the leader there.")
+    String advertiseHost;
+
     public static void main(String[] args) {
         System.exit(new CommandLine(new NodeManagerOperator()).execute(args));
     }
@@ -148,7 +153,8 @@ public final class NodeManagerOperator implements Callable<Integer> {
                 tolerations, agentPriorityClass == null ? "" : agentPriorityClass, leaderElection, leaseName, tlsCert,
                 tlsKey, duration("--status-interval", statusInterval),
                 duration("--report-stale-after", reportStaleAfter), historyLimit, streamQueue,
-                duration("--max-tie-lease", maxTieLease), maxOutOfService, gossipEncryption);
+                duration("--max-tie-lease", maxTieLease), maxOutOfService, gossipEncryption,
+                advertiseHost == null || advertiseHost.isBlank() ? null : advertiseHost);
     }
 
     private Duration duration(String flag, String text) {

@@ -31,6 +31,8 @@ import java.util.Objects;
  * @param maxOutOfService    per group, the most fenced nodes tainted out-of-service at once (0: never taint)
  * @param gossipEncryption   stream a per-group gossip keyring from a Secret (created by the leader) and serve agents
  *                           only once it is known
+ * @param advertiseHost      host other replicas reach this one's AgentControl port on (pod IP), or null for the
+ *                           local host address; part of the leader election identity so non-leaders can forward
  */
 public record ControllerConfig(
         String namespace,
@@ -52,7 +54,8 @@ public record ControllerConfig(
         int streamQueue,
         Duration maxTieLease,
         int maxOutOfService,
-        boolean gossipEncryption) {
+        boolean gossipEncryption,
+        String advertiseHost) {
 
     /** Validates. */
     public ControllerConfig {
@@ -79,6 +82,6 @@ public record ControllerConfig(
                 Map.of("requests.cpu", "10m", "requests.memory", "64Mi", "limits.memory", "128Mi"),
                 List.of(new io.fabric8.kubernetes.api.model.TolerationBuilder().withOperator("Exists").build()),
                 "system-node-critical", false, "node-manager-controller", null, null, Duration.ofSeconds(2),
-                Duration.ofSeconds(30), 4096, 4096, Duration.ofSeconds(30), 1, true);
+                Duration.ofSeconds(30), 4096, 4096, Duration.ofSeconds(30), 1, true, "127.0.0.1");
     }
 }

@@ -49,10 +49,22 @@ public final class AgentControlService extends AgentControlGrpc.AgentControlImpl
     private final ScheduledExecutorService scheduler;
     private final Settings settings;
     private final AgentStream.StreamStats stats = new AgentStream.StreamStats();
+    private final LeaderLink leaderLink;
 
     public AgentControlService(ConfigDistributor distributor, AgentDirectory directory, AgentReports reports,
                                TieBreakArbiter arbiter, InstantSource clock, ScheduledExecutorService scheduler,
                                Settings settings) {
+        this(distributor, directory, reports, arbiter, clock, scheduler, settings, null);
+    }
+
+    /**
+     * @param leaderLink forwards tie-break requests and reports to the leader when this replica does not lead;
+     *                   null: answer "not leader" and keep reports locally
+     */
+    public AgentControlService(ConfigDistributor distributor, AgentDirectory directory, AgentReports reports,
+                               TieBreakArbiter arbiter, InstantSource clock, ScheduledExecutorService scheduler,
+                               Settings settings, LeaderLink leaderLink) {
+        this.leaderLink = leaderLink;
         this.distributor = distributor;
         this.directory = directory;
         this.reports = reports;
@@ -100,6 +112,7 @@ public final class AgentControlService extends AgentControlGrpc.AgentControlImpl
         private volatile String group;
         private volatile ConfigDistributor.Subscription subscription;
         private boolean ended;
+        private LeaderLink.Upstream upstream;
 
         Connection(AgentStream stream) {
             this.stream = stream;
@@ -117,6 +130,9 @@ public final class AgentControlService extends AgentControlGrpc.AgentControlImpl
                     reports.record(node, group, message.getReport(), clock.instant());
                     subscription.reportedApplied(message.getReport().getEpoch(),
                             message.getReport().getAppliedRevision());
+                    if (!arbiter.leading()) {
+                        upstream().ifPresent(up -> up.send(message));
+                    }
                 }
                 case TIE_BREAK_REQUEST -> {
                     if (subscription == null) {
@@ -173,7 +189,38 @@ public final class AgentControlService extends AgentControlGrpc.AgentControlImpl
             }
         }
 
+        // The stream to the leader for this agent (non-leader replicas only), reopened after a leader change.
+        private synchronized Optional<LeaderLink.Upstream> upstream() {
+            if (leaderLink == null || ended) {
+                return Optional.empty();
+            }
+            if (upstream != null && leaderLink.current(upstream)) {
+                return Optional.of(upstream);
+            }
+            if (upstream != null) {
+                upstream.close();
+            }
+            upstream = leaderLink.open(node, this::forwardGrant, () -> { }).orElse(null);
+            return Optional.ofNullable(upstream);
+        }
+
+        private void forwardGrant(TieBreakGrant grant) {
+            stream.send(ControllerMessage.newBuilder()
+                    .setEpoch(distributor.epoch())
+                    .setRevision(subscription.lastSentRevision())
+                    .setTieBreak(grant)
+                    .build());
+        }
+
         private void tieBreak(TieBreakRequest request) {
+            if (!arbiter.leading()) {
+                Optional<LeaderLink.Upstream> up = upstream();
+                if (up.isPresent()) {
+                    LOG.debug("event=tie_break_forwarded group={} node={}", group, node);
+                    up.get().send(AgentMessage.newBuilder().setTieBreakRequest(request).build());
+                    return;
+                }
+            }
             Optional<GroupModel> model = directory.model(group);
             Set<String> expected = model.map(m -> (Set<String>) new TreeSet<>(m.expected().keySet())).orElse(Set.of());
             java.time.Duration lease = settings.minTieLease();
@@ -218,6 +265,11 @@ public final class AgentControlService extends AgentControlGrpc.AgentControlImpl
                 ended = true;
             }
             stream.cancelled();
+            synchronized (this) {
+                if (upstream != null) {
+                    upstream.close();
+                }
+            }
             ConfigDistributor.Subscription s = subscription;
             if (s != null) {
                 s.cancel();

@@ -90,7 +90,7 @@ public final class ConfigFanOutBenchmark {
         ControllerConfig t = ControllerConfig.forTests("bench");
         ControllerConfig config = new ControllerConfig("bench", 0, -1, 7946, t.agentImage(),
                 t.agentControllerAddress(), t.agentResources(), t.agentTolerations(), t.agentPriorityClass(), false,
-                "l", null, null, Duration.ofSeconds(30), Duration.ofSeconds(30), 4096, 4096, Duration.ofSeconds(30), 1, true);
+                "l", null, null, Duration.ofSeconds(30), Duration.ofSeconds(30), 4096, 4096, Duration.ofSeconds(30), 1, true, "127.0.0.1");
         NodeManager manager = new NodeManager(client, config, InstantSource.system(),
                 new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)).start();
         long heapStarted = usedHeapAfterGc();

@@ -54,7 +54,7 @@ class AgentDaemonSetFactoryTest {
         ControllerConfig other = new ControllerConfig("ns", 0, -1, 7946, "registry.example/fencing-agent:v2",
                 config.agentControllerAddress(), config.agentResources(), config.agentTolerations(),
                 config.agentPriorityClass(), false, "l", null, null, Duration.ofSeconds(1), Duration.ofSeconds(30),
-                10, 10, Duration.ofSeconds(30), 1, true);
+                10, 10, Duration.ofSeconds(30), 1, true, "127.0.0.1");
         String h3 = AgentDaemonSetFactory.desired(group(), other).getMetadata().getAnnotations()
                 .get(AgentDaemonSetFactory.HASH_ANNOTATION);
         assertThat(h1).isEqualTo(h2).isNotEqualTo(h3);

@@ -97,7 +97,7 @@ class FencedNodeRecoveryOperatorTest {
         ControllerConfig b = ControllerConfig.forTests("ns");
         ControllerConfig config = new ControllerConfig("ns", 0, -1, 7946, b.agentImage(), b.agentControllerAddress(),
                 b.agentResources(), b.agentTolerations(), b.agentPriorityClass(), false, "l", null, null,
-                Duration.ofMillis(300), Duration.ofSeconds(30), 100, 100, Duration.ofSeconds(30), 1, true);
+                Duration.ofMillis(300), Duration.ofSeconds(30), 100, 100, Duration.ofSeconds(30), 1, true, "127.0.0.1");
         InstantSource clock = now::get;
         manager = new NodeManager(client, config, clock, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))
                 .start();

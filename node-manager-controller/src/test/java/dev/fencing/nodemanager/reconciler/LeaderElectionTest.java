@@ -60,7 +60,7 @@ class LeaderElectionTest {
         ControllerConfig config = new ControllerConfig(NS, 0, -1, b.gossipPort(), b.agentImage(),
                 b.agentControllerAddress(), b.agentResources(), b.agentTolerations(), b.agentPriorityClass(), true,
                 "node-manager-controller", null, null, Duration.ofSeconds(1), Duration.ofSeconds(30), 100, 100,
-                Duration.ofSeconds(30), 1, true);
+                Duration.ofSeconds(30), 1, true, "127.0.0.1");
         manager = new NodeManager(client, config, InstantSource.system(),
                 new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)).start();
         NodeGroup g = new NodeGroup();

@@ -71,7 +71,7 @@ class NodeManagerOperatorTest {
         ControllerConfig config = new ControllerConfig(base.namespace(), 0, 0, base.gossipPort(), base.agentImage(),
                 base.agentControllerAddress(), base.agentResources(), base.agentTolerations(),
                 base.agentPriorityClass(), false, base.leaseName(), null, null, Duration.ofMillis(500),
-                Duration.ofSeconds(30), 4096, 4096, Duration.ofSeconds(30), 1, true);
+                Duration.ofSeconds(30), 4096, 4096, Duration.ofSeconds(30), 1, true, "127.0.0.1");
         manager = new NodeManager(client, config, InstantSource.system(),
                 new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)).start();
         channel = NettyChannelBuilder.forAddress("127.0.0.1", manager.grpcPort()).usePlaintext().build();

@@ -1,0 +1,142 @@
+package dev.fencing.nodemanager.grpc;
+
+import dev.fencing.proto.nodemanager.v1.AgentControlGrpc;
+import dev.fencing.proto.nodemanager.v1.AgentHello;
+import dev.fencing.proto.nodemanager.v1.AgentMessage;
+import dev.fencing.proto.nodemanager.v1.ControllerMessage;
+import dev.fencing.proto.nodemanager.v1.TieBreakGrant;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.stub.ClientCallStreamObserver;
+import io.grpc.stub.ClientResponseObserver;
+import java.util.Optional;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * agent-leader-proxy: how a non-leader replica passes an agent's tie-break requests and reports on to the leader,
+ * without any RPC beyond AgentControl. For each agent that needs it, the replica opens an AgentControl stream to the
+ * leader under the agent's node name and forwards that agent's reports and tie-break requests on it; tie-break
+ * answers come back to the agent, the leader's config messages on that stream are dropped (the agent gets its
+ * config from this replica). The leader therefore sees every agent's reports (status, labels, Events) and is the
+ * only one that grants ties, whichever replica the agent reached.
+ */
+public final class LeaderLink implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LeaderLink.class);
+
+    private final Function<String, ManagedChannel> channelFactory;
+    private volatile String self = "";
+    private String leaderAddress;
+    private ManagedChannel channel;
+    private long generation;
+
+    /** @param channelFactory builds a channel to {@code host:port} */
+    public LeaderLink(Function<String, ManagedChannel> channelFactory) {
+        this.channelFactory = channelFactory;
+    }
+
+    /** This replica's advertised address, never proxied to (known once the port is bound). */
+    public synchronized void self(String address) {
+        this.self = address;
+    }
+
+    /** Leader election observed a (new) leader; {@code address} is its advertised AgentControl address. */
+    public synchronized void leaderChanged(String address) {
+        if (address == null || address.equals(leaderAddress)) {
+            return;
+        }
+        LOG.info("event=leader_address leader={} self={}", address, self);
+        leaderAddress = address;
+        generation++;
+        if (channel != null) {
+            channel.shutdownNow();
+            channel = null;
+        }
+    }
+
+    /** An upstream stream to the leader for {@code node}, or empty when no other replica is known to lead. */
+    public synchronized Optional<Upstream> open(String node, Consumer<TieBreakGrant> onGrant, Runnable onEnd) {
+        if (leaderAddress == null || leaderAddress.equals(self)) {
+            return Optional.empty();
+        }
+        if (channel == null) {
+            channel = channelFactory.apply(leaderAddress);
+        }
+        Upstream up = new Upstream(generation, onEnd);
+        AgentControlGrpc.newStub(channel).connect(new ClientResponseObserver<AgentMessage, ControllerMessage>() {
+            @Override
+            public void beforeStart(ClientCallStreamObserver<AgentMessage> requests) {
+                up.requests = requests;
+            }
+
+            @Override
+            public void onNext(ControllerMessage m) {
+                if (m.hasTieBreak()) {
+                    onGrant.accept(m.getTieBreak());
+                }
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                LOG.debug("event=leader_link_ended node={} status={}", node, Status.fromThrowable(t).getCode());
+                up.ended();
+            }
+
+            @Override
+            public void onCompleted() {
+                up.ended();
+            }
+        });
+        up.send(AgentMessage.newBuilder().setHello(AgentHello.newBuilder().setNodeName(node)
+                .setAgentVersion("proxied-by:" + self)).build());
+        return Optional.of(up);
+    }
+
+    /** True while {@code up} still points at the current leader. */
+    public synchronized boolean current(Upstream up) {
+        return up.generation == generation && !up.ended;
+    }
+
+    @Override
+    public synchronized void close() {
+        if (channel != null) {
+            channel.shutdownNow();
+        }
+    }
+
+    /** One agent's stream to the leader. */
+    public static final class Upstream {
+        private final long generation;
+        private final Runnable onEnd;
+        private ClientCallStreamObserver<AgentMessage> requests;
+        private volatile boolean ended;
+
+        private Upstream(long generation, Runnable onEnd) {
+            this.generation = generation;
+            this.onEnd = onEnd;
+        }
+
+        /** Forwards a message (serialised: one sender at a time). */
+        public synchronized void send(AgentMessage m) {
+            if (!ended) {
+                requests.onNext(m);
+            }
+        }
+
+        /** Closes the upstream stream (the agent's own stream ended). */
+        public synchronized void close() {
+            if (!ended) {
+                ended = true;
+                requests.cancel("agent stream ended", null);
+            }
+        }
+
+        private void ended() {
+            ended = true;
+            onEnd.run();
+        }
+    }
+}

@@ -1,0 +1,114 @@
+package dev.fencing.nodemanager.reconciler;
+
+import static dev.fencing.nodemanager.model.TestNodes.node;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.fencing.api.v1.Fencing;
+import dev.fencing.api.v1.NodeGroup;
+import dev.fencing.api.v1.NodeGroupSpec;
+import dev.fencing.api.v1.NodeType;
+import dev.fencing.nodemanager.NodeManager;
+import dev.fencing.nodemanager.config.ControllerConfig;
+import dev.fencing.nodemanager.grpc.TestAgent;
+import dev.fencing.proto.fencing.v1.FencingMode;
+import dev.fencing.proto.nodemanager.v1.AgentMessage;
+import dev.fencing.proto.nodemanager.v1.AgentReport;
+import dev.fencing.proto.nodemanager.v1.ControllerMessage;
+import dev.fencing.proto.nodemanager.v1.TieBreakRequest;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectRulesReviewBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.grpc.ManagedChannel;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.InputStream;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Two replicas on one Lease: agents connected to the follower are seen and arbitrated by the leader. */
+@EnableKubernetesMockClient(crud = true)
+class MultiReplicaTest {
+
+    private static final String NS = "fencing-system";
+
+    KubernetesClient client;
+    KubernetesMockServer server;
+    private final List<NodeManager> replicas = new ArrayList<>();
+    private final List<TestAgent> agents = new ArrayList<>();
+    private ManagedChannel channel;
+
+    @AfterEach
+    void tearDown() throws Exception {
+        agents.forEach(TestAgent::close);
+        if (channel != null) {
+            channel.shutdownNow().awaitTermination(2, TimeUnit.SECONDS);
+        }
+        replicas.forEach(NodeManager::close);
+    }
+
+    @Test
+    void aFollowerForwardsReportsAndTieBreakRequestsToTheLeader() throws Exception {
+        server.expect().post().withPath("/apis/authorization.k8s.io/v1/selfsubjectrulesreviews")
+                .andReturn(201, new SelfSubjectRulesReviewBuilder().withNewStatus().addNewResourceRule()
+                        .withApiGroups("coordination.k8s.io").withResources("leases")
+                        .withVerbs("create", "update", "get").endResourceRule().withIncomplete(false).endStatus()
+                        .build())
+                .always();
+        try (InputStream crd = getClass().getResourceAsStream("/META-INF/fabric8/nodegroups.deckhouse.io-v1.yml")) {
+            client.apiextensions().v1().customResourceDefinitions()
+                    .resource(client.getKubernetesSerialization().unmarshal(crd, CustomResourceDefinition.class))
+                    .create();
+        }
+        ControllerConfig b = ControllerConfig.forTests(NS);
+        ControllerConfig config = new ControllerConfig(NS, 0, -1, b.gossipPort(), b.agentImage(),
+                b.agentControllerAddress(), b.agentResources(), b.agentTolerations(), b.agentPriorityClass(), true,
+                "node-manager-controller", null, null, Duration.ofMillis(500), Duration.ofSeconds(30), 100, 100,
+                Duration.ofSeconds(1), 1, true, "127.0.0.1");
+        for (int i = 0; i < 2; i++) {
+            replicas.add(new NodeManager(client, config, InstantSource.system(),
+                    new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)).start());
+        }
+        NodeGroup g = new NodeGroup();
+        g.setMetadata(new ObjectMetaBuilder().withName("workers").build());
+        g.setSpec(new NodeGroupSpec().withNodeType(NodeType.STATIC).withFencing(new Fencing().withMode("Watchdog")));
+        client.resource(g).create();
+        for (int i = 1; i <= 4; i++) {
+            client.nodes().resource(node("workers-" + i, "workers", i)).create();
+        }
+        await().atMost(30, TimeUnit.SECONDS).until(() -> replicas.stream().anyMatch(r -> r.leadership().isLeader()));
+        NodeManager follower = replicas.stream().filter(r -> !r.leadership().isLeader()).findFirst().orElseThrow();
+        channel = NettyChannelBuilder.forAddress("127.0.0.1", follower.grpcPort()).usePlaintext().build();
+        await().atMost(20, TimeUnit.SECONDS).until(() -> follower.distributor().ready("workers"));
+
+        List<TestAgent> four = new ArrayList<>();
+        for (int i = 1; i <= 4; i++) {
+            TestAgent a = TestAgent.connect(channel, "workers-" + i);
+            agents.add(a);
+            assertThat(a.next().hasFull()).isTrue();
+            a.send(AgentMessage.newBuilder().setReport(AgentReport.newBuilder().setArmed(true).setQuorumHeld(true)
+                    .setConfirmed(4).setMode(FencingMode.FENCING_MODE_WATCHDOG)).build());
+            four.add(a);
+        }
+        // Only the leader writes status: armed=4 proves the follower passed the reports on.
+        await().atMost(20, TimeUnit.SECONDS).untilAsserted(() -> assertThat(
+                client.resources(NodeGroup.class).withName("workers").get().getStatus().getArmed()).isEqualTo(4));
+
+        // A follower answers tie-breaks with the leader's decision, never its own "not leader".
+        four.get(0).send(AgentMessage.newBuilder().setTieBreakRequest(TieBreakRequest.newBuilder().setRequestId(1)
+                .addSide("workers-1").addSide("workers-2")).build());
+        ControllerMessage answer = await().atMost(10, TimeUnit.SECONDS)
+                .until(() -> four.get(0).received.poll(100, TimeUnit.MILLISECONDS), m -> m != null && m.hasTieBreak());
+        assertThat(answer.getTieBreak().getRequestId()).isEqualTo(1);
+        assertThat(answer.getTieBreak().getReason()).isNotEqualTo("not leader");
+    }
+}
