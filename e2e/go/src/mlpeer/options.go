@@ -17,6 +17,26 @@ type keyList []string
 func (k *keyList) String() string     { return fmt.Sprint(*k) }
 func (k *keyList) Set(v string) error { *k = append(*k, v); return nil }
 
+// explicitBool is a boolean flag that takes its value as the next argument ("--compression false"), as the Java
+// node's option does; Go's own bool flags only accept "--compression=false".
+type explicitBool struct{ value *bool }
+
+func (b explicitBool) String() string {
+	if b.value == nil {
+		return ""
+	}
+	return strconv.FormatBool(*b.value)
+}
+
+func (b explicitBool) Set(v string) error {
+	parsed, err := strconv.ParseBool(v)
+	if err != nil {
+		return fmt.Errorf("want true or false, got %q", v)
+	}
+	*b.value = parsed
+	return nil
+}
+
 type options struct {
 	name, bind, advertise, join, label, config, meta, state string
 	keys                                                    keyList
@@ -39,7 +59,8 @@ func parseOptions(args []string) (options, error) {
 	fs.Var(&o.keys, "key", "base64 AES key (16, 24 or 32 bytes); repeat to install more, the first is primary")
 	fs.StringVar(&o.label, "label", "", "gossip label (not supported by memberlist 0.2.2)")
 	fs.StringVar(&o.config, "config", "lan", "base configuration: lan, wan or local")
-	fs.BoolVar(&o.compression, "compression", true, "EnableCompression")
+	o.compression = true
+	fs.Var(explicitBool{&o.compression}, "compression", "EnableCompression: true or false (default true)")
 	fs.StringVar(&o.meta, "meta", "", "node metadata (UTF-8, at most 512 bytes)")
 	fs.StringVar(&o.state, "state", "", "push/pull local state (UTF-8)")
 	fs.DurationVar(&o.leaveTimeout, "leave-timeout", 5*time.Second, "how long SIGTERM waits for the leave broadcast")

@@ -229,6 +229,23 @@ class MixedClusterIT {
         deliver(java, go, packet, false);
     }
 
+    @ParameterizedTest(name = "compression off on the {0} node")
+    @EnumSource(PeerKind.class)
+    void nodeWithCompressionOffInteroperatesWithOneThatCompresses(PeerKind plainKind) {
+        GossipPeer plain = group.start(plainKind, name(plainKind, 1),
+                spec -> spec.withExtraArgs(List.of("--compression", "false")));
+        GossipPeer compressing = group.startJoining(other(plainKind), name(other(plainKind), 1), List.of(plain),
+                spec -> spec);
+        PeerGroup.awaitConverged(List.of(plain, compressing), PeerGroup.names(List.of(plain, compressing)),
+                Long.MIN_VALUE, CONVERGE);
+
+        String text = "lzw ".repeat(300) + "end";
+        deliver(plain, compressing, text, false);
+        deliver(compressing, plain, text, false);
+        deliver(plain, compressing, text, true);
+        deliver(compressing, plain, text, true);
+    }
+
     private List<GossipPeer> startFourNodeCluster(java.util.function.UnaryOperator<dev.fencing.e2e.peer.PeerSpec> c) {
         long start = System.nanoTime();
         GossipPeer java1 = group.start(PeerKind.JAVA, "java-1", c);

@@ -101,6 +101,10 @@ class GoReferencePeerTest {
             assertThat(r.exitCode()).isEqualTo(2);
             assertThat(r.stderr()).contains("use lan, wan or local");
         });
+        assertThat(runPeer("--name", "x", "--compression", "maybe")).satisfies(r -> {
+            assertThat(r.exitCode()).isEqualTo(2);
+            assertThat(r.stderr()).contains("want true or false");
+        });
         assertThat(runPeer("--port", "7946")).satisfies(r -> {
             assertThat(r.exitCode()).isEqualTo(2);
             assertThat(r.stderr()).contains("--name is required");
