@@ -233,7 +233,7 @@ class MixedClusterIT {
     @EnumSource(PeerKind.class)
     void nodeWithCompressionOffInteroperatesWithOneThatCompresses(PeerKind plainKind) {
         GossipPeer plain = group.start(plainKind, name(plainKind, 1),
-                spec -> spec.withExtraArgs(List.of("--compression", "false")));
+                spec -> spec.withExtraArgs(List.of("--compression=false")));
         GossipPeer compressing = group.startJoining(other(plainKind), name(other(plainKind), 1), List.of(plain),
                 spec -> spec);
         PeerGroup.awaitConverged(List.of(plain, compressing), PeerGroup.names(List.of(plain, compressing)),
