@@ -5,12 +5,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencing.e2e.peer.ProjectLayout;
 import dev.fencing.e2e.process.HostCommand;
+import dev.fencing.e2e.process.JsonLinesProcess;
+import dev.fencing.e2e.process.ObservedLine;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
@@ -167,6 +170,47 @@ class NetnsLabIT {
         assertThat(orphan.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)).as("orphan killed").isTrue();
         assertThat(Files.exists(LabRuns.OWNERS.resolve(abandoned))).isFalse();
         assertThat(LabRuns.namespacesOf(lab.runId())).hasSize(2);
+    }
+
+    @Test
+    void shutdownHookRemovesTheLabWhenTheJvmDiesOfAFailure() {
+        try (JsonLinesProcess child = startAbandoningJvm("fail")) {
+            ObservedLine created = child.await("lab created", l -> "lab".equals(l.text("event")), Duration.ofSeconds(60));
+            String runId = created.text("run");
+            long sleeper = created.json().path("pid").asLong();
+
+            assertThat(child.awaitExit(Duration.ofSeconds(60))).as("child JVM exit code").contains(1);
+
+            assertThat(LabRuns.namespacesOf(runId)).as("namespaces of run %s", runId).isEmpty();
+            assertThat(ProcessHandle.of(sleeper).map(ProcessHandle::isAlive)).as("process inside the lab")
+                    .isEmpty();
+            assertThat(Files.exists(LabRuns.OWNERS.resolve(runId))).as("owner file").isFalse();
+        }
+    }
+
+    @Test
+    void sweeperRemovesTheLabOfAKilledJvm() {
+        try (JsonLinesProcess child = startAbandoningJvm("hang")) {
+            ObservedLine created = child.await("lab created", l -> "lab".equals(l.text("event")), Duration.ofSeconds(60));
+            String runId = created.text("run");
+            long sleeper = created.json().path("pid").asLong();
+
+            child.kill();
+            assertThat(LabRuns.namespacesOf(runId)).as("SIGKILL leaves the lab behind").hasSize(3);
+
+            assertThat(LabRuns.sweepAbandoned()).contains(runId);
+
+            assertThat(LabRuns.namespacesOf(runId)).isEmpty();
+            Awaitility.await("process inside the killed lab").atMost(Duration.ofSeconds(10))
+                    .until(() -> ProcessHandle.of(sleeper).map(p -> !p.isAlive()).orElse(true));
+        }
+    }
+
+    private JsonLinesProcess startAbandoningJvm(String mode) {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        return JsonLinesProcess.start("abandoning-" + mode, List.of(java, "-Xmx64m", "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
+                AbandoningLabMain.class.getName(), mode, logs.toString()), logs);
     }
 
     @Test
