@@ -21,6 +21,19 @@ class InvalidValuesTest {
     }
 
     @Test
+    void removingAnImageIsRejected() {
+        assertThatThrownBy(() -> FencingChart.renderWithValues("""
+                controller:
+                  image: null
+                """)).hasMessageContaining("at '/controller': missing property 'image'");
+        assertThatThrownBy(() -> FencingChart.renderWithValues("""
+                agent:
+                  image:
+                    repository: null
+                """)).hasMessageContaining("at '/agent/image': missing property 'repository'");
+    }
+
+    @Test
     void anImageDigestMustBeASha256() {
         assertThatThrownBy(() -> FencingChart.render("agent.image.digest", "latest"))
                 .hasMessageContaining("/agent/image/digest");
