@@ -27,7 +27,9 @@ import org.slf4j.LoggerFactory;
 /**
  * {@code AgentControl.Connect} on every replica: the agent's hello picks its group from the informer caches, the
  * {@link ConfigDistributor} sends a full config or the missed deltas and then every change; reports are kept in
- * {@link AgentReports}; tie-break requests are decided by the {@link TieBreakArbiter} (granted only on the leader).
+ * {@link AgentReports}; tie-break requests are decided by the {@link TieBreakArbiter} on the leader. A follower
+ * forwards an agent's reports and tie-break requests to the leader through the {@link LeaderLink} and relays the
+ * leader's answers.
  */
 public final class AgentControlService extends AgentControlGrpc.AgentControlImplBase {
 
