@@ -7,11 +7,14 @@ import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.List;
 import java.util.jar.JarFile;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /** Finds the executable node-manager-controller jar ({@code java -jar}) that the reactor build packages. */
 public final class ControllerJar {
 
+    /** The packaged jar only: not original-, -sources, -tests or a shade plugin's intermediate -shaded jar. */
+    private static final Pattern RELEASE_JAR = Pattern.compile("node-manager-controller-[0-9][0-9.]*(-SNAPSHOT)?\\.jar");
     private static final String BUILD = "build it first: ./mvnw -pl node-manager-controller -am package -DskipTests";
 
     private ControllerJar() {
@@ -26,12 +29,7 @@ public final class ControllerJar {
         List<Path> jars = List.of();
         if (Files.isDirectory(target)) {
             try (Stream<Path> files = Files.list(target)) {
-                jars = files.filter(p -> {
-                    String name = p.getFileName().toString();
-                    return name.startsWith("node-manager-controller-") && name.endsWith(".jar")
-                            && !name.endsWith("-sources.jar") && !name.endsWith("-tests.jar")
-                            && !name.endsWith("-javadoc.jar");
-                }).sorted(Comparator.comparingLong((Path p) -> p.toFile().lastModified()).reversed()).toList();
+                jars = files.filter(p -> RELEASE_JAR.matcher(p.getFileName().toString()).matches()).sorted(Comparator.comparingLong((Path p) -> p.toFile().lastModified()).reversed()).toList();
             } catch (IOException e) {
                 throw new IllegalStateException("cannot list " + target + ": " + e.getMessage(), e);
             }

@@ -1,0 +1,312 @@
+package dev.fencing.e2e.demo;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.fencing.e2e.agent.AgentLauncher;
+import dev.fencing.e2e.agent.AgentSettings;
+import dev.fencing.e2e.agent.ConsumedEvent;
+import dev.fencing.e2e.controlplane.ControlPlane;
+import dev.fencing.e2e.controlplane.ControlledAgent;
+import dev.fencing.e2e.controlplane.ControlledAgents;
+import dev.fencing.e2e.controlplane.ControllerJar;
+import dev.fencing.e2e.netns.Fault;
+import dev.fencing.e2e.netns.NetnsLab;
+import dev.fencing.e2e.peer.ProjectLayout;
+import dev.fencing.e2e.process.ObservedLine;
+import dev.fencing.proto.fencing.v1.AgentStatus;
+import dev.fencing.proto.fencing.v1.DisarmReason;
+import dev.fencing.proto.fencing.v1.Timings;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * {@code scripts/demo}: five nodes in network namespaces, the node-manager controller on a CRUD mock API server,
+ * emulated watchdogs, and a short story told on the terminal with a live table of every node's state — normal
+ * operation, a 3+2 partition in which the minority fences itself, the heal and the reboot of the reset nodes, and a
+ * maintenance window via the disable file. Everything it creates is removed on exit, also on Ctrl-C or failure.
+ * Prints the measured timings at the end.
+ */
+public final class Demo {
+
+    private static final String GROUP = "workers";
+    private static final List<String> NODES = List.of("node-1", "node-2", "node-3", "node-4", "node-5");
+    private static final List<String> MAJORITY = NODES.subList(0, 3);
+    private static final List<String> MINORITY = NODES.subList(3, 5);
+    private static final String MAINTAINED = "node-2";
+    /** Second-scale timings so the story fits in a few minutes; production uses the profile's. */
+    private static final AgentSettings SETTINGS = new AgentSettings(Duration.ofSeconds(10), "Fence",
+            List.of("ControlPlane", "LowestName"), Map.of(
+                    "probeInterval", "500ms",
+                    "probeTimeout", "200ms",
+                    "gossipInterval", "200ms",
+                    "heartbeatInterval", "250ms",
+                    "quorumWindow", "1500ms",
+                    "feedInterval", "1s",
+                    "armingDelay", "3s"));
+    private static final Duration ARM = Duration.ofSeconds(150);
+    private static final Duration SLACK = Duration.ofSeconds(15);
+    private static final Duration POLL = Duration.ofMillis(200);
+
+    private final PrintStream out;
+    private final ProjectLayout layout;
+    private final DemoTimings timings = new DemoTimings();
+    private NetnsLab lab;
+    private ControlPlane controlPlane;
+    private ControlledAgents agents;
+    private LiveTable table;
+
+    private Demo(PrintStream out, ProjectLayout layout) {
+        this.out = out;
+        this.layout = layout;
+    }
+
+    public static void main(String[] args) throws IOException {
+        ProjectLayout layout = ProjectLayout.fromWorkingDirectory();
+        Path logs = layout.logDir("demo");
+        Files.createDirectories(logs);
+        // the harness logs key=value lines; the terminal is for the story, the file for whoever digs deeper
+        System.setProperty("org.slf4j.simpleLogger.logFile", logs.resolve("harness.log").toString());
+        System.setProperty("org.slf4j.simpleLogger.showDateTime", "true");
+        PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
+        Demo demo = new Demo(out, layout);
+        Thread cleanup = new Thread(demo::cleanUp, "demo-cleanup");
+        Runtime.getRuntime().addShutdownHook(cleanup);
+        long start = System.nanoTime();
+        int exit = 0;
+        try {
+            demo.run(logs, System.console() != null);
+        } catch (RuntimeException e) {
+            out.println();
+            out.println("demo FAILED: " + e.getMessage());
+            out.println("logs: " + logs);
+            exit = 1;
+        } finally {
+            demo.cleanUp();
+            out.printf("demo finished in %.0f s%s%n", (System.nanoTime() - start) / 1e9,
+                    exit == 0 ? "" : " (failed)");
+        }
+        System.exit(exit);
+    }
+
+    private void run(Path logs, boolean terminal) {
+        say("""
+                ==> fencing demo: quorum fencing for a Kubernetes NodeGroup, on one machine
+                    5 nodes, each in its own network namespace (198.18.0.11-15) with a fencing agent and an emulated
+                    watchdog (a "reset" kills that node's agent); the node-manager controller and a mock Kubernetes
+                    API server in a control-plane namespace (198.18.0.2). Agents get everything from the controller.
+                    Logs: %s""".formatted(logs));
+        lab = NetnsLab.create(NODES);
+        Path runLogs = logs.resolve(lab.runId());
+        controlPlane = ControlPlane.start(lab, ControllerJar.locate(layout), GROUP, SETTINGS, runLogs);
+        say("    control plane up: NodeGroup '" + GROUP + "' (watchdog " + SETTINGS.watchdogTimeout().toSeconds()
+                + " s, Fence) and 5 Nodes seeded; controller at " + controlPlane.controllerAddress());
+        agents = ControlledAgents.start(lab, controlPlane, AgentLauncher.locate(layout), SETTINGS.watchdogTimeout(),
+                layout.e2eTarget().resolve("demo-lab").resolve(lab.runId()), runLogs);
+        table = new LiveTable(agents, out, terminal);
+        table.start();
+
+        normalOperation();
+        Fault partition = partition();
+        heal(partition);
+        maintenance();
+
+        table.close();
+        timings.print(out);
+    }
+
+    // ---- chapters -----------------------------------------------------------------------------------------------
+
+    private void normalOperation() {
+        say("\n==> 1. Normal operation: every agent gets its group from the controller, confirms round trips with a "
+                + "majority, arms its watchdog and feeds it.");
+        long armed = agents.awaitAllArmed(ARM);
+        Timings t = agents.agent("node-1").status().orElseThrow().getTimings();
+        timings.policy(seconds(t.getTStop()), seconds(t.getWatchdogTimeout()), seconds(t.getArmingDelay()));
+        timings.record("all 5 agents configured and armed", armed);
+        say(String.format("    all 5 armed after %.1f s; T_stop = %.2f s (a cut-off node stops feeding within it), "
+                + "watchdog timeout = %.0f s", armed / 1000.0, seconds(t.getTStop()), seconds(t.getWatchdogTimeout())));
+        pause(Duration.ofSeconds(4));
+        say("    " + controllerView());
+    }
+
+    private Fault partition() {
+        say("\n==> 2. Partition 3+2: nftables drops every packet between {node-1,2,3} and {node-4,5}.");
+        say("    The majority keeps quorum and keeps feeding; the minority cannot confirm a majority, stops feeding "
+                + "within T_stop, and its watchdogs reset it.");
+        long cut = System.nanoTime();
+        Fault fault = lab.partition(MAJORITY, MINORITY);
+        Duration bound = Duration.ofMillis(timings.boundMillis()).plus(SLACK);
+        for (String node : MINORITY) {
+            ControlledAgent agent = agents.agent(node);
+            ObservedLine reset = awaitValue(node + " reset by its watchdog",
+                    () -> agent.watchdogEvents("reset", cut).stream().findFirst(), bound);
+            long lastFeed = agent.watchdogEvents("feed", 0).stream().mapToLong(ObservedLine::receivedNanos)
+                    .filter(n -> n <= reset.receivedNanos()).max().orElse(cut);
+            timings.record("partition -> " + node + " stopped feeding (last feed)", millis(lastFeed - cut));
+            timings.record("partition -> " + node + " reset by its watchdog", millis(reset.receivedNanos() - cut));
+        }
+        for (String minority : MINORITY) {
+            long latest = 0;
+            for (String majority : MAJORITY) {
+                ConsumedEvent left = agents.agent(majority).consumer().await("LEFT of " + minority, cut,
+                        e -> e.isLiveLeftOf(minority), bound);
+                latest = Math.max(latest, left.receivedNanos() - cut);
+            }
+            timings.record("partition -> LEFT of " + minority + " at every majority consumer", millis(latest));
+        }
+        long afterResets = System.nanoTime();
+        pause(Duration.ofSeconds(3));
+        for (String node : MAJORITY) {
+            ControlledAgent agent = agents.agent(node);
+            boolean feeding = !agent.watchdogEvents("feed", afterResets).isEmpty();
+            boolean reset = !agent.watchdogEvents("reset", cut).isEmpty();
+            if (!feeding || reset) {
+                throw new IllegalStateException(node + " of the majority " + (reset ? "was reset" : "stopped feeding")
+                        + " during the partition; that is a bug: see " + agent.agent().log());
+            }
+        }
+        say("    the minority fenced itself; node-1,2,3 kept quorum, kept feeding, and their consumers (what Cilium "
+                + "would be) saw LEFT for node-4 and node-5.");
+        say("    " + controllerView());
+        return fault;
+    }
+
+    private void heal(Fault partition) {
+        say("\n==> 3. Heal: the network comes back and node-4, node-5 \"reboot\" (their agents start again).");
+        say("    They fetch their config from the controller, rejoin the gossip, and arm again only after holding "
+                + "quorum for the arming delay.");
+        long heal = System.nanoTime();
+        partition.heal();
+        MINORITY.forEach(n -> agents.agent(n).boot());
+        for (String node : MINORITY) {
+            long joined = 0;
+            for (String majority : MAJORITY) {
+                ConsumedEvent join = agents.agent(majority).consumer().await("JOIN of " + node, heal,
+                        e -> e.isJoinOf(node), ARM);
+                joined = Math.max(joined, join.receivedNanos() - heal);
+            }
+            timings.record("heal -> JOIN of " + node + " at every majority consumer", millis(joined));
+            ControlledAgents.awaitStatus(agents.agent(node), "re-armed", s -> s.getArmed() && s.getQuorumHeld(), ARM);
+            timings.record("heal -> " + node + " re-armed", millis(System.nanoTime() - heal));
+        }
+        say("    all 5 are members again and armed.");
+        pause(Duration.ofSeconds(3));
+    }
+
+    private void maintenance() {
+        ControlledAgent agent = agents.agent(MAINTAINED);
+        say("\n==> 4. Maintenance window on " + MAINTAINED + ": bashible creates /var/run/fencing-agent/disable "
+                + "before draining.");
+        say("    The agent disarms its watchdog with a magic close, so the node may stop feeding (or reboot) "
+                + "without being reset.");
+        long start = System.nanoTime();
+        writeDisableFile(agent.disableFile(), "kernel upgrade by scripts/demo");
+        ControlledAgents.awaitStatus(agent, "disarmed by the disable file", s -> !s.getArmed()
+                && s.getDisarmReasonsList().stream().anyMatch(r -> r.getKind() == DisarmReason.Kind.KIND_DISABLE_FILE),
+                Duration.ofSeconds(30));
+        timings.record("disable file -> " + MAINTAINED + " disarmed", millis(System.nanoTime() - start));
+        say("    " + MAINTAINED + " disarmed; waiting one watchdog timeout and more to show it is not reset.");
+        pause(SETTINGS.watchdogTimeout().plusSeconds(3));
+        if (!agent.watchdogEvents("reset", start).isEmpty()) {
+            throw new IllegalStateException(MAINTAINED + " was reset while disarmed; see " + agent.agent().log());
+        }
+        say("    no reset. Maintenance done: bashible removes the file.");
+        long end = System.nanoTime();
+        try {
+            Files.deleteIfExists(agent.disableFile());
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot remove " + agent.disableFile() + ": " + e.getMessage(), e);
+        }
+        AgentStatus rearmed = ControlledAgents.awaitStatus(agent, "re-armed", s -> s.getArmed() && s.getQuorumHeld(),
+                ARM);
+        timings.record("disable file removed -> " + MAINTAINED + " re-armed", millis(System.nanoTime() - end));
+        say("    " + MAINTAINED + " armed again (" + rearmed.getHeard() + "/" + rearmed.getExpected()
+                + " confirmed).");
+        pause(Duration.ofSeconds(2));
+    }
+
+    /** @return what the controller wrote into the NodeGroup's status from the agents' reports */
+    private String controllerView() {
+        JsonNode status = controlPlane.nodeGroup().path("status");
+        StringBuilder view = new StringBuilder("controller's view (NodeGroup status): expected ")
+                .append(status.path("expected").asText("?")).append(", heard ").append(status.path("heard").asText("?"))
+                .append(", armed ").append(status.path("armed").asText("?"));
+        for (JsonNode condition : status.path("conditions")) {
+            view.append(", ").append(condition.path("type").asText()).append('=').append(condition.path("status")
+                    .asText()).append(" (").append(condition.path("reason").asText()).append(')');
+        }
+        return view.toString();
+    }
+
+    // ---- plumbing -----------------------------------------------------------------------------------------------
+
+    private void say(String text) {
+        if (table != null) {
+            table.say(text);
+        } else {
+            out.println(text);
+        }
+    }
+
+    private static void writeDisableFile(Path file, String reason) {
+        try {
+            Files.writeString(file, reason + "\n", StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot write " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static <T> T awaitValue(String what, Supplier<Optional<T>> probe, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            Optional<T> value = probe.get();
+            if (value.isPresent()) {
+                return value.get();
+            }
+            pause(POLL);
+        }
+        throw new IllegalStateException("no " + what + " within " + timeout);
+    }
+
+    private static void pause(Duration duration) {
+        try {
+            Thread.sleep(duration.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    private static long millis(long nanos) {
+        return nanos / 1_000_000;
+    }
+
+    private static double seconds(com.google.protobuf.Duration d) {
+        return d.getSeconds() + d.getNanos() / 1e9;
+    }
+
+    /** Stops the table, then everything the lab started; idempotent, also run by the shutdown hook on Ctrl-C. */
+    private synchronized void cleanUp() {
+        if (table != null) {
+            table.close();
+        }
+        if (agents != null) {
+            agents.close();
+        }
+        if (controlPlane != null) {
+            controlPlane.close();
+        }
+        if (lab != null) {
+            lab.close();
+            out.println("cleaned up: namespaces, nftables rules and processes of lab " + lab.runId() + " removed");
+            lab = null;
+        }
+    }
+}
