@@ -280,8 +280,10 @@ public final class FencingAgent implements AutoCloseable {
     long now = deps.clock().nanoTime();
     long late = Math.max(0, now - intendedTickNanos);
     if (config == null || evaluator == null) {
-      inbox.clear();
-      inboxSize.set(0);
+      // Heartbeats before a config cannot be judged: drop them (counted down one by one, adds may race).
+      while (inbox.poll() != null) {
+        inboxSize.decrementAndGet();
+      }
       WatchdogStatus status = supervisor.tick(now, null, ArmingConditions.noConfig());
       snapshot = new AgentSnapshot(node, deps.agentVersion(), now, Optional.empty(), Optional.empty(), status,
           List.of(), late, meta.isolated());
@@ -307,7 +309,8 @@ public final class FencingAgent implements AutoCloseable {
       announceIsolated(status.isolated());
     }
     if (gossip == null && !gossipStarting && now - lastGossipAttemptNanos >= deps.rejoinInterval().toNanos()) {
-      // Gossip could not start (e.g. the port was taken): keep trying; until then the node never arms.
+      // Gossip could not start (e.g. the port was taken): keep trying; until then no heartbeat leaves this node, so
+      // with peers it cannot hold quorum.
       restartGossip(config);
     }
     if (now - lastRejoinNanos >= deps.rejoinInterval().toNanos()) {
