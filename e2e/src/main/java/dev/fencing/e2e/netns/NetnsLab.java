@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.LongSupplier;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -256,7 +257,7 @@ public final class NetnsLab implements AutoCloseable {
      *
      * @return a reader of the running total
      */
-    public java.util.function.LongSupplier countBytesSentFrom(String node, int port) {
+    public LongSupplier countBytesSentFrom(String node, int port) {
         NodeFirewall firewall = firewall(node);
         long udp = firewall.add("output", "udp sport " + port + " counter");
         long tcp = firewall.add("output", "tcp sport " + port + " counter");

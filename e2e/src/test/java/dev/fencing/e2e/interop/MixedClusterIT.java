@@ -4,14 +4,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencing.e2e.peer.GoPeerLog;
 import dev.fencing.e2e.peer.GossipPeer;
+import dev.fencing.e2e.peer.MembersView;
 import dev.fencing.e2e.peer.PeerGroup;
 import dev.fencing.e2e.peer.PeerKind;
 import dev.fencing.e2e.peer.PeerLauncher;
+import dev.fencing.e2e.peer.PeerSpec;
 import dev.fencing.e2e.peer.ProjectLayout;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -38,7 +43,7 @@ class MixedClusterIT {
     private static PeerLauncher launcher;
     private PeerGroup group;
     private final List<String> expectedGoComplaints = new ArrayList<>();
-    private final Set<String> exemptFromLogCheck = new java.util.TreeSet<>();
+    private final Set<String> exemptFromLogCheck = new TreeSet<>();
 
     @BeforeAll
     static void locateBothImplementations() {
@@ -104,7 +109,7 @@ class MixedClusterIT {
         for (GossipPeer survivor : survivors) {
             long seenAt = survivor.process().await(survivor + " declares " + victim.name() + " dead",
                     line -> line.receivedNanos() >= crashAt && "members".equals(line.text("event"))
-                            && !dev.fencing.e2e.peer.MembersView.from(line).notDead().contains(victim.name()),
+                            && !MembersView.from(line).notDead().contains(victim.name()),
                     DETECT).receivedNanos();
             System.out.printf("interop crash: %s (SIGKILL) declared dead by %s after %d ms%n", victim, survivor,
                     (seenAt - crashAt) / 1_000_000);
@@ -246,7 +251,7 @@ class MixedClusterIT {
         deliver(compressing, plain, text, true);
     }
 
-    private List<GossipPeer> startFourNodeCluster(java.util.function.UnaryOperator<dev.fencing.e2e.peer.PeerSpec> c) {
+    private List<GossipPeer> startFourNodeCluster(UnaryOperator<PeerSpec> c) {
         long start = System.nanoTime();
         GossipPeer java1 = group.start(PeerKind.JAVA, "java-1", c);
         GossipPeer go1 = group.startJoining(PeerKind.GO, "go-1", List.of(java1), c);
@@ -281,6 +286,6 @@ class MixedClusterIT {
     }
 
     private static String name(PeerKind kind, int index) {
-        return kind.name().toLowerCase(java.util.Locale.ROOT) + "-" + index;
+        return kind.name().toLowerCase(Locale.ROOT) + "-" + index;
     }
 }

@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -99,7 +100,7 @@ class NamespacedGossipIT {
         }
         long aloneAt = peers.get("java-2").process().await("java-2 alone",
                 line -> line.receivedNanos() >= isolatedAt && "members".equals(line.text("event"))
-                        && MembersView.from(line).notDead().equals(java.util.Set.of("java-2")), ALONE).receivedNanos();
+                        && MembersView.from(line).notDead().equals(Set.of("java-2")), ALONE).receivedNanos();
         System.out.printf("netns gossip: isolation of java-2 detected by %s; java-2 lists only itself after %d ms%n",
                 report, (aloneAt - isolatedAt) / 1_000_000);
     }

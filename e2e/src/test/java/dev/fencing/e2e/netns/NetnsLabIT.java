@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -167,7 +168,7 @@ class NetnsLabIT {
 
         assertThat(swept).as(info.getDisplayName()).contains(abandoned).doesNotContain(lab.runId());
         assertThat(LabRuns.namespacesOf(abandoned)).isEmpty();
-        assertThat(orphan.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)).as("orphan killed").isTrue();
+        assertThat(orphan.waitFor(10, TimeUnit.SECONDS)).as("orphan killed").isTrue();
         assertThat(Files.exists(LabRuns.OWNERS.resolve(abandoned))).isFalse();
         assertThat(LabRuns.namespacesOf(lab.runId())).hasSize(2);
     }

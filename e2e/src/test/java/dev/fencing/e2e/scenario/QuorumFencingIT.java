@@ -11,8 +11,10 @@ import dev.fencing.e2e.netns.NetnsLab;
 import dev.fencing.e2e.peer.ProjectLayout;
 import dev.fencing.e2e.process.ObservedLine;
 import dev.fencing.proto.fencing.v1.Timings;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -172,7 +174,7 @@ class QuorumFencingIT {
         long crashAt = System.nanoTime();
         lab.crash("node-3");
 
-        List<Long> latencies = new java.util.ArrayList<>();
+        List<Long> latencies = new ArrayList<>();
         for (String observer : survivors) {
             long millis = awaitLeft(observer, "node-3", crashAt);
             latencies.add(millis);
@@ -256,7 +258,7 @@ class QuorumFencingIT {
         AgentNode node = cluster.node("node-5");
 
         long disableAt = System.nanoTime();
-        java.nio.file.Files.writeString(node.disableFile(), "e2e maintenance window\n");
+        Files.writeString(node.disableFile(), "e2e maintenance window\n");
         ObservedLine disarmed = node.watchdog().await("magic close", l -> l.receivedNanos() >= disableAt
                 && "disarmed".equals(l.text("event")), Duration.ofSeconds(10));
         long disarmMillis = (disarmed.receivedNanos() - disableAt) / 1_000_000;
@@ -273,7 +275,7 @@ class QuorumFencingIT {
 
         long healAt = System.nanoTime();
         isolation.heal();
-        java.nio.file.Files.delete(node.disableFile());
+        Files.delete(node.disableFile());
         ObservedLine rearmed = node.watchdog().await("re-armed", l -> l.receivedNanos() >= healAt
                 && "armed".equals(l.text("event")), ARM);
         report.add("heal + file removed -> re-armed", "node-5", (rearmed.receivedNanos() - healAt) / 1_000_000, "")
