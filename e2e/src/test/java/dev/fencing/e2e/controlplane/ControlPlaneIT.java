@@ -18,7 +18,8 @@ import org.junit.jupiter.api.Test;
  * Agents in network namespaces started with {@code run --controller} and no config file, against the real controller
  * process and the fabric8 CRUD mock API server in the lab's control-plane namespace: they get their config from the
  * controller and arm; a maintenance annotation disarms one without a reset; a stopped controller leaves them
- * fencing on the cached config, and a restarted one serves them again.
+ * fencing on the cached config, and a restarted one serves them again; removal from the group disarms that node
+ * and shrinks the others' expected set without a quorum loss.
  */
 class ControlPlaneIT {
 
@@ -46,7 +47,7 @@ class ControlPlaneIT {
     }
 
     @Test
-    void agentsConfiguredByTheControllerArmDisarmForMaintenanceAndOutliveTheController() {
+    void agentsConfiguredByTheControllerArmDisarmForMaintenanceOutliveTheControllerAndShrinkOnRemoval() {
         ProjectLayout layout = ProjectLayout.fromWorkingDirectory();
         AgentSettings settings = AgentSettings.fastFence();
         lab = NetnsLab.create(NODES);
@@ -108,14 +109,35 @@ class ControlPlaneIT {
             assertThat(agent.watchdogEvents("reset", 0)).as("resets of " + agent.name()).isEmpty();
         }
 
+        // removal from the group: node-3 disarms (being removed), the others' expected set shrinks, quorum stays
+        long removal = System.nanoTime();
+        controlPlane.removeFromGroup("node-3");
+        ControlledAgents.awaitStatus(node3, "disarmed as being removed", s -> !s.getArmed()
+                && s.getDisarmReasonsList().stream().anyMatch(r -> r.getKind() == DisarmReason.Kind.KIND_BEING_REMOVED),
+                SIGNAL);
+        for (String name : List.of("node-1", "node-2")) {
+            ControlledAgents.awaitStatus(agents.agent(name), "expecting 2 members", s -> s.getExpected() == 2, SIGNAL);
+        }
+        long removalMillis = millisSince(removal);
+        sleep(settings.watchdogTimeout().plus(SLACK));
+        for (String name : List.of("node-1", "node-2")) {
+            AgentStatus status = agents.agent(name).status().orElseThrow();
+            assertThat(status.getExpected()).as(name + " expected after removal").isEqualTo(2);
+            assertThat(status.getQuorumHeld() && status.getArmed()).as(name + " armed with quorum").isTrue();
+        }
+        for (ControlledAgent agent : agents.all()) {
+            assertThat(agent.watchdogEvents("reset", 0)).as("resets of " + agent.name()).isEmpty();
+        }
+
         System.out.printf("""
                 ControlPlaneIT timings (3 nodes, watchdog %d s):
                   control plane up (namespace, API server, seed, controller)   %6d ms
                   agents configured by the controller and armed               %6d ms
                   maintenance annotation -> node-3 disarmed                  %6d ms
                   controller restart + end of maintenance -> node-3 re-armed %6d ms
+                  removal from the group -> node-3 disarmed, others expect 2 %6d ms
                 """, settings.watchdogTimeout().toSeconds(), controlPlaneMillis, armedMillis, disarmMillis,
-                rearmMillis);
+                rearmMillis, removalMillis);
     }
 
     private static long millisSince(long nanos) {
