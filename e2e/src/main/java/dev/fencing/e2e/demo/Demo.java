@@ -61,6 +61,8 @@ public final class Demo {
     private ControlPlane controlPlane;
     private ControlledAgents agents;
     private LiveTable table;
+    /** Set by the shutdown hook (Ctrl-C): the main thread's errors from then on are the teardown's doing. */
+    private volatile boolean interrupted;
 
     private Demo(PrintStream out, ProjectLayout layout) {
         this.out = out;
@@ -76,18 +78,33 @@ public final class Demo {
         System.setProperty("org.slf4j.simpleLogger.showDateTime", "true");
         PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
         Demo demo = new Demo(out, layout);
-        Thread cleanup = new Thread(demo::cleanUp, "demo-cleanup");
+        Thread cleanup = new Thread(() -> {
+            demo.interrupted = true;
+            if (demo.table != null) {
+                demo.table.close();
+            }
+            out.println();
+            out.println("interrupted: cleaning up");
+            demo.cleanUp();
+        }, "demo-cleanup");
         Runtime.getRuntime().addShutdownHook(cleanup);
         long start = System.nanoTime();
         int exit = 0;
         try {
             demo.run(logs, System.console() != null);
         } catch (RuntimeException e) {
-            out.println();
-            out.println("demo FAILED: " + e.getMessage());
-            out.println("logs: " + logs);
             exit = 1;
+            if (!demo.interrupted) {
+                out.println();
+                out.println("demo FAILED: " + e.getMessage());
+                out.println("logs: " + logs);
+            }
         } finally {
+            try {
+                Runtime.getRuntime().removeShutdownHook(cleanup);
+            } catch (IllegalStateException shutdownInProgress) {
+                // Ctrl-C arrived: the hook is already cleaning up
+            }
             demo.cleanUp();
             out.printf("demo finished in %.0f s%s%n", (System.nanoTime() - start) / 1e9,
                     exit == 0 ? "" : " (failed)");
