@@ -8,7 +8,6 @@ import dev.fencing.api.v1.NodeGroup;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -58,8 +57,9 @@ final class ApiCommands {
                 case "get" -> get(id, command);
                 default -> failed(id, "unknown op '" + op + "'; ops are create, annotate, label, get");
             };
-        } catch (IllegalArgumentException | KubernetesClientException | JsonProcessingException e) {
-            return failed(id, e.getMessage());
+        } catch (RuntimeException | JsonProcessingException e) {
+            // a bad manifest surfaces as whatever fabric8's parser throws; the answer names it, the server lives on
+            return failed(id, e.getClass().getSimpleName() + ": " + e.getMessage());
         }
     }
 

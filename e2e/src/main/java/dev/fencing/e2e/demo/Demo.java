@@ -22,8 +22,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -40,16 +40,9 @@ public final class Demo {
     private static final List<String> MAJORITY = NODES.subList(0, 3);
     private static final List<String> MINORITY = NODES.subList(3, 5);
     private static final String MAINTAINED = "node-2";
-    /** Second-scale timings so the story fits in a few minutes; production uses the profile's. */
+    /** Second-scale timings so the story fits in a few minutes (production uses the profile's), a 10 s watchdog. */
     private static final AgentSettings SETTINGS = new AgentSettings(Duration.ofSeconds(10), "Fence",
-            List.of("ControlPlane", "LowestName"), Map.of(
-                    "probeInterval", "500ms",
-                    "probeTimeout", "200ms",
-                    "gossipInterval", "200ms",
-                    "heartbeatInterval", "250ms",
-                    "quorumWindow", "1500ms",
-                    "feedInterval", "1s",
-                    "armingDelay", "3s"));
+            List.of("ControlPlane", "LowestName"), AgentSettings.fastFence().timings());
     private static final Duration ARM = Duration.ofSeconds(150);
     private static final Duration SLACK = Duration.ofSeconds(15);
     private static final Duration POLL = Duration.ofMillis(200);
@@ -170,13 +163,8 @@ public final class Demo {
             timings.record("partition -> " + node + " reset by its watchdog", millis(reset.receivedNanos() - cut));
         }
         for (String minority : MINORITY) {
-            long latest = 0;
-            for (String majority : MAJORITY) {
-                ConsumedEvent left = agents.agent(majority).consumer().await("LEFT of " + minority, cut,
-                        e -> e.isLiveLeftOf(minority), bound);
-                latest = Math.max(latest, left.receivedNanos() - cut);
-            }
-            timings.record("partition -> LEFT of " + minority + " at every majority consumer", millis(latest));
+            timings.record("partition -> LEFT of " + minority + " at every majority consumer",
+                    lastAtMajority("LEFT of " + minority, cut, e -> e.isLiveLeftOf(minority), bound));
         }
         long afterResets = System.nanoTime();
         pause(Duration.ofSeconds(3));
@@ -203,13 +191,8 @@ public final class Demo {
         partition.heal();
         MINORITY.forEach(n -> agents.agent(n).boot());
         for (String node : MINORITY) {
-            long joined = 0;
-            for (String majority : MAJORITY) {
-                ConsumedEvent join = agents.agent(majority).consumer().await("JOIN of " + node, heal,
-                        e -> e.isJoinOf(node), ARM);
-                joined = Math.max(joined, join.receivedNanos() - heal);
-            }
-            timings.record("heal -> JOIN of " + node + " at every majority consumer", millis(joined));
+            timings.record("heal -> JOIN of " + node + " at every majority consumer",
+                    lastAtMajority("JOIN of " + node, heal, e -> e.isJoinOf(node), ARM));
             ControlledAgents.awaitStatus(agents.agent(node), "re-armed", s -> s.getArmed() && s.getQuorumHeld(), ARM);
             timings.record("heal -> " + node + " re-armed", millis(System.nanoTime() - heal));
         }
@@ -247,6 +230,16 @@ public final class Demo {
         say("    " + MAINTAINED + " armed again (" + rearmed.getHeard() + "/" + rearmed.getExpected()
                 + " confirmed).");
         pause(Duration.ofSeconds(2));
+    }
+
+    /** @return milliseconds from {@code sinceNanos} until the last majority consumer received a matching event */
+    private long lastAtMajority(String what, long sinceNanos, Predicate<ConsumedEvent> filter, Duration timeout) {
+        long latest = 0;
+        for (String majority : MAJORITY) {
+            ConsumedEvent event = agents.agent(majority).consumer().await(what, sinceNanos, filter, timeout);
+            latest = Math.max(latest, event.receivedNanos() - sinceNanos);
+        }
+        return millis(latest);
     }
 
     /** @return what the controller wrote into the NodeGroup's status from the agents' reports */

@@ -120,6 +120,8 @@ class ApiCommandsTest {
                 .path("reason").asText()).contains("kind must be Node or NodeGroup");
         assertThat(send(command(3, "label").put("kind", "Node").put("name", "x")).path("reason").asText())
                 .contains("field 'key'");
+        assertThat(send(command(5, "create").put("manifest", "kind: [unclosed")).path("event").asText())
+                .isEqualTo("failed");
         JsonNode missing = send(command(4, "annotate").put("kind", "Node").put("name", "no-such-node")
                 .put("key", "k").put("value", "v"));
         assertThat(missing.path("event").asText()).isEqualTo("failed");
