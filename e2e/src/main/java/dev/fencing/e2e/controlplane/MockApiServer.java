@@ -41,7 +41,7 @@ public final class MockApiServer {
         for (int i = 0; i + 1 < args.length; i += 2) {
             switch (args[i]) {
                 case "--address" -> address = args[i + 1];
-                case "--port" -> port = Integer.parseInt(args[i + 1]);
+                case "--port" -> port = parsePort(args[i + 1]);
                 default -> usage("unknown option " + args[i]);
             }
         }
@@ -88,6 +88,15 @@ public final class MockApiServer {
                         : commands.handle(line);
                 out.println(answer);
             }
+        }
+    }
+
+    private static int parsePort(String value) {
+        try {
+            return Integer.parseInt(value);
+        } catch (NumberFormatException e) {
+            usage("--port wants a number, got '" + value + "'");
+            return -1;
         }
     }
 
