@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.fencing.e2e.agent.AgentSettings;
 import dev.fencing.e2e.netns.LabNode;
+import dev.fencing.e2e.netns.Fault;
 import dev.fencing.e2e.netns.LabRuns;
 import dev.fencing.e2e.netns.NetnsLab;
 import dev.fencing.e2e.process.HostCommand;
@@ -17,8 +18,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,6 +61,7 @@ public final class ControlPlane implements AutoCloseable {
     private final Path logDir;
     private final String group;
     private final AtomicLong commandIds = new AtomicLong();
+    private final ControlPlaneFirewall firewall;
     private JsonLinesProcess apiServer;
     private LoggedProcess controller;
     private int controllerStarts;
@@ -66,6 +70,7 @@ public final class ControlPlane implements AutoCloseable {
     private ControlPlane(NetnsLab lab, Path controllerJar, String group, Path logDir) {
         this.lab = lab;
         this.namespace = LabRuns.PREFIX + lab.runId() + "-cp";
+        this.firewall = new ControlPlaneFirewall(namespace);
         this.controllerJar = controllerJar;
         this.group = group;
         this.logDir = logDir;
@@ -120,6 +125,7 @@ public final class ControlPlane implements AutoCloseable {
         ipIn(namespace, "link", "set", "lo", "up");
         ipIn(namespace, "addr", "add", ADDRESS + "/24", "dev", "eth0");
         ipIn(namespace, "link", "set", "eth0", "up");
+        firewall.install();
     }
 
     private static void ipIn(String ns, String... args) {
@@ -212,6 +218,15 @@ public final class ControlPlane implements AutoCloseable {
         return command(command).path("object");
     }
 
+    /**
+     * Makes the controller (and the API server) unreachable from {@code nodes}: their packets are dropped on the
+     * control plane's input, so agents there lose their stream, cannot get tie-breaks and run on cached config.
+     */
+    public Fault unreachableFrom(Collection<String> nodes) {
+        List<String> addresses = nodes.stream().map(n -> lab.node(n).address()).toList();
+        return firewall.dropFrom("control plane unreachable from " + new TreeSet<>(nodes), addresses);
+    }
+
     // ---- the controller -----------------------------------------------------------------------------------------
 
     /** Starts the controller process (again, after {@link #stopController()}) and waits until it runs. */
@@ -230,6 +245,8 @@ public final class ControlPlane implements AutoCloseable {
                 "--health-port", "-1",
                 "--gossip-port", String.valueOf(GOSSIP_PORT),
                 "--agent-controller-address", controllerAddress(),
+                // the arbiter grants nothing for this long after start: short, so tie-breaks answer in the lab
+                "--max-tie-lease", "5s",
                 "--status-interval", "2s",
                 "--report-stale-after", "10s"));
         controller = LoggedProcess.start("controller-start" + controllerStarts, inNamespace(command), logDir);

@@ -1,0 +1,100 @@
+package dev.fencing.e2e.controlplane;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencing.e2e.agent.AgentLauncher;
+import dev.fencing.e2e.agent.AgentSettings;
+import dev.fencing.e2e.netns.NetnsLab;
+import dev.fencing.e2e.peer.ProjectLayout;
+import dev.fencing.proto.fencing.v1.Timings;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+
+/**
+ * Four agents split 2+2 with {@code tieBreakers: [ControlPlane]} while the controller is unreachable from every
+ * node: nobody can get the tie, so both sides fence (safe). The bound is {@code T_stop + watchdog timeout} from the
+ * agents' own status, plus slack.
+ */
+class ControlPlaneTieBreakIT {
+
+    private static final List<String> NODES = List.of("node-1", "node-2", "node-3", "node-4");
+    private static final Set<String> SIDE_A = Set.of("node-1", "node-2");
+    private static final Set<String> SIDE_B = Set.of("node-3", "node-4");
+    private static final Duration ARM = Duration.ofSeconds(90);
+    /** Process start-up, the emulator's check period, a tie-break round trip and a loaded 2-core machine. */
+    private static final Duration SLACK = Duration.ofSeconds(5);
+
+    private NetnsLab lab;
+    private ControlPlane controlPlane;
+    private ControlledAgents agents;
+    private Duration bound;
+    private String test;
+
+    @BeforeEach
+    void startLab(TestInfo info) {
+        test = info.getTestMethod().orElseThrow().getName();
+        ProjectLayout layout = ProjectLayout.fromWorkingDirectory();
+        AgentSettings fast = AgentSettings.fastFence();
+        AgentSettings settings = new AgentSettings(fast.watchdogTimeout(), "Fence", List.of("ControlPlane"),
+                fast.timings());
+        lab = NetnsLab.create(NODES);
+        Path logs = layout.logDir("controlplane-tiebreak").resolve(test + "-" + lab.runId());
+        controlPlane = ControlPlane.start(lab, ControllerJar.locate(layout), "workers", settings, logs);
+        agents = ControlledAgents.start(lab, controlPlane, AgentLauncher.locate(layout), settings.watchdogTimeout(),
+                layout.e2eTarget().resolve("controlplane-lab").resolve(lab.runId()), logs);
+        long armed = agents.awaitAllArmed(ARM);
+        Timings timings = agents.agent("node-1").status().orElseThrow().getTimings();
+        Duration tStop = Duration.ofSeconds(timings.getTStop().getSeconds(), timings.getTStop().getNanos());
+        bound = tStop.plus(settings.watchdogTimeout());
+        System.out.printf("%s: 4 agents armed after %d ms; T_stop=%d ms, watchdog %d s (logs %s)%n", test, armed,
+                tStop.toMillis(), settings.watchdogTimeout().toSeconds(), logs);
+    }
+
+    @AfterEach
+    void tearDown() {
+        if (agents != null) {
+            agents.close();
+        }
+        if (controlPlane != null) {
+            controlPlane.close();
+        }
+        if (lab != null) {
+            lab.close();
+        }
+    }
+
+    @Test
+    void evenSplitWithTheControllerUnreachableFencesBothSides() {
+        controlPlane.unreachableFrom(NODES);
+        long cut = System.nanoTime();
+        lab.partition(SIDE_A, SIDE_B);
+        StringBuilder report = new StringBuilder(test + ": controller unreachable, 2+2 split");
+        for (String node : NODES) {
+            ControlledAgent agent = agents.agent(node);
+            long deadline = cut + bound.plus(SLACK).toNanos();
+            while (agent.watchdogEvents("reset", cut).isEmpty() && System.nanoTime() < deadline) {
+                sleep(Duration.ofMillis(200));
+            }
+            assertThat(agent.watchdogEvents("reset", cut)).as(node + " reset without a tie grant within "
+                    + bound.plus(SLACK)).isNotEmpty();
+            long reset = agent.watchdogEvents("reset", cut).get(0).receivedNanos();
+            report.append(String.format("; %s reset after %d ms", node, (reset - cut) / 1_000_000));
+        }
+        System.out.println(report + " (bound " + bound.toMillis() + " ms)");
+    }
+
+    private static void sleep(Duration duration) {
+        try {
+            Thread.sleep(duration.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        }
+    }
+}
