@@ -8,6 +8,7 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -344,7 +345,11 @@ public final class NetnsLab implements AutoCloseable {
             return;
         }
         closed = true;
-        for (AutoCloseable process : processes) {
+        // newest first: an agent dies before the watchdog emulator it writes to, so its log ends without a
+        // teardown-made "broken pipe"
+        List<AutoCloseable> newestFirst = new ArrayList<>(processes);
+        Collections.reverse(newestFirst);
+        for (AutoCloseable process : newestFirst) {
             try {
                 process.close();
             } catch (Exception e) {
