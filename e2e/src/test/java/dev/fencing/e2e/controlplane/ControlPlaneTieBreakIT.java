@@ -17,9 +17,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 
 /**
- * Four agents split 2+2 with {@code tieBreakers: [ControlPlane]} while the controller is unreachable from every
- * node: nobody can get the tie, so both sides fence (safe). The bound is {@code T_stop + watchdog timeout} from the
- * agents' own status, plus slack.
+ * Four agents split 2+2 with {@code tieBreakers: [ControlPlane]}: the controller grants the tie to exactly one side,
+ * which keeps feeding while the other fences; with the controller unreachable from every node nobody gets the tie
+ * and both sides fence (safe). Bounds are {@code T_stop + watchdog timeout} from the agents' own status, plus slack.
  */
 class ControlPlaneTieBreakIT {
 
@@ -67,6 +67,35 @@ class ControlPlaneTieBreakIT {
         if (lab != null) {
             lab.close();
         }
+    }
+
+    @Test
+    void evenSplitLeavesExactlyOneSideFeedingWhenTheControllerGrantsTheTie() {
+        long cut = System.nanoTime();
+        lab.partition(SIDE_A, SIDE_B);
+        sleep(bound.plus(SLACK));
+
+        boolean aFenced = SIDE_A.stream().allMatch(n -> !agents.agent(n).watchdogEvents("reset", cut).isEmpty());
+        boolean bFenced = SIDE_B.stream().allMatch(n -> !agents.agent(n).watchdogEvents("reset", cut).isEmpty());
+        assertThat(aFenced ^ bFenced).as("exactly one side fenced (A fenced: %s, B fenced: %s)", aFenced, bFenced)
+                .isTrue();
+        Set<String> winners = aFenced ? SIDE_B : SIDE_A;
+        Set<String> losers = aFenced ? SIDE_A : SIDE_B;
+        long checkFeeds = System.nanoTime();
+        sleep(Duration.ofSeconds(3));
+        for (String node : winners) {
+            ControlledAgent agent = agents.agent(node);
+            assertThat(agent.watchdogEvents("reset", cut)).as(node + " on the granted side reset").isEmpty();
+            assertThat(agent.watchdogEvents("feed", checkFeeds)).as(node + " on the granted side feeds").isNotEmpty();
+            assertThat(agent.status().orElseThrow().getTieBreakerOutcome()).as(node + " tie-breaker outcome")
+                    .containsIgnoringCase("ControlPlane");
+        }
+        StringBuilder report = new StringBuilder(test + ": granted side " + winners + ", fenced side " + losers);
+        for (String node : losers) {
+            long reset = agents.agent(node).watchdogEvents("reset", cut).get(0).receivedNanos();
+            report.append(String.format("; %s reset %d ms after the split", node, (reset - cut) / 1_000_000));
+        }
+        System.out.println(report + " (bound " + bound.toMillis() + " ms)");
     }
 
     @Test

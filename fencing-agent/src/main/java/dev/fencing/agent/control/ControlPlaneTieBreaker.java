@@ -16,7 +16,10 @@ import java.util.function.Predicate;
 /**
  * The {@code ControlPlane} tie-breaker: on an exact half split the agent asks the controller's leader, which grants
  * the tie to exactly one side as a lease. Non-blocking: every evaluation sends a (renewal) request and the verdict
- * is decided from answers already received.
+ * is decided from answers already received. The evaluator also {@linkplain #prepare prepares} it ahead of a likely
+ * tie (the confirmations that will remain are exactly half while the window still holds a majority), so the first
+ * tied evaluation already finds the grant; without that, the first tied evaluation could only say "waiting for an
+ * answer", which under {@code Fence} stops feeding for good on the side that was about to be granted.
  *
  * <ul>
  *   <li>WIN while {@code now < sendTime(request) + valid_for} for a granted request of the same side, on this
@@ -65,6 +68,35 @@ public final class ControlPlaneTieBreaker implements TieBreaker {
     @Override
     public TieBreakVerdict evaluate(SortedSet<String> side, SortedSet<String> expected, long nowNanos) {
         List<String> sideList = List.copyOf(side);
+        boolean sent = request(sideList, nowNanos);
+        synchronized (this) {
+            if (lease != null && lease.side.equals(sideList) && nowNanos - lease.expiresAtNanos < 0) {
+                long leftMs = TimeUnit.NANOSECONDS.toMillis(lease.expiresAtNanos - nowNanos);
+                return TieBreakVerdict.winUntil("ControlPlane: granted, " + leftMs + "ms left", lease.expiresAtNanos);
+            }
+            if (refusal != null && refusal.side.equals(sideList)) {
+                if (refusal.reason.startsWith(HELD_BY_OTHER_SIDE_PREFIX)) {
+                    return TieBreakVerdict.lose("ControlPlane: " + refusal.reason);
+                }
+                return TieBreakVerdict.noAnswer("ControlPlane: not granted: " + refusal.reason);
+            }
+            return TieBreakVerdict.noAnswer(sent ? "ControlPlane: waiting for an answer"
+                    : "ControlPlane: controller not connected");
+        }
+    }
+
+    /**
+     * A tie is likely soon with this side: ask (or renew) now, so that the answer is in hand when the tie comes. A
+     * grant for this side is then honoured by {@link #evaluate} for the same side only, still counted from this
+     * request's send time.
+     */
+    @Override
+    public void prepare(SortedSet<String> side, SortedSet<String> expected, long nowNanos) {
+        request(List.copyOf(side), nowNanos);
+    }
+
+    /** Sends one request for {@code side}; false when it could not be sent (not connected). Never blocks. */
+    private boolean request(List<String> sideList, long nowNanos) {
         TieBreakRequest request;
         synchronized (this) {
             expirePending(nowNanos);
@@ -78,23 +110,12 @@ public final class ControlPlaneTieBreaker implements TieBreaker {
             pending.put(id, new Pending(nowNanos, sideList));
         }
         boolean sent = sender.test(request);
-        synchronized (this) {
-            if (!sent) {
+        if (!sent) {
+            synchronized (this) {
                 pending.remove(request.getRequestId());
             }
-            if (lease != null && lease.side.equals(sideList) && nowNanos - lease.expiresAtNanos < 0) {
-                long leftMs = TimeUnit.NANOSECONDS.toMillis(lease.expiresAtNanos - nowNanos);
-                return TieBreakVerdict.win("ControlPlane: granted, " + leftMs + "ms left");
-            }
-            if (refusal != null && refusal.side.equals(sideList)) {
-                if (refusal.reason.startsWith(HELD_BY_OTHER_SIDE_PREFIX)) {
-                    return TieBreakVerdict.lose("ControlPlane: " + refusal.reason);
-                }
-                return TieBreakVerdict.noAnswer("ControlPlane: not granted: " + refusal.reason);
-            }
-            return TieBreakVerdict.noAnswer(sent ? "ControlPlane: waiting for an answer"
-                    : "ControlPlane: controller not connected");
         }
+        return sent;
     }
 
     /** An answer from the controller; answers to unknown or expired requests are ignored. */

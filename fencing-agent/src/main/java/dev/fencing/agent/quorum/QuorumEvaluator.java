@@ -2,6 +2,7 @@ package dev.fencing.agent.quorum;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,6 +20,12 @@ import java.util.TreeSet;
  * every counted instant is one of our send times that a peer received, a node cut off in either direction stops
  * holding quorum at most {@code window × cap} after the last of its heartbeats that reached the other side, and
  * stops feeding by the next evaluation: {@link QuorumSettings#tStop()}.
+ *
+ * <p>Asking early: a remote tie-breaker cannot answer on the evaluation where the tie appears. So while the window
+ * still holds a majority but only exactly half of the members have round trips younger than
+ * {@code window − tieBreakLead}, the tie-breakers are {@linkplain TieBreaker#prepare prepared} for that side, and the
+ * answer is in hand when the older confirmations lapse. Preparing never changes {@code held} or {@code heldUntil};
+ * those depend only on the confirmations in the window and, at the tie itself, the tie-breaker's verdict.
  */
 public final class QuorumEvaluator {
 
@@ -147,9 +154,12 @@ public final class QuorumEvaluator {
     long baseWindow = settings.quorumWindow().toNanos();
     long lag = Math.min(localHealth.currentLag(nowNanos), settings.maxWindowNanos() - baseWindow);
     long window = baseWindow + lag;
+    long earlyWindow = window - settings.tieBreakLead().toNanos();
 
     TreeSet<String> side = new TreeSet<>();
     side.add(settings.self());
+    TreeSet<String> earlySide = new TreeSet<>();
+    earlySide.add(settings.self());
     List<PeerQuorumView> views = new ArrayList<>();
     long[] confirmedTimes = new long[peers.size()];
     int counted = 0;
@@ -159,6 +169,9 @@ public final class QuorumEvaluator {
       if (inWindow) {
         side.add(name);
         confirmedTimes[counted++] = state.confirmedNanos;
+        if (nowNanos - state.confirmedNanos <= earlyWindow) {
+          earlySide.add(name);
+        }
       }
       views.add(new PeerQuorumView(name, inWindow,
           state.confirmed ? OptionalLong.of(nowNanos - state.confirmedNanos) : OptionalLong.empty(),
@@ -170,8 +183,17 @@ public final class QuorumEvaluator {
 
     boolean held;
     String outcome = "none";
+    long tieWinValidUntil = 0;
+    boolean tieWinExpires = false;
     if (heard >= quorumSize) {
       held = true;
+      if (2 * earlySide.size() == expected && !settings.tieBreakers().isEmpty()) {
+        // Only this exact half would remain once the older confirmations lapse: get the tie-break answer now.
+        for (TieBreaker tieBreaker : settings.tieBreakers()) {
+          tieBreaker.prepare(Collections.unmodifiableSortedSet(earlySide), settings.expected(), nowNanos);
+        }
+        outcome = "majority; tie likely soon, tie-breakers asked early for " + earlySide;
+      }
     } else if (2 * heard == expected && heard == quorumSize - 1) {
       held = false;
       StringBuilder reasons = new StringBuilder();
@@ -183,6 +205,10 @@ public final class QuorumEvaluator {
         reasons.append(verdict.reason());
         if (verdict.outcome() != TieBreakVerdict.Outcome.NO_ANSWER) {
           held = verdict.outcome() == TieBreakVerdict.Outcome.WIN;
+          if (held && verdict.winValidUntilNanos().isPresent()) {
+            tieWinExpires = true;
+            tieWinValidUntil = verdict.winValidUntilNanos().getAsLong();
+          }
           break;
         }
       }
@@ -201,6 +227,14 @@ public final class QuorumEvaluator {
         Arrays.sort(sorted);
         // The needed-th most recent confirmation is the one whose expiry drops the count below what is needed.
         heldUntil = sorted[counted - needed] + window;
+      }
+      if (tieWinExpires && tieWinValidUntil - heldUntil < 0) {
+        // A tie won on a lease holds no longer than the lease, even if the next evaluation is late.
+        heldUntil = tieWinValidUntil;
+      }
+      if (heldUntil - nowNanos < 0) {
+        held = false;
+        heldUntil = nowNanos;
       }
     }
     return new QuorumVerdict(held, nowNanos, heldUntil, expected, heard, quorumSize, side, outcome, window, lag,

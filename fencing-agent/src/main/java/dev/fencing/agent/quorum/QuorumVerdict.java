@@ -15,7 +15,8 @@ import java.util.SortedSet;
  * @param heard members with a confirmed round trip in the window, this node included
  * @param quorumSize votes needed
  * @param side the confirmed members, this node included
- * @param tieBreakerOutcome "none" unless exactly half is heard; then which tie-breaker said what
+ * @param tieBreakerOutcome "none" unless exactly half is heard (then which tie-breaker said what) or a majority is
+ *     heard but only an exact half recently enough that the tie-breakers were asked early (then which side)
  * @param windowNanos the window used (the configured one stretched by the local lag, capped)
  * @param localLagNanos the local lag that stretched the window
  * @param peers every expected peer except this node, in name order

@@ -71,6 +71,7 @@ public final class FencingAgent implements AutoCloseable {
   static final int INBOX_LIMIT = 4096;
   /** File in the state dir recording that this node started fencing itself (read after the reset). */
   static final String FENCE_RECORD = "last-fence";
+  private static final java.util.regex.Pattern LEASE_LEFT = java.util.regex.Pattern.compile(", \\d+ms left");
 
   /** What the agent is built from; only {@code RunCommand} and tests create these. */
   public record Dependencies(
@@ -303,7 +304,9 @@ public final class FencingAgent implements AutoCloseable {
     }
     QuorumVerdict verdict = evaluator.evaluate(now);
     // A fresh reading for the feed decision: time spent since the evaluation must count against heldUntil.
-    WatchdogStatus status = supervisor.tick(deps.clock().nanoTime(), verdict, conditions());
+    long feedNow = deps.clock().nanoTime();
+    verdict = freshVerdict(evaluator, verdict, feedNow);
+    WatchdogStatus status = supervisor.tick(feedNow, verdict, conditions());
     logQuorumTransitions(verdict, status);
     if (status.isolated() != meta.isolated()) {
       announceIsolated(status.isolated());
@@ -319,6 +322,22 @@ public final class FencingAgent implements AutoCloseable {
     }
     snapshot = new AgentSnapshot(node, deps.agentVersion(), now, Optional.of(config), Optional.of(verdict), status,
         peerViews(), lag, meta.isolated());
+  }
+
+  /**
+   * The verdict to feed on at {@code feedNow}: {@code verdict} itself, unless it held when evaluated but its
+   * {@code heldUntil} passed before {@code feedNow} (a confirmation aged out between the evaluation and the feed
+   * decision); then a re-evaluation at {@code feedNow}. Without it, the tick on which a majority lapses into an exact
+   * half would start a fence on a verdict already stale, although a fresh evaluation asks the tie-breakers, which may
+   * hold (confirmations are our tick times and the window is usually a multiple of the tick, so that lapse falls
+   * between evaluation and feed on about every other tick boundary). Safe: the re-evaluation is on the very clock
+   * reading the feed decision uses, so nothing is fed on a verdict that did not hold then.
+   */
+  static QuorumVerdict freshVerdict(QuorumEvaluator evaluator, QuorumVerdict verdict, long feedNow) {
+    if (verdict.held() && !verdict.holdsAt(feedNow)) {
+      return evaluator.evaluate(feedNow);
+    }
+    return verdict;
   }
 
   private void drainInbox(long now) {
@@ -377,9 +396,11 @@ public final class FencingAgent implements AutoCloseable {
           verdict.quorumSize(), verdict.side(), verdict.tieBreakerOutcome(), verdict.windowNanos() / 1_000_000,
           verdict.localLagNanos() / 1_000_000);
     }
-    if (!verdict.tieBreakerOutcome().equals(lastTieOutcome)) {
-      lastTieOutcome = verdict.tieBreakerOutcome();
-      LOG.info("{} event=tie_breaker outcome=\"{}\"", logContext(), lastTieOutcome);
+    // A lease's remaining time changes every tick; only a change of the outcome itself is logged.
+    String tieOutcome = LEASE_LEFT.matcher(verdict.tieBreakerOutcome()).replaceAll("");
+    if (!tieOutcome.equals(lastTieOutcome)) {
+      lastTieOutcome = tieOutcome;
+      LOG.info("{} event=tie_breaker outcome=\"{}\"", logContext(), verdict.tieBreakerOutcome());
     }
     if (status.fencingInProgress() && !lastFencing) {
       lastFencing = true;
@@ -448,7 +469,8 @@ public final class FencingAgent implements AutoCloseable {
       settings = new QuorumSettings(node,
           new TreeSet<>(newConfig.members().stream().map(ExpectedMember::name).toList()),
           newConfig.policy().quorumSize(), t.quorumWindow(), t.localHealthCap(), t.evaluationTick(),
-          TieBreakers.of(newConfig.policy().tieBreakers(), deps.controlPlane()));
+          TieBreakers.of(newConfig.policy().tieBreakers(), deps.controlPlane()),
+          QuorumSettings.defaultTieBreakLead(t.quorumWindow(), t.heartbeatInterval(), t.evaluationTick()));
     } catch (IllegalArgumentException e) {
       LOG.error("{} event=config_rejected source={} revision={} reason=\"{}\"", logContext(), newConfig.source(),
           newConfig.revision(), e.getMessage());

@@ -162,6 +162,92 @@ class QuorumEvaluatorTest {
     assertThat(verdict.holdsAt(6 + 100 * MS)).isFalse();
   }
 
+  @Test
+  void tieBreakersArePreparedForTheSideThatRemainsBeforeTheWindowLapsesIntoATie() {
+    // Window 2 s, lead 2 s / 3: a confirmation older than 1333 ms is "lapsing soon".
+    List<String> prepared = new ArrayList<>();
+    List<String> asked = new ArrayList<>();
+    TieBreaker remote = new TieBreaker() {
+      @Override
+      public String name() {
+        return "Remote";
+      }
+
+      @Override
+      public TieBreakVerdict evaluate(SortedSet<String> side, SortedSet<String> expected, long nowNanos) {
+        asked.add(side + "@" + nowNanos / MS);
+        return TieBreakVerdict.winUntil("Remote: granted", 2_500 * MS);
+      }
+
+      @Override
+      public void prepare(SortedSet<String> side, SortedSet<String> expected, long nowNanos) {
+        prepared.add(side + "@" + nowNanos / MS);
+      }
+    };
+    QuorumEvaluator a = new QuorumEvaluator("g", 1, settings("a", FOUR, List.of(remote)));
+    roundTrip(a, "b", 0, MS);
+    roundTrip(a, "c", 0, MS);
+    roundTrip(a, "d", 0, MS);
+    QuorumVerdict healthy = a.evaluate(1_000 * MS);
+    assertThat(healthy.held()).isTrue();
+    assertThat(healthy.tieBreakerOutcome()).isEqualTo("none");
+    assertThat(prepared).isEmpty();
+
+    // b keeps answering; c and d stopped after their round trips at 0.
+    roundTrip(a, "b", 1_000 * MS, 1_001 * MS);
+    QuorumVerdict early = a.evaluate(1_400 * MS);
+    assertThat(early.held()).as("preparing never changes held").isTrue();
+    assertThat(early.heldUntilNanos()).as("nor heldUntil").isEqualTo(2_000 * MS);
+    assertThat(early.tieBreakerOutcome()).contains("asked early for [a, b]");
+    assertThat(prepared).containsExactly("[a, b]@1400");
+    assertThat(asked).isEmpty();
+
+    QuorumVerdict tie = a.evaluate(2_100 * MS);
+    assertThat(tie.held()).isTrue();
+    assertThat(asked).containsExactly("[a, b]@2100");
+    assertThat(tie.heldUntilNanos()).as("a lease caps heldUntil").isEqualTo(2_500 * MS);
+    assertThat(prepared).hasSize(1);
+  }
+
+  @Test
+  void aMajorityWhoseYoungConfirmationsAreNotExactlyHalfPreparesNothing() {
+    List<String> prepared = new ArrayList<>();
+    TieBreaker remote = new TieBreaker() {
+      @Override
+      public String name() {
+        return "Remote";
+      }
+
+      @Override
+      public TieBreakVerdict evaluate(SortedSet<String> side, SortedSet<String> expected, long nowNanos) {
+        return TieBreakVerdict.noAnswer("Remote: none");
+      }
+
+      @Override
+      public void prepare(SortedSet<String> side, SortedSet<String> expected, long nowNanos) {
+        prepared.add(side.toString());
+      }
+    };
+    QuorumEvaluator a = new QuorumEvaluator("g", 1, settings("a", THREE, List.of(remote)));
+    roundTrip(a, "b", 0, MS);
+    roundTrip(a, "c", 0, MS);
+    assertThat(a.evaluate(1_900 * MS).held()).isTrue();
+    assertThat(prepared).as("an odd group has no exact half").isEmpty();
+  }
+
+  @Test
+  void theTieBreakLeadMustStayBelowTheWindow() {
+    assertThatThrownBy(() -> new QuorumSettings("a", FOUR, 3, Duration.ofSeconds(2), 1.5, Duration.ofMillis(100),
+        List.of(), Duration.ofSeconds(2))).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("tie-break lead");
+    assertThat(QuorumSettings.defaultTieBreakLead(Duration.ofMillis(1500), Duration.ofMillis(250),
+        Duration.ofMillis(100))).isEqualTo(Duration.ofMillis(500));
+    assertThat(QuorumSettings.defaultTieBreakLead(Duration.ofSeconds(2), Duration.ofMillis(500),
+        Duration.ofMillis(100))).isEqualTo(Duration.ofMillis(700));
+    assertThat(QuorumSettings.defaultTieBreakLead(Duration.ofSeconds(2), Duration.ofMillis(1900),
+        Duration.ofMillis(100))).as("capped at half the window").isEqualTo(Duration.ofSeconds(1));
+  }
+
   private static TieBreaker recording(String name, TieBreakVerdict answer, List<String> asked) {
     return new TieBreaker() {
       @Override

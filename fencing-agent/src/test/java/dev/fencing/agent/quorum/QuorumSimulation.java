@@ -17,20 +17,20 @@ import java.util.function.Supplier;
  * inbox, measure its own lateness, send a heartbeat round when due (or at once after a late tick), evaluate.
  * Every node has its own monotonic clock origin, so nothing can accidentally compare clocks across nodes.
  */
-final class QuorumSimulation {
+public final class QuorumSimulation {
 
   /** Decides whether a packet sent from {@code from} to {@code to} at global time {@code t} is delivered. */
-  interface Network {
+  public interface Network {
     boolean delivers(int from, int to, long t);
   }
 
   /** One evaluation of one node, in global time. */
-  record Evaluation(int node, long globalNanos, boolean held) {}
+  public record Evaluation(int node, long globalNanos, boolean held) {}
 
   /** A stall of one process (GC pause, SIGSTOP): no ticks, no processing, no sends during [from, to). */
-  record Stall(int node, long fromNanos, long toNanos) {}
+  public record Stall(int node, long fromNanos, long toNanos) {}
 
-  private record Event(long t, long seq, int node, Heartbeat heartbeat, long scheduledTick) {}
+  private record Event(long t, long seq, int node, Heartbeat heartbeat, long scheduledTick, Runnable action) {}
 
   private record Inbound(Heartbeat heartbeat, long arrivedGlobal) {}
 
@@ -54,6 +54,7 @@ final class QuorumSimulation {
       new PriorityQueue<>(Comparator.comparingLong(Event::t).thenComparingLong(Event::seq));
   private final List<Evaluation> evaluations = new ArrayList<>();
   private long seq;
+  private long now;
 
   QuorumSimulation(int n, Duration heartbeat, Duration window, double cap, Duration tick,
       Supplier<List<TieBreaker>> tieBreakers, double loss, Network network, List<Stall> stalls, long seed) {
@@ -67,6 +68,16 @@ final class QuorumSimulation {
   QuorumSimulation(int n, Duration heartbeat, Duration window, double cap, Duration tick,
       Supplier<List<TieBreaker>> tieBreakers, double loss, Duration maxDelay, double duplicate, Network network,
       List<Stall> stalls, long seed) {
+    this(n, heartbeat, window, cap, tick, null, tieBreakers, loss, maxDelay, duplicate, network, stalls, seed);
+  }
+
+  /**
+   * @param tieBreakLead the settings' tie-break lead; null for the default of {@link QuorumSettings}'s short
+   *     constructor
+   */
+  public QuorumSimulation(int n, Duration heartbeat, Duration window, double cap, Duration tick,
+      Duration tieBreakLead, Supplier<List<TieBreaker>> tieBreakers, double loss, Duration maxDelay, double duplicate,
+      Network network, List<Stall> stalls, long seed) {
     this.n = n;
     this.random = new Random(seed);
     this.loss = loss;
@@ -84,8 +95,10 @@ final class QuorumSimulation {
     clockOffset = new long[n];
     lastRound = new long[n];
     for (int i = 0; i < n; i++) {
-      QuorumSettings settings =
-          new QuorumSettings(names.get(i), expected, n / 2 + 1, window, cap, tick, tieBreakers.get());
+      QuorumSettings settings = tieBreakLead == null
+          ? new QuorumSettings(names.get(i), expected, n / 2 + 1, window, cap, tick, tieBreakers.get())
+          : new QuorumSettings(names.get(i), expected, n / 2 + 1, window, cap, tick, tieBreakers.get(),
+              tieBreakLead);
       evaluators[i] = new QuorumEvaluator(GROUP, random.nextLong() | 1L, settings);
       clockOffset[i] = random.nextLong() / 4;
       lastRound[i] = Long.MIN_VALUE;
@@ -95,23 +108,26 @@ final class QuorumSimulation {
     }
   }
 
-  String name(int node) {
+  public String name(int node) {
     return names.get(node);
   }
 
-  QuorumSettings settings() {
+  public QuorumSettings settings() {
     return evaluators[0].settings();
   }
 
-  List<Evaluation> evaluations() {
+  public List<Evaluation> evaluations() {
     return evaluations;
   }
 
   /** Runs until global time {@code endNanos}. */
-  void runUntil(long endNanos) {
+  public void runUntil(long endNanos) {
     while (!events.isEmpty() && events.peek().t() <= endNanos) {
       Event event = events.poll();
-      if (event.heartbeat() != null) {
+      now = event.t();
+      if (event.action() != null) {
+        event.action().run();
+      } else if (event.heartbeat() != null) {
         inboxes.get(event.node()).add(new Inbound(event.heartbeat(), event.t()));
       } else {
         tick(event.node(), event.t(), event.scheduledTick());
@@ -183,6 +199,16 @@ final class QuorumSimulation {
   }
 
   private void schedule(long t, int node, Heartbeat heartbeat, long scheduledTick) {
-    events.add(new Event(t, seq++, node, heartbeat, scheduledTick));
+    events.add(new Event(t, seq++, node, heartbeat, scheduledTick, null));
+  }
+
+  /** Global virtual time of the event being processed (for code called from inside the simulation). */
+  public long now() {
+    return now;
+  }
+
+  /** Runs {@code action} at global virtual time {@code globalNanos} (e.g. a message to or from an arbiter). */
+  public void at(long globalNanos, Runnable action) {
+    events.add(new Event(globalNanos, seq++, -1, null, 0, action));
   }
 }

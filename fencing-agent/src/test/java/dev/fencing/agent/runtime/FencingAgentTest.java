@@ -7,7 +7,12 @@ import dev.fencing.agent.api.EventHub;
 import dev.fencing.agent.config.AgentConfig;
 import dev.fencing.agent.config.StandaloneConfigLoader;
 import dev.fencing.agent.membership.MemberlistGossip;
+import dev.fencing.agent.quorum.Heartbeat;
+import dev.fencing.agent.quorum.LowestNameTieBreaker;
 import dev.fencing.agent.quorum.MonotonicClock;
+import dev.fencing.agent.quorum.QuorumEvaluator;
+import dev.fencing.agent.quorum.QuorumSettings;
+import dev.fencing.agent.quorum.QuorumVerdict;
 import dev.fencing.agent.watchdog.RecordingWatchdogDevice;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
@@ -47,6 +52,45 @@ class FencingAgentTest {
       assertThat(attempts.get()).isEqualTo(3);
       assertThat(agent.healthy()).isTrue();
     }
+  }
+
+  /**
+   * The e2e 2+2 defect: the majority verdict of a tick held, its needed confirmation aged out between the evaluation
+   * and the feed decision, and the supervisor started a fence although a fresh evaluation — now an exact half — is
+   * won by the tie-breaker.
+   */
+  @Test
+  void aVerdictThatWentStaleBeforeTheFeedDecisionIsReEvaluatedThenAndTheTieBreakerDecides() {
+    long ms = 1_000_000L;
+    java.util.SortedSet<String> four = new java.util.TreeSet<>(java.util.List.of("a", "b", "c", "d"));
+    QuorumEvaluator a = new QuorumEvaluator("g", 1, new QuorumSettings("a", four, 3, Duration.ofMillis(1500), 1.5,
+        Duration.ofMillis(100), java.util.List.of(new LowestNameTieBreaker())));
+    roundTrip(a, "c", 0);
+    roundTrip(a, "d", 0);
+    roundTrip(a, "b", 1_000 * ms);
+    QuorumVerdict atEvaluation = a.evaluate(1_500 * ms);
+    assertThat(atEvaluation.held()).isTrue();
+    assertThat(atEvaluation.heldUntilNanos()).isEqualTo(1_500 * ms);
+    long feedNow = 1_500 * ms + 3 * ms;
+    assertThat(atEvaluation.holdsAt(feedNow)).as("stale by the feed decision").isFalse();
+
+    QuorumVerdict fresh = FencingAgent.freshVerdict(a, atEvaluation, feedNow);
+    assertThat(fresh.holdsAt(feedNow)).isTrue();
+    assertThat(fresh.tieBreakerOutcome()).isEqualTo("LowestName: side holds a");
+    assertThat(FencingAgent.freshVerdict(a, fresh, feedNow)).as("a verdict that holds is kept").isSameAs(fresh);
+
+    QuorumEvaluator c = new QuorumEvaluator("g", 3, new QuorumSettings("c", four, 3, Duration.ofMillis(1500), 1.5,
+        Duration.ofMillis(100), java.util.List.of(new LowestNameTieBreaker())));
+    roundTrip(c, "a", 0);
+    roundTrip(c, "b", 0);
+    roundTrip(c, "d", 1_000 * ms);
+    QuorumVerdict losing = FencingAgent.freshVerdict(c, c.evaluate(1_500 * ms), feedNow);
+    assertThat(losing.holdsAt(feedNow)).as("the other half still loses on the fresh verdict").isFalse();
+  }
+
+  private static void roundTrip(QuorumEvaluator self, String peer, long sentAt) {
+    Heartbeat ours = self.heartbeatFor(peer, sentAt);
+    self.onHeartbeat(new Heartbeat("g", peer, 77, 5_000, self.bootId(), ours.sendNanos()), sentAt + 1_000_000L);
   }
 
   @Test

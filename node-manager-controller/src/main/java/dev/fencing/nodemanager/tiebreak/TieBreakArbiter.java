@@ -19,6 +19,12 @@ import java.util.function.LongSupplier;
  * previous grant can still be believed by an agent, plus the time an old leader may still think it leads. The agent
  * counts the lease from its own send time, which is before the controller's receive time, so the agent's lease always
  * ends before the controller's.
+ *
+ * <p>Every grant still valid is remembered, not only the latest: a side is granted only if it shares a member with
+ * each of them, so any two sides holding valid grants intersect and two disjoint halves never both hold the tie.
+ * (Remembering only the latest let an overlapping side hand the tie across: {@code {2,4,5}} granted, then the mixed
+ * side {@code {1,2,5}} — asked while old round trips across the cut were still in the window — renewed over it, then
+ * {@code {0,1,3}} overlapping that, while {@code {2,4,5}} still held its lease.)
  */
 public final class TieBreakArbiter {
 
@@ -28,7 +34,8 @@ public final class TieBreakArbiter {
     private final LongSupplier nanoClock;
     private final Duration maxLease;
     private final Duration leadershipSlack;
-    private final Map<String, Grant> grants = new HashMap<>();
+    /** Per group: every grant that may still be valid, by side. */
+    private final Map<String, Map<SortedSet<String>, Long>> grants = new HashMap<>();
     private boolean leader;
     private long grantsAllowedFromNanos;
 
@@ -87,14 +94,18 @@ public final class TieBreakArbiter {
             return TieBreakDecision.refuse("waiting out a previous grant ("
                     + TimeUnit.NANOSECONDS.toMillis(grantsAllowedFromNanos - now) + "ms left)");
         }
-        Grant current = grants.get(group);
-        if (current != null && now - current.expiresAtNanos < 0 && disjoint(current.side, side)) {
-            return TieBreakDecision.refuse(HELD_BY_OTHER_SIDE_PREFIX + current.side.first());
+        Map<SortedSet<String>, Long> valid = grants.computeIfAbsent(group, g -> new HashMap<>());
+        valid.values().removeIf(expiresAt -> now - expiresAt >= 0);
+        for (SortedSet<String> held : valid.keySet()) {
+            if (disjoint(held, side)) {
+                return TieBreakDecision.refuse(HELD_BY_OTHER_SIDE_PREFIX + held.first());
+            }
         }
         Duration granted = lease.compareTo(maxLease) > 0 ? maxLease : lease;
-        grants.put(group, new Grant(new TreeSet<>(side), now + granted.toNanos()));
-        return new TieBreakDecision(true, granted, current != null && !disjoint(current.side, side)
-                && now - current.expiresAtNanos < 0 ? "renewed" : "granted");
+        TreeSet<String> key = new TreeSet<>(side);
+        boolean renewal = valid.containsKey(key) || !valid.isEmpty();
+        valid.merge(key, now + granted.toNanos(), Math::max);
+        return new TieBreakDecision(true, granted, renewal ? "renewed" : "granted");
     }
 
     private static boolean disjoint(Set<String> a, Set<String> b) {
@@ -106,5 +117,4 @@ public final class TieBreakArbiter {
         return true;
     }
 
-    private record Grant(SortedSet<String> side, long expiresAtNanos) {}
 }

@@ -83,6 +83,20 @@ class TieBreakArbiterTest {
     }
 
     @Test
+    void anOverlappingSideCannotHandTheTieAcrossToTheOtherHalf() {
+        TieBreakArbiter arbiter = leaderPastWaitOut();
+        assertThat(arbiter.decide("g", "c", RIGHT, EXPECTED, LEASE).granted()).isTrue();
+        // A mixed side (asked while old round trips across the cut were still fresh) overlaps RIGHT: granted...
+        assertThat(arbiter.decide("g", "a", Set.of("a", "c"), EXPECTED, LEASE).granted()).isTrue();
+        // ...but LEFT is disjoint from RIGHT, whose lease is still valid: refused, naming RIGHT's holder.
+        TieBreakDecision left = arbiter.decide("g", "a", LEFT, EXPECTED, LEASE);
+        assertThat(left.granted()).isFalse();
+        assertThat(left.reason()).isEqualTo(TieBreakArbiter.HELD_BY_OTHER_SIDE_PREFIX + "c");
+        advance(LEASE);
+        assertThat(arbiter.decide("g", "a", LEFT, EXPECTED, LEASE).granted()).isTrue();
+    }
+
+    @Test
     void aNonLeaderNeverGrants() {
         TieBreakArbiter arbiter = new TieBreakArbiter(now::get, MAX, SLACK);
         TieBreakDecision d = arbiter.decide("g", "a", LEFT, EXPECTED, LEASE);
