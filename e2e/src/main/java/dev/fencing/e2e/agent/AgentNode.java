@@ -5,6 +5,8 @@ import dev.fencing.e2e.netns.NetnsLab;
 import dev.fencing.e2e.process.JsonLinesProcess;
 import dev.fencing.e2e.process.LoggedProcess;
 import dev.fencing.e2e.process.ObservedLine;
+import dev.fencing.e2e.process.Pause;
+import dev.fencing.proto.fencing.v1.AgentStatus;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -13,35 +15,42 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.function.Predicate;
 
 /**
- * One lab node running the real agent: the agent process in the node's namespace, a softdog emulator on a FIFO
- * whose reset kills that agent (the node "reboots" when the harness restarts it), and a fencing.v1 consumer.
+ * One lab node running the real agent, configured by its {@link AgentConfigSource} (a standalone file or the
+ * controller): the agent process in the node's namespace, a softdog emulator on a FIFO whose reset SIGKILLs that
+ * agent (the node "reboots" when the harness boots it again), and a fencing.v1 consumer on its socket.
  */
 public final class AgentNode {
 
     static final int GOSSIP_PORT = 7946;
     static final int METRICS_PORT = 9464;
-    private static final List<String> JVM = List.of("-Xms16m", "-Xmx128m", "-XX:+UseSerialGC",
+    private static final List<String> AGENT_JVM = List.of("-Xms16m", "-Xmx128m", "-XX:+UseSerialGC",
             "-XX:TieredStopAtLevel=1", "-Xss512k");
+    private static final List<String> EMULATOR_JVM = List.of("-Xms8m", "-Xmx32m", "-XX:+UseSerialGC",
+            "-XX:TieredStopAtLevel=1");
+    private static final Duration POLL = Duration.ofMillis(250);
 
     private final NetnsLab lab;
     private final LabNode node;
     private final AgentLauncher launcher;
+    private final AgentConfigSource configSource;
     private final Path dir;
-    private final Path configFile;
     private final Path logDir;
     private JsonLinesProcess watchdog;
     private LoggedProcess agent;
     private FencingConsumer consumer;
     private int boots;
 
-    AgentNode(NetnsLab lab, LabNode node, AgentLauncher launcher, Path dir, Path configFile, Path logDir) {
+    AgentNode(NetnsLab lab, LabNode node, AgentLauncher launcher, AgentConfigSource configSource, Path dir,
+              Path logDir) {
         this.lab = lab;
         this.node = node;
         this.launcher = launcher;
+        this.configSource = configSource;
         this.dir = dir;
-        this.configFile = configFile;
         this.logDir = logDir;
     }
 
@@ -57,6 +66,7 @@ public final class AgentNode {
         return dir.resolve("agent.sock");
     }
 
+    /** @return the file whose existence disarms this node (bashible's maintenance switch) */
     public Path disableFile() {
         return dir.resolve("disable");
     }
@@ -71,28 +81,35 @@ public final class AgentNode {
 
     /** Starts the softdog emulator whose reset SIGKILLs whatever agent pid the pid file names. */
     void startWatchdog(Duration timeout) {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> command = new ArrayList<>(List.of(java, "-Xms8m", "-Xmx32m", "-XX:+UseSerialGC",
-                "-XX:TieredStopAtLevel=1"));
+        List<String> command = new ArrayList<>(List.of(java()));
+        command.addAll(EMULATOR_JVM);
         command.addAll(launcher.softdogEmulator());
         command.addAll(List.of("--fifo", fifo().toString(),
                 "--timeout", timeout.toMillis() + "ms",
                 "--reset-command", "kill -9 $(cat " + pidFile() + ")",
                 "--events-file", logDir.resolve("watchdog-" + node.name() + ".jsonl").toString()));
         watchdog = lab.start(node.name(), "watchdog-" + node.name(), command, logDir);
-        watchdog.await("watchdog emulator started", line -> "started".equals(line.text("event")),
-                Duration.ofSeconds(30));
+        watchdog.await("watchdog emulator of " + node.name() + " started",
+                l -> "started".equals(l.text("event")), Duration.ofSeconds(30));
     }
 
-    /** Starts (or, after a reset, restarts: a reboot) the agent and its consumer. */
-    void startAgent() {
+    /**
+     * Boots the agent: the first start, or a "reboot" after its watchdog reset it (or a crash). The consumer is
+     * started once and resubscribes by itself.
+     *
+     * @throws IllegalStateException when the agent of the current boot still runs
+     */
+    public void boot() {
+        if (running()) {
+            throw new IllegalStateException(node.name() + "'s agent still runs; boot only a reset or crashed node");
+        }
         boots++;
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> command = new ArrayList<>(List.of(java));
-        command.addAll(JVM);
+        List<String> command = new ArrayList<>(List.of(java()));
+        command.addAll(AGENT_JVM);
         command.addAll(launcher.agentCli());
-        command.addAll(List.of("run",
-                "--config", configFile.toString(),
+        command.add("run");
+        command.addAll(configSource.runArgs());
+        command.addAll(List.of(
                 "--node", node.name(),
                 "--socket", socket().toString(),
                 "--watchdog-device", fifo().toString(),
@@ -116,12 +133,66 @@ public final class AgentNode {
         }
     }
 
-    /** @return the running agent process of the current boot */
+    private static String java() {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    }
+
+    /** @return the agent's status over its socket, or empty when it does not answer (reset, booting) */
+    public Optional<AgentStatus> status() {
+        return consumer.status();
+    }
+
+    /**
+     * Polls this agent's status until {@code condition} holds.
+     *
+     * @return the matching status
+     * @throws IllegalStateException on timeout, or when the agent exits meanwhile, with its last status and log
+     */
+    public AgentStatus awaitStatus(String what, Predicate<AgentStatus> condition, Duration timeout) {
+        long deadline = System.nanoTime() + Math.max(0, timeout.toNanos());
+        Optional<AgentStatus> last = Optional.empty();
+        while (true) {
+            Optional<AgentStatus> status = status();
+            if (status.isPresent()) {
+                last = status;
+                if (condition.test(status.get())) {
+                    return status.get();
+                }
+            }
+            if (!running()) {
+                throw new IllegalStateException(node.name() + "'s agent exited (exit "
+                        + agent.awaitExit(Duration.ofSeconds(1)).map(String::valueOf).orElse("?")
+                        + ") while waiting for " + what + "; log " + agent.log() + " ends:\n" + tail(agent.log(), 15));
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(node.name() + ": not " + what + " within " + timeout
+                        + "; last status: " + last.map(AgentStatus::toString).orElse("no answer")
+                        + "; log " + agent.log());
+            }
+            Pause.sleep(POLL);
+        }
+    }
+
+    private static String tail(Path file, int lines) {
+        try {
+            List<String> all = Files.readAllLines(file, StandardCharsets.UTF_8);
+            return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+        } catch (IOException e) {
+            return "(cannot read " + file + ": " + e.getMessage() + ")";
+        }
+    }
+
+    /** @return true while the agent process of the current boot runs */
+    public boolean running() {
+        return agent != null && agent.isAlive();
+    }
+
+    /** @return the agent process of the current boot */
     public LoggedProcess agent() {
         return agent;
     }
 
-    /** @return the emulated watchdog's event lines */
+    /** @return the emulated watchdog's event lines (started, armed, feed, disarmed, reset, …) */
     public JsonLinesProcess watchdog() {
         return watchdog;
     }
@@ -131,13 +202,18 @@ public final class AgentNode {
         return consumer;
     }
 
-    /** @return the watchdog resets recorded after {@code sinceNanos} */
-    public List<ObservedLine> resetsSince(long sinceNanos) {
+    /** @return watchdog events named {@code event} received after {@code sinceNanos} */
+    public List<ObservedLine> watchdogEvents(String event, long sinceNanos) {
         return watchdog.lines().stream()
-                .filter(l -> l.receivedNanos() >= sinceNanos && "reset".equals(l.text("event"))).toList();
+                .filter(l -> l.receivedNanos() >= sinceNanos && event.equals(l.text("event"))).toList();
     }
 
-    /** @return how many times the agent was started */
+    /** @return the watchdog resets recorded after {@code sinceNanos} */
+    public List<ObservedLine> resetsSince(long sinceNanos) {
+        return watchdogEvents("reset", sinceNanos);
+    }
+
+    /** @return how many times the agent was booted */
     public int boots() {
         return boots;
     }

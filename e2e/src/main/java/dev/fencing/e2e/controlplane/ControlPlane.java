@@ -7,11 +7,13 @@ import dev.fencing.e2e.agent.AgentSettings;
 import dev.fencing.e2e.netns.LabNode;
 import dev.fencing.e2e.netns.Fault;
 import dev.fencing.e2e.netns.LabRuns;
+import dev.fencing.e2e.netns.NamespaceFirewall;
 import dev.fencing.e2e.netns.NetnsLab;
 import dev.fencing.e2e.process.HostCommand;
 import dev.fencing.e2e.process.JsonLinesProcess;
 import dev.fencing.e2e.process.LoggedProcess;
 import dev.fencing.e2e.process.ObservedLine;
+import dev.fencing.e2e.process.Pause;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -61,7 +63,7 @@ public final class ControlPlane implements AutoCloseable {
     private final Path logDir;
     private final String group;
     private final AtomicLong commandIds = new AtomicLong();
-    private final ControlPlaneFirewall firewall;
+    private final NamespaceFirewall firewall;
     private JsonLinesProcess apiServer;
     private LoggedProcess controller;
     private int controllerStarts;
@@ -70,7 +72,7 @@ public final class ControlPlane implements AutoCloseable {
     private ControlPlane(NetnsLab lab, Path controllerJar, String group, Path logDir) {
         this.lab = lab;
         this.namespace = LabRuns.PREFIX + lab.runId() + "-cp";
-        this.firewall = new ControlPlaneFirewall(namespace);
+        this.firewall = new NamespaceFirewall(namespace);
         this.controllerJar = controllerJar;
         this.group = group;
         this.logDir = logDir;
@@ -223,8 +225,7 @@ public final class ControlPlane implements AutoCloseable {
      * control plane's input, so agents there lose their stream, cannot get tie-breaks and run on cached config.
      */
     public Fault unreachableFrom(Collection<String> nodes) {
-        List<String> addresses = nodes.stream().map(n -> lab.node(n).address()).toList();
-        return firewall.dropFrom("control plane unreachable from " + new TreeSet<>(nodes), addresses);
+        return lab.dropInto(firewall, "control plane unreachable from " + new TreeSet<>(nodes), nodes);
     }
 
     // ---- the controller -----------------------------------------------------------------------------------------
@@ -270,7 +271,7 @@ public final class ControlPlane implements AutoCloseable {
                 throw new IllegalStateException("the controller did not log event=running within " + START_TIMEOUT
                         + "; log " + controller.log());
             }
-            sleep(Duration.ofMillis(200));
+            Pause.sleep(Duration.ofMillis(200));
         }
     }
 
@@ -351,14 +352,5 @@ public final class ControlPlane implements AutoCloseable {
     private static String tail(String text, int lines) {
         String[] all = text.split("\n");
         return String.join("\n", List.of(all).subList(Math.max(0, all.length - lines), all.length));
-    }
-
-    private static void sleep(Duration duration) {
-        try {
-            Thread.sleep(duration.toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        }
     }
 }

@@ -1,17 +1,15 @@
 package dev.fencing.e2e.demo;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.fencing.e2e.agent.AgentLauncher;
+import dev.fencing.e2e.agent.AgentCluster;
+import dev.fencing.e2e.agent.AgentNode;
 import dev.fencing.e2e.agent.AgentSettings;
 import dev.fencing.e2e.agent.ConsumedEvent;
-import dev.fencing.e2e.controlplane.ControlPlane;
-import dev.fencing.e2e.controlplane.ControlledAgent;
-import dev.fencing.e2e.controlplane.ControlledAgents;
-import dev.fencing.e2e.controlplane.ControllerJar;
+import dev.fencing.e2e.controlplane.ControlPlaneLab;
 import dev.fencing.e2e.netns.Fault;
-import dev.fencing.e2e.netns.NetnsLab;
 import dev.fencing.e2e.peer.ProjectLayout;
 import dev.fencing.e2e.process.ObservedLine;
+import dev.fencing.e2e.process.Pause;
 import dev.fencing.proto.fencing.v1.AgentStatus;
 import dev.fencing.proto.fencing.v1.DisarmReason;
 import dev.fencing.proto.fencing.v1.Timings;
@@ -50,9 +48,8 @@ public final class Demo {
     private final PrintStream out;
     private final ProjectLayout layout;
     private final DemoTimings timings = new DemoTimings();
-    private NetnsLab lab;
-    private ControlPlane controlPlane;
-    private ControlledAgents agents;
+    private ControlPlaneLab controlPlaneLab;
+    private AgentCluster agents;
     private LiveTable table;
     /** Set by the shutdown hook (Ctrl-C): the main thread's errors from then on are the teardown's doing. */
     private volatile boolean interrupted;
@@ -112,13 +109,11 @@ public final class Demo {
                     watchdog (a "reset" kills that node's agent); the node-manager controller and a mock Kubernetes
                     API server in a control-plane namespace (198.18.0.2). Agents get everything from the controller.
                     Logs: %s""".formatted(logs));
-        lab = NetnsLab.create(NODES);
-        Path runLogs = logs.resolve(lab.runId());
-        controlPlane = ControlPlane.start(lab, ControllerJar.locate(layout), GROUP, SETTINGS, runLogs);
+        controlPlaneLab = ControlPlaneLab.start(NODES, GROUP, SETTINGS, layout, "demo");
+        agents = controlPlaneLab.agents();
         say("    control plane up: NodeGroup '" + GROUP + "' (watchdog " + SETTINGS.watchdogTimeout().toSeconds()
-                + " s, Fence) and 5 Nodes seeded; controller at " + controlPlane.controllerAddress());
-        agents = ControlledAgents.start(lab, controlPlane, AgentLauncher.locate(layout), SETTINGS.watchdogTimeout(),
-                layout.e2eTarget().resolve("demo-lab").resolve(lab.runId()), runLogs);
+                + " s, Fence) and 5 Nodes seeded; controller at " + controlPlaneLab.controlPlane().controllerAddress()
+                + "; agents starting");
         table = new LiveTable(agents, out, terminal);
         table.start();
 
@@ -137,12 +132,12 @@ public final class Demo {
         say("\n==> 1. Normal operation: every agent gets its group from the controller, confirms round trips with a "
                 + "majority, arms its watchdog and feeds it.");
         long armed = agents.awaitAllArmed(ARM);
-        Timings t = agents.agent("node-1").status().orElseThrow().getTimings();
+        Timings t = agents.node("node-1").status().orElseThrow().getTimings();
         timings.policy(seconds(t.getTStop()), seconds(t.getWatchdogTimeout()), seconds(t.getArmingDelay()));
         timings.record("all 5 agents configured and armed", armed);
         say(String.format("    all 5 armed after %.1f s; T_stop = %.2f s (a cut-off node stops feeding within it), "
                 + "watchdog timeout = %.0f s", armed / 1000.0, seconds(t.getTStop()), seconds(t.getWatchdogTimeout())));
-        pause(Duration.ofSeconds(4));
+        Pause.sleep(Duration.ofSeconds(4));
         say("    " + controllerView());
     }
 
@@ -151,10 +146,10 @@ public final class Demo {
         say("    The majority keeps quorum and keeps feeding; the minority cannot confirm a majority, stops feeding "
                 + "within T_stop, and its watchdogs reset it.");
         long cut = System.nanoTime();
-        Fault fault = lab.partition(MAJORITY, MINORITY);
+        Fault fault = controlPlaneLab.lab().partition(MAJORITY, MINORITY);
         Duration bound = Duration.ofMillis(timings.boundMillis()).plus(SLACK);
         for (String node : MINORITY) {
-            ControlledAgent agent = agents.agent(node);
+            AgentNode agent = agents.node(node);
             ObservedLine reset = awaitValue(node + " reset by its watchdog",
                     () -> agent.watchdogEvents("reset", cut).stream().findFirst(), bound);
             long lastFeed = agent.watchdogEvents("feed", 0).stream().mapToLong(ObservedLine::receivedNanos)
@@ -167,9 +162,9 @@ public final class Demo {
                     lastAtMajority("LEFT of " + minority, cut, e -> e.isLiveLeftOf(minority), bound));
         }
         long afterResets = System.nanoTime();
-        pause(Duration.ofSeconds(3));
+        Pause.sleep(Duration.ofSeconds(3));
         for (String node : MAJORITY) {
-            ControlledAgent agent = agents.agent(node);
+            AgentNode agent = agents.node(node);
             boolean feeding = !agent.watchdogEvents("feed", afterResets).isEmpty();
             boolean reset = !agent.watchdogEvents("reset", cut).isEmpty();
             if (!feeding || reset) {
@@ -189,31 +184,31 @@ public final class Demo {
                 + "quorum for the arming delay.");
         long heal = System.nanoTime();
         partition.heal();
-        MINORITY.forEach(n -> agents.agent(n).boot());
+        MINORITY.forEach(n -> agents.node(n).boot());
         for (String node : MINORITY) {
             timings.record("heal -> JOIN of " + node + " at every majority consumer",
                     lastAtMajority("JOIN of " + node, heal, e -> e.isJoinOf(node), ARM));
-            ControlledAgents.awaitStatus(agents.agent(node), "re-armed", s -> s.getArmed() && s.getQuorumHeld(), ARM);
+            agents.node(node).awaitStatus("re-armed", s -> s.getArmed() && s.getQuorumHeld(), ARM);
             timings.record("heal -> " + node + " re-armed", millis(System.nanoTime() - heal));
         }
         say("    all 5 are members again and armed.");
-        pause(Duration.ofSeconds(3));
+        Pause.sleep(Duration.ofSeconds(3));
     }
 
     private void maintenance() {
-        ControlledAgent agent = agents.agent(MAINTAINED);
+        AgentNode agent = agents.node(MAINTAINED);
         say("\n==> 4. Maintenance window on " + MAINTAINED + ": bashible creates /var/run/fencing-agent/disable "
                 + "before draining.");
         say("    The agent disarms its watchdog with a magic close, so the node may stop feeding (or reboot) "
                 + "without being reset.");
         long start = System.nanoTime();
         writeDisableFile(agent.disableFile(), "kernel upgrade by scripts/demo");
-        ControlledAgents.awaitStatus(agent, "disarmed by the disable file", s -> !s.getArmed()
+        agent.awaitStatus("disarmed by the disable file", s -> !s.getArmed()
                 && s.getDisarmReasonsList().stream().anyMatch(r -> r.getKind() == DisarmReason.Kind.KIND_DISABLE_FILE),
                 Duration.ofSeconds(30));
         timings.record("disable file -> " + MAINTAINED + " disarmed", millis(System.nanoTime() - start));
         say("    " + MAINTAINED + " disarmed; waiting one watchdog timeout and more to show it is not reset.");
-        pause(SETTINGS.watchdogTimeout().plusSeconds(3));
+        Pause.sleep(SETTINGS.watchdogTimeout().plusSeconds(3));
         if (!agent.watchdogEvents("reset", start).isEmpty()) {
             throw new IllegalStateException(MAINTAINED + " was reset while disarmed; see " + agent.agent().log());
         }
@@ -224,19 +219,19 @@ public final class Demo {
         } catch (IOException e) {
             throw new IllegalStateException("cannot remove " + agent.disableFile() + ": " + e.getMessage(), e);
         }
-        AgentStatus rearmed = ControlledAgents.awaitStatus(agent, "re-armed", s -> s.getArmed() && s.getQuorumHeld(),
+        AgentStatus rearmed = agent.awaitStatus("re-armed", s -> s.getArmed() && s.getQuorumHeld(),
                 ARM);
         timings.record("disable file removed -> " + MAINTAINED + " re-armed", millis(System.nanoTime() - end));
         say("    " + MAINTAINED + " armed again (" + rearmed.getHeard() + "/" + rearmed.getExpected()
                 + " confirmed).");
-        pause(Duration.ofSeconds(2));
+        Pause.sleep(Duration.ofSeconds(2));
     }
 
     /** @return milliseconds from {@code sinceNanos} until the last majority consumer received a matching event */
     private long lastAtMajority(String what, long sinceNanos, Predicate<ConsumedEvent> filter, Duration timeout) {
         long latest = 0;
         for (String majority : MAJORITY) {
-            ConsumedEvent event = agents.agent(majority).consumer().await(what, sinceNanos, filter, timeout);
+            ConsumedEvent event = agents.node(majority).consumer().await(what, sinceNanos, filter, timeout);
             latest = Math.max(latest, event.receivedNanos() - sinceNanos);
         }
         return millis(latest);
@@ -244,7 +239,7 @@ public final class Demo {
 
     /** @return what the controller wrote into the NodeGroup's status from the agents' reports */
     private String controllerView() {
-        JsonNode status = controlPlane.nodeGroup().path("status");
+        JsonNode status = controlPlaneLab.controlPlane().nodeGroup().path("status");
         StringBuilder view = new StringBuilder("controller's view (NodeGroup status): expected ")
                 .append(status.path("expected").asText("?")).append(", heard ").append(status.path("heard").asText("?"))
                 .append(", armed ").append(status.path("armed").asText("?"));
@@ -280,18 +275,9 @@ public final class Demo {
             if (value.isPresent()) {
                 return value.get();
             }
-            pause(POLL);
+            Pause.sleep(POLL);
         }
         throw new IllegalStateException("no " + what + " within " + timeout);
-    }
-
-    private static void pause(Duration duration) {
-        try {
-            Thread.sleep(duration.toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        }
     }
 
     private static long millis(long nanos) {
@@ -307,16 +293,11 @@ public final class Demo {
         if (table != null) {
             table.close();
         }
-        if (agents != null) {
-            agents.close();
-        }
-        if (controlPlane != null) {
-            controlPlane.close();
-        }
-        if (lab != null) {
-            lab.close();
-            out.println("cleaned up: namespaces, nftables rules and processes of lab " + lab.runId() + " removed");
-            lab = null;
+        if (controlPlaneLab != null) {
+            controlPlaneLab.close();
+            out.println("cleaned up: namespaces, nftables rules and processes of lab "
+                    + controlPlaneLab.lab().runId() + " removed");
+            controlPlaneLab = null;
         }
     }
 }

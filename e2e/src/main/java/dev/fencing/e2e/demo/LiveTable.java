@@ -1,7 +1,7 @@
 package dev.fencing.e2e.demo;
 
-import dev.fencing.e2e.controlplane.ControlledAgent;
-import dev.fencing.e2e.controlplane.ControlledAgents;
+import dev.fencing.e2e.agent.AgentCluster;
+import dev.fencing.e2e.agent.AgentNode;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,7 +22,7 @@ final class LiveTable implements AutoCloseable {
     private static final int PIPE_REPRINT_SECONDS = 15;
     private static final String CURSOR_UP_AND_CLEAR = "\033[%dF\033[J";
 
-    private final ControlledAgents agents;
+    private final AgentCluster agents;
     private final PrintStream out;
     private final boolean terminal;
     private final long startNanos = System.nanoTime();
@@ -35,7 +35,7 @@ final class LiveTable implements AutoCloseable {
     private String lastSignature = "";
     private long lastPrintNanos;
 
-    LiveTable(ControlledAgents agents, PrintStream out, boolean terminal) {
+    LiveTable(AgentCluster agents, PrintStream out, boolean terminal) {
         this.agents = agents;
         this.out = out;
         this.terminal = terminal;
@@ -55,7 +55,7 @@ final class LiveTable implements AutoCloseable {
 
     private void refresh() {
         List<NodeRow> rows = new ArrayList<>();
-        for (ControlledAgent agent : agents.all()) {
+        for (AgentNode agent : agents.nodes()) {
             boolean running = agent.running();
             rows.add(new NodeRow(agent.name(), running ? agent.status() : Optional.empty(), running,
                     agent.watchdogEvents("feed", 0).size(), agent.watchdogEvents("reset", 0).size()));

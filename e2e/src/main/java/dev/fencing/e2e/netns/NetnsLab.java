@@ -43,7 +43,7 @@ public final class NetnsLab implements AutoCloseable {
     private final String runId;
     private final String bridgeNamespace;
     private final Map<String, LabNode> nodes = new LinkedHashMap<>();
-    private final Map<String, NodeFirewall> firewalls = new LinkedHashMap<>();
+    private final Map<String, NamespaceFirewall> firewalls = new LinkedHashMap<>();
     private final List<AutoCloseable> processes = new CopyOnWriteArrayList<>();
     private final Thread shutdownHook;
     private boolean closed;
@@ -119,7 +119,7 @@ public final class NetnsLab implements AutoCloseable {
             ipIn(node.namespace(), "link", "set", "lo", "up");
             ipIn(node.namespace(), "addr", "add", node.address() + "/24", "dev", "eth0");
             ipIn(node.namespace(), "link", "set", "eth0", "up");
-            NodeFirewall firewall = new NodeFirewall(node);
+            NamespaceFirewall firewall = new NamespaceFirewall(node.namespace());
             firewall.install();
             firewalls.put(node.name(), firewall);
         }
@@ -171,18 +171,21 @@ public final class NetnsLab implements AutoCloseable {
      * @param processName unique name for logs ({@code logDir/<processName>.err})
      */
     public JsonLinesProcess start(String node, String processName, List<String> command, Path logDir) {
-        List<String> full = new ArrayList<>(node(node).execPrefix());
-        full.addAll(command);
-        JsonLinesProcess process = JsonLinesProcess.start(processName, full, logDir);
-        processes.add(process);
-        return process;
+        return owned(JsonLinesProcess.start(processName, inNamespace(node, command), logDir));
     }
 
     /** Starts a process with plain-text output inside {@code node}'s namespace; it is killed at teardown. */
     public LoggedProcess startLogged(String node, String processName, List<String> command, Path logDir) {
+        return owned(LoggedProcess.start(processName, inNamespace(node, command), logDir));
+    }
+
+    private List<String> inNamespace(String node, List<String> command) {
         List<String> full = new ArrayList<>(node(node).execPrefix());
         full.addAll(command);
-        LoggedProcess process = LoggedProcess.start(processName, full, logDir);
+        return full;
+    }
+
+    private <P extends AutoCloseable> P owned(P process) {
         processes.add(process);
         return process;
     }
@@ -240,7 +243,7 @@ public final class NetnsLab implements AutoCloseable {
         if (percent < 1 || percent > 99) {
             throw new IllegalArgumentException("loss percent must be 1..99, got " + percent);
         }
-        NodeFirewall firewall = firewall(node);
+        NamespaceFirewall firewall = firewall(node);
         long handle = firewall.add("input", "ip saddr " + LAB_RANGE + " numgen random mod 100 < " + percent
                 + " counter drop");
         return fault(percent + "% loss into " + node, List.of(() -> firewall.delete("input", handle)));
@@ -259,7 +262,7 @@ public final class NetnsLab implements AutoCloseable {
      * @return a reader of the running total
      */
     public LongSupplier countBytesSentFrom(String node, int port) {
-        NodeFirewall firewall = firewall(node);
+        NamespaceFirewall firewall = firewall(node);
         long udp = firewall.add("output", "udp sport " + port + " counter");
         long tcp = firewall.add("output", "tcp sport " + port + " counter");
         return () -> firewall.counterBytes("output", udp) + firewall.counterBytes("output", tcp);
@@ -267,7 +270,7 @@ public final class NetnsLab implements AutoCloseable {
 
     /** Removes every fault rule from every node. */
     public void healAll() {
-        firewalls.values().forEach(NodeFirewall::flush);
+        firewalls.values().forEach(NamespaceFirewall::flush);
         LOG.info("event=heal-all run={}", runId);
     }
 
@@ -287,8 +290,20 @@ public final class NetnsLab implements AutoCloseable {
         return killed;
     }
 
+    /**
+     * Drops every packet from {@code fromNodes} on the input of another namespace plugged into this lab's bridge
+     * (the control plane's), exactly like the lab's own faults: loss on the wire, healed by the returned fault.
+     * {@link #healAll()} does not touch that namespace.
+     */
+    public Fault dropInto(NamespaceFirewall firewall, String description, Collection<String> fromNodes) {
+        return fault(description, List.of(dropInput(firewall, fromNodes)));
+    }
+
     private Runnable dropInput(String node, Set<String> fromNodes) {
-        NodeFirewall firewall = firewall(node);
+        return dropInput(firewall(node), fromNodes);
+    }
+
+    private Runnable dropInput(NamespaceFirewall firewall, Collection<String> fromNodes) {
         String addresses = fromNodes.stream().map(n -> node(n).address()).sorted().collect(Collectors.joining(", "));
         long handle = firewall.add("input", "ip saddr { " + addresses + " } counter drop");
         return () -> firewall.delete("input", handle);
@@ -301,7 +316,7 @@ public final class NetnsLab implements AutoCloseable {
         return others;
     }
 
-    private NodeFirewall firewall(String node) {
+    private NamespaceFirewall firewall(String node) {
         node(node);
         return firewalls.get(node);
     }

@@ -2,13 +2,13 @@ package dev.fencing.e2e.controlplane;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.fencing.e2e.agent.AgentLauncher;
+import dev.fencing.e2e.agent.AgentCluster;
+import dev.fencing.e2e.agent.AgentNode;
 import dev.fencing.e2e.agent.AgentSettings;
-import dev.fencing.e2e.netns.NetnsLab;
 import dev.fencing.e2e.peer.ProjectLayout;
+import dev.fencing.e2e.process.Pause;
 import dev.fencing.proto.fencing.v1.AgentStatus;
 import dev.fencing.proto.fencing.v1.DisarmReason;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -29,18 +29,10 @@ class ControlPlaneIT {
     /** Process start-up, the emulator's check period and a loaded 2-core machine. */
     private static final Duration SLACK = Duration.ofSeconds(3);
 
-    private NetnsLab lab;
-    private ControlPlane controlPlane;
-    private ControlledAgents agents;
+    private ControlPlaneLab lab;
 
     @AfterEach
     void tearDown() {
-        if (agents != null) {
-            agents.close();
-        }
-        if (controlPlane != null) {
-            controlPlane.close();
-        }
         if (lab != null) {
             lab.close();
         }
@@ -48,17 +40,14 @@ class ControlPlaneIT {
 
     @Test
     void agentsConfiguredByTheControllerArmDisarmForMaintenanceOutliveTheControllerAndShrinkOnRemoval() {
-        ProjectLayout layout = ProjectLayout.fromWorkingDirectory();
         AgentSettings settings = AgentSettings.fastFence();
-        lab = NetnsLab.create(NODES);
-        Path logs = layout.logDir("controlplane").resolve(lab.runId());
         long t0 = System.nanoTime();
-        controlPlane = ControlPlane.start(lab, ControllerJar.locate(layout), "workers", settings, logs);
-        long controlPlaneMillis = millisSince(t0);
-        agents = ControlledAgents.start(lab, controlPlane, AgentLauncher.locate(layout), settings.watchdogTimeout(),
-                layout.e2eTarget().resolve("controlplane-lab").resolve(lab.runId()), logs);
+        lab = ControlPlaneLab.start(NODES, "workers", settings, ProjectLayout.fromWorkingDirectory(), "controlplane");
+        long labMillis = millisSince(t0);
+        ControlPlane controlPlane = lab.controlPlane();
+        AgentCluster agents = lab.agents();
         long armedMillis = agents.awaitAllArmed(ARM);
-        for (ControlledAgent agent : agents.all()) {
+        for (AgentNode agent : agents.nodes()) {
             AgentStatus status = agent.status().orElseThrow();
             assertThat(status.getConfigSource()).as(agent.name() + " config source").isEqualTo("controller");
             assertThat(status.getGroup()).isEqualTo("workers");
@@ -68,14 +57,14 @@ class ControlPlaneIT {
         }
 
         // maintenance by annotation: the controller's signal disarms node-3 (magic close), and nothing resets it
-        ControlledAgent node3 = agents.agent("node-3");
+        AgentNode node3 = agents.node("node-3");
         long maintenance = System.nanoTime();
         controlPlane.startMaintenance("node-3", "kernel upgrade");
-        ControlledAgents.awaitStatus(node3, "disarmed for maintenance", s -> !s.getArmed()
+        node3.awaitStatus("disarmed for maintenance", s -> !s.getArmed()
                 && s.getDisarmReasonsList().stream().anyMatch(r -> r.getKind() == DisarmReason.Kind.KIND_MAINTENANCE),
                 SIGNAL);
         long disarmMillis = millisSince(maintenance);
-        sleep(settings.watchdogTimeout().plus(SLACK));
+        Pause.sleep(settings.watchdogTimeout().plus(SLACK));
         assertThat(node3.watchdogEvents("disarmed", maintenance)).as("magic close on node-3").isNotEmpty();
         assertThat(node3.watchdogEvents("reset", 0)).as("resets of node-3 in maintenance").isEmpty();
         assertThat(node3.running()).isTrue();
@@ -83,9 +72,9 @@ class ControlPlaneIT {
         // controller stopped: every agent keeps running and the armed ones keep feeding on the cached config
         controlPlane.stopController();
         long stopped = System.nanoTime();
-        sleep(settings.watchdogTimeout().multipliedBy(2));
+        Pause.sleep(settings.watchdogTimeout().multipliedBy(2));
         for (String name : List.of("node-1", "node-2")) {
-            ControlledAgent agent = agents.agent(name);
+            AgentNode agent = agents.node(name);
             AgentStatus status = agent.status().orElseThrow(() -> new AssertionError(name + " does not answer"));
             assertThat(status.getArmed()).as(name + " armed without controller").isTrue();
             assertThat(status.getQuorumHeld()).as(name + " quorum without controller").isTrue();
@@ -93,7 +82,7 @@ class ControlPlaneIT {
                     .as(name + " feeds in the second watchdog period without controller").isNotEmpty();
         }
         assertThat(node3.status().orElseThrow().getArmed()).as("node-3 stays disarmed").isFalse();
-        for (ControlledAgent agent : agents.all()) {
+        for (AgentNode agent : agents.nodes()) {
             assertThat(agent.watchdogEvents("reset", 0)).as("resets of " + agent.name()).isEmpty();
             assertThat(agent.running()).as(agent.name() + " running").isTrue();
         }
@@ -102,54 +91,45 @@ class ControlPlaneIT {
         long restart = System.nanoTime();
         controlPlane.startController();
         controlPlane.endMaintenance("node-3");
-        ControlledAgents.awaitStatus(node3, "re-armed after maintenance", s -> s.getArmed() && s.getQuorumHeld(),
+        node3.awaitStatus("re-armed after maintenance", s -> s.getArmed() && s.getQuorumHeld(),
                 ARM);
         long rearmMillis = millisSince(restart);
-        for (ControlledAgent agent : agents.all()) {
+        for (AgentNode agent : agents.nodes()) {
             assertThat(agent.watchdogEvents("reset", 0)).as("resets of " + agent.name()).isEmpty();
         }
 
         // removal from the group: node-3 disarms (being removed), the others' expected set shrinks, quorum stays
         long removal = System.nanoTime();
         controlPlane.removeFromGroup("node-3");
-        ControlledAgents.awaitStatus(node3, "disarmed as being removed", s -> !s.getArmed()
+        node3.awaitStatus("disarmed as being removed", s -> !s.getArmed()
                 && s.getDisarmReasonsList().stream().anyMatch(r -> r.getKind() == DisarmReason.Kind.KIND_BEING_REMOVED),
                 SIGNAL);
         for (String name : List.of("node-1", "node-2")) {
-            ControlledAgents.awaitStatus(agents.agent(name), "expecting 2 members", s -> s.getExpected() == 2, SIGNAL);
+            agents.node(name).awaitStatus("expecting 2 members", s -> s.getExpected() == 2, SIGNAL);
         }
         long removalMillis = millisSince(removal);
-        sleep(settings.watchdogTimeout().plus(SLACK));
+        Pause.sleep(settings.watchdogTimeout().plus(SLACK));
         for (String name : List.of("node-1", "node-2")) {
-            AgentStatus status = agents.agent(name).status().orElseThrow();
+            AgentStatus status = agents.node(name).status().orElseThrow();
             assertThat(status.getExpected()).as(name + " expected after removal").isEqualTo(2);
             assertThat(status.getQuorumHeld() && status.getArmed()).as(name + " armed with quorum").isTrue();
         }
-        for (ControlledAgent agent : agents.all()) {
+        for (AgentNode agent : agents.nodes()) {
             assertThat(agent.watchdogEvents("reset", 0)).as("resets of " + agent.name()).isEmpty();
         }
 
         System.out.printf("""
                 ControlPlaneIT timings (3 nodes, watchdog %d s):
-                  control plane up (namespace, API server, seed, controller)   %6d ms
+                  lab, control plane (API server, seed, controller), agents   %6d ms
                   agents configured by the controller and armed               %6d ms
                   maintenance annotation -> node-3 disarmed                  %6d ms
                   controller restart + end of maintenance -> node-3 re-armed %6d ms
                   removal from the group -> node-3 disarmed, others expect 2 %6d ms
-                """, settings.watchdogTimeout().toSeconds(), controlPlaneMillis, armedMillis, disarmMillis,
+                """, settings.watchdogTimeout().toSeconds(), labMillis, armedMillis, disarmMillis,
                 rearmMillis, removalMillis);
     }
 
     private static long millisSince(long nanos) {
         return (System.nanoTime() - nanos) / 1_000_000;
-    }
-
-    private static void sleep(Duration duration) {
-        try {
-            Thread.sleep(duration.toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError("interrupted", e);
-        }
     }
 }

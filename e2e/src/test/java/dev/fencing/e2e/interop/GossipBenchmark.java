@@ -10,6 +10,7 @@ import dev.fencing.e2e.peer.PeerGroup;
 import dev.fencing.e2e.peer.PeerKind;
 import dev.fencing.e2e.peer.PeerLauncher;
 import dev.fencing.e2e.peer.ProjectLayout;
+import dev.fencing.e2e.process.Pause;
 import dev.fencing.e2e.process.ProcessStats;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -94,11 +95,11 @@ public final class GossipBenchmark {
             for (GossipPeer peer : peers) {
                 counters.put(peer, lab.countBytesSentFrom("bench", peer.spec().port()));
             }
-            sleep(Duration.ofSeconds(3));
+            Pause.sleep(Duration.ofSeconds(3));
             long bytesBefore = total(counters);
             ProcessStats before = ProcessStats.of(seed.process().pid());
             long idleStart = System.nanoTime();
-            sleep(Duration.ofSeconds(idleSeconds));
+            Pause.sleep(Duration.ofSeconds(idleSeconds));
             double seconds = (System.nanoTime() - idleStart) / 1e9;
             ProcessStats after = ProcessStats.of(seed.process().pid());
             long bytes = total(counters) - bytesBefore;
@@ -121,15 +122,6 @@ public final class GossipBenchmark {
 
     private static long total(Map<GossipPeer, LongSupplier> counters) {
         return counters.values().stream().mapToLong(LongSupplier::getAsLong).sum();
-    }
-
-    private static void sleep(Duration duration) {
-        try {
-            Thread.sleep(duration.toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        }
     }
 
     private static void print(List<Result> results, int idleSeconds) {

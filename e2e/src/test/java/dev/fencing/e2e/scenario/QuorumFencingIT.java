@@ -137,7 +137,7 @@ class QuorumFencingIT {
 
         long healAt = System.nanoTime();
         isolation.heal();
-        cluster.reboot("node-5");
+        cluster.node("node-5").boot();
         for (String observer : others) {
             ConsumedEvent join = cluster.node(observer).consumer().await("JOIN of node-5", healAt,
                     e -> e.isJoinOf("node-5") && !"snapshot".equals(e.source()), MEMBERSHIP);
@@ -275,7 +275,7 @@ class QuorumFencingIT {
                 (node.watchdog().last(l -> "disarmed".equals(l.text("event"))).orElseThrow().receivedNanos() - stopAt)
                         / 1_000_000, "");
 
-        cluster.reboot("node-2");
+        cluster.node("node-2").boot();
         ObservedLine rearmed = node.watchdog().await("re-armed", l -> l.receivedNanos() >= stopAt
                 && "armed".equals(l.text("event")), ARM);
         report.add("restart -> watchdog re-armed", "node-2", (rearmed.receivedNanos() - stopAt) / 1_000_000, "");

@@ -9,25 +9,27 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The nftables table {@code inet fe2e} inside one node's namespace. Faults are drop rules on its input hook: dropping
- * at the receiver looks exactly like packets lost on the wire, whereas an output drop would hand the sender an
+ * The nftables table {@code inet fe2e} inside one network namespace of a lab: a node's, or another namespace
+ * plugged into the lab's bridge (the control plane's). Faults are drop rules on its input hook: dropping at the
+ * receiver looks exactly like packets lost on the wire, whereas an output drop would hand the sender an
  * {@code EPERM} that no real network produces.
  */
-final class NodeFirewall {
+public final class NamespaceFirewall {
 
-    static final String TABLE = "fe2e";
+    private static final String TABLE = "fe2e";
     private static final Duration NFT_TIMEOUT = Duration.ofSeconds(10);
     private static final Pattern BYTES = Pattern.compile("bytes (\\d+)");
     private static final Pattern HANDLE = Pattern.compile("# handle (\\d+)");
 
-    private final LabNode node;
+    private final String namespace;
 
-    NodeFirewall(LabNode node) {
-        this.node = node;
+    /** @param namespace the network namespace the table lives in */
+    public NamespaceFirewall(String namespace) {
+        this.namespace = namespace;
     }
 
     /** Creates the table with accept-policy input and output chains. */
-    void install() {
+    public void install() {
         String script = "add table inet " + TABLE + "\n"
                 + "add chain inet " + TABLE + " input { type filter hook input priority 0; policy accept; }\n"
                 + "add chain inet " + TABLE + " output { type filter hook output priority 0; policy accept; }\n";
@@ -46,7 +48,7 @@ final class NodeFirewall {
         String out = HostCommand.check(command, NFT_TIMEOUT);
         Matcher m = HANDLE.matcher(out);
         if (!m.find()) {
-            throw new IllegalStateException("nft did not echo a rule handle in " + node.namespace() + ": " + out);
+            throw new IllegalStateException("nft did not echo a rule handle in " + namespace + ": " + out);
         }
         return Long.parseLong(m.group(1));
     }
@@ -56,7 +58,7 @@ final class NodeFirewall {
         CommandResult result = HostCommand.run(nft("delete", "rule", "inet", TABLE, chain, "handle",
                 String.valueOf(handle)), NFT_TIMEOUT);
         if (!result.ok() && !result.stderr().contains("No such file or directory")) {
-            throw new IllegalStateException("nft delete rule " + handle + " in " + node.namespace() + " failed: "
+            throw new IllegalStateException("nft delete rule " + handle + " in " + namespace + " failed: "
                     + result.stderr().strip());
         }
     }
@@ -75,22 +77,21 @@ final class NodeFirewall {
                 }
             }
         }
-        throw new IllegalStateException("no counter rule " + handle + " in " + node.namespace() + " " + chain);
+        throw new IllegalStateException("no counter rule " + handle + " in " + namespace + " " + chain);
     }
 
-    /** Removes every fault rule of this node. */
+    /** Removes every fault rule in this namespace. */
     void flush() {
         HostCommand.check(nft("flush", "table", "inet", TABLE), NFT_TIMEOUT);
     }
 
-    /** @return the current ruleset text of this node, for diagnostics */
+    /** @return the current ruleset text of this namespace, for diagnostics */
     String ruleset() {
         return HostCommand.check(nft("list", "table", "inet", TABLE), NFT_TIMEOUT);
     }
 
     private List<String> nft(String... args) {
-        List<String> command = new ArrayList<>(node.execPrefix());
-        command.add("nft");
+        List<String> command = new ArrayList<>(List.of("ip", "netns", "exec", namespace, "nft"));
         command.addAll(List.of(args));
         return command;
     }

@@ -1,0 +1,86 @@
+package dev.fencing.e2e.controlplane;
+
+import dev.fencing.e2e.agent.AgentCluster;
+import dev.fencing.e2e.agent.AgentLauncher;
+import dev.fencing.e2e.agent.AgentSettings;
+import dev.fencing.e2e.netns.NetnsLab;
+import dev.fencing.e2e.peer.ProjectLayout;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * A lab with its Kubernetes side: the {@link NetnsLab}, its {@link ControlPlane} (mock API server and controller,
+ * seeded with {@code group} and the lab's Nodes) and one agent per node configured by the controller only.
+ * Child-process logs go to {@code e2e/target/e2e-logs/<suite>/<runId>}, the agents' directories to
+ * {@code e2e/target/<suite>-lab/<runId>}. {@link #close()} tears everything down, newest first.
+ */
+public final class ControlPlaneLab implements AutoCloseable {
+
+    private final NetnsLab lab;
+    private final Path logDir;
+    private ControlPlane controlPlane;
+    private AgentCluster agents;
+    private boolean closed;
+
+    private ControlPlaneLab(NetnsLab lab, Path logDir) {
+        this.lab = lab;
+        this.logDir = logDir;
+    }
+
+    /**
+     * Creates the lab, starts the control plane with the NodeGroup policy from {@code settings}, then every agent
+     * and its emulated watchdog; does not wait for them to arm.
+     *
+     * @throws IllegalStateException when a step fails; whatever was started is removed again
+     */
+    public static ControlPlaneLab start(List<String> nodes, String group, AgentSettings settings,
+                                        ProjectLayout layout, String suite) {
+        NetnsLab lab = NetnsLab.create(nodes);
+        ControlPlaneLab started = new ControlPlaneLab(lab, layout.logDir(suite).resolve(lab.runId()));
+        try {
+            started.controlPlane = ControlPlane.start(lab, ControllerJar.locate(layout), group, settings,
+                    started.logDir);
+            started.agents = AgentCluster.startConfiguredByController(lab, AgentLauncher.locate(layout),
+                    started.controlPlane.controllerAddress(), settings.watchdogTimeout(),
+                    layout.e2eTarget().resolve(suite + "-lab").resolve(lab.runId()), started.logDir);
+        } catch (RuntimeException e) {
+            started.close();
+            throw e;
+        }
+        return started;
+    }
+
+    public NetnsLab lab() {
+        return lab;
+    }
+
+    public ControlPlane controlPlane() {
+        return controlPlane;
+    }
+
+    /** @return the agents, one per lab node, configured by the controller */
+    public AgentCluster agents() {
+        return agents;
+    }
+
+    /** @return where this run's child processes log */
+    public Path logDir() {
+        return logDir;
+    }
+
+    /** Closes the agents' consumers, the control plane and the lab; safe to call more than once. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (agents != null) {
+            agents.close();
+        }
+        if (controlPlane != null) {
+            controlPlane.close();
+        }
+        lab.close();
+    }
+}
