@@ -2,12 +2,11 @@ package dev.fencing.e2e.controlplane;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.fencing.e2e.agent.AgentLauncher;
+import dev.fencing.e2e.agent.AgentCluster;
+import dev.fencing.e2e.agent.AgentNode;
 import dev.fencing.e2e.agent.AgentSettings;
-import dev.fencing.e2e.netns.NetnsLab;
 import dev.fencing.e2e.peer.ProjectLayout;
 import dev.fencing.proto.fencing.v1.Timings;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -19,7 +18,8 @@ import org.junit.jupiter.api.TestInfo;
 /**
  * Four agents split 2+2 with {@code tieBreakers: [ControlPlane]}: the controller grants the tie to exactly one side,
  * which keeps feeding while the other fences; with the controller unreachable from every node nobody gets the tie
- * and both sides fence (safe). Bounds are {@code T_stop + watchdog timeout} from the agents' own status, plus slack.
+ * and both sides fence (safe). Runs on a {@link ControlPlaneLab} (agents configured by the controller only). Bounds
+ * are {@code T_stop + watchdog timeout} from the agents' own status, plus slack.
  */
 class ControlPlaneTieBreakIT {
 
@@ -30,40 +30,30 @@ class ControlPlaneTieBreakIT {
     /** Process start-up, the emulator's check period, a tie-break round trip and a loaded 2-core machine. */
     private static final Duration SLACK = Duration.ofSeconds(5);
 
-    private NetnsLab lab;
-    private ControlPlane controlPlane;
-    private ControlledAgents agents;
+    private ControlPlaneLab lab;
+    private AgentCluster agents;
     private Duration bound;
     private String test;
 
     @BeforeEach
     void startLab(TestInfo info) {
         test = info.getTestMethod().orElseThrow().getName();
-        ProjectLayout layout = ProjectLayout.fromWorkingDirectory();
         AgentSettings fast = AgentSettings.fastFence();
         AgentSettings settings = new AgentSettings(fast.watchdogTimeout(), "Fence", List.of("ControlPlane"),
                 fast.timings());
-        lab = NetnsLab.create(NODES);
-        Path logs = layout.logDir("controlplane-tiebreak").resolve(test + "-" + lab.runId());
-        controlPlane = ControlPlane.start(lab, ControllerJar.locate(layout), "workers", settings, logs);
-        agents = ControlledAgents.start(lab, controlPlane, AgentLauncher.locate(layout), settings.watchdogTimeout(),
-                layout.e2eTarget().resolve("controlplane-lab").resolve(lab.runId()), logs);
+        lab = ControlPlaneLab.start(NODES, "workers", settings, ProjectLayout.fromWorkingDirectory(),
+                "controlplane-tiebreak");
+        agents = lab.agents();
         long armed = agents.awaitAllArmed(ARM);
-        Timings timings = agents.agent("node-1").status().orElseThrow().getTimings();
+        Timings timings = agents.timings("node-1");
         Duration tStop = Duration.ofSeconds(timings.getTStop().getSeconds(), timings.getTStop().getNanos());
         bound = tStop.plus(settings.watchdogTimeout());
         System.out.printf("%s: 4 agents armed after %d ms; T_stop=%d ms, watchdog %d s (logs %s)%n", test, armed,
-                tStop.toMillis(), settings.watchdogTimeout().toSeconds(), logs);
+                tStop.toMillis(), settings.watchdogTimeout().toSeconds(), lab.logDir());
     }
 
     @AfterEach
     void tearDown() {
-        if (agents != null) {
-            agents.close();
-        }
-        if (controlPlane != null) {
-            controlPlane.close();
-        }
         if (lab != null) {
             lab.close();
         }
@@ -72,11 +62,11 @@ class ControlPlaneTieBreakIT {
     @Test
     void evenSplitLeavesExactlyOneSideFeedingWhenTheControllerGrantsTheTie() {
         long cut = System.nanoTime();
-        lab.partition(SIDE_A, SIDE_B);
+        lab.lab().partition(SIDE_A, SIDE_B);
         sleep(bound.plus(SLACK));
 
-        boolean aFenced = SIDE_A.stream().allMatch(n -> !agents.agent(n).watchdogEvents("reset", cut).isEmpty());
-        boolean bFenced = SIDE_B.stream().allMatch(n -> !agents.agent(n).watchdogEvents("reset", cut).isEmpty());
+        boolean aFenced = SIDE_A.stream().allMatch(n -> !agents.node(n).watchdogEvents("reset", cut).isEmpty());
+        boolean bFenced = SIDE_B.stream().allMatch(n -> !agents.node(n).watchdogEvents("reset", cut).isEmpty());
         assertThat(aFenced ^ bFenced).as("exactly one side fenced (A fenced: %s, B fenced: %s)", aFenced, bFenced)
                 .isTrue();
         Set<String> winners = aFenced ? SIDE_B : SIDE_A;
@@ -84,7 +74,7 @@ class ControlPlaneTieBreakIT {
         long checkFeeds = System.nanoTime();
         sleep(Duration.ofSeconds(3));
         for (String node : winners) {
-            ControlledAgent agent = agents.agent(node);
+            AgentNode agent = agents.node(node);
             assertThat(agent.watchdogEvents("reset", cut)).as(node + " on the granted side reset").isEmpty();
             assertThat(agent.watchdogEvents("feed", checkFeeds)).as(node + " on the granted side feeds").isNotEmpty();
             assertThat(agent.status().orElseThrow().getTieBreakerOutcome()).as(node + " tie-breaker outcome")
@@ -92,7 +82,7 @@ class ControlPlaneTieBreakIT {
         }
         StringBuilder report = new StringBuilder(test + ": granted side " + winners + ", fenced side " + losers);
         for (String node : losers) {
-            long reset = agents.agent(node).watchdogEvents("reset", cut).get(0).receivedNanos();
+            long reset = agents.node(node).watchdogEvents("reset", cut).get(0).receivedNanos();
             report.append(String.format("; %s reset %d ms after the split", node, (reset - cut) / 1_000_000));
         }
         System.out.println(report + " (bound " + bound.toMillis() + " ms)");
@@ -100,12 +90,12 @@ class ControlPlaneTieBreakIT {
 
     @Test
     void evenSplitWithTheControllerUnreachableFencesBothSides() {
-        controlPlane.unreachableFrom(NODES);
+        lab.controlPlane().unreachableFrom(NODES);
         long cut = System.nanoTime();
-        lab.partition(SIDE_A, SIDE_B);
+        lab.lab().partition(SIDE_A, SIDE_B);
         StringBuilder report = new StringBuilder(test + ": controller unreachable, 2+2 split");
         for (String node : NODES) {
-            ControlledAgent agent = agents.agent(node);
+            AgentNode agent = agents.node(node);
             long deadline = cut + bound.plus(SLACK).toNanos();
             while (agent.watchdogEvents("reset", cut).isEmpty() && System.nanoTime() < deadline) {
                 sleep(Duration.ofMillis(200));
