@@ -231,6 +231,10 @@ public final class ControllerClient implements AutoCloseable {
         pendingReconnect = null;
         long generation = ++streamGeneration;
         synced = false;
+        // The agent's own backoff (with jitter) decides when to retry. Without this, a channel that failed to connect
+        // during a long outage fails every new stream at once until grpc's internal backoff (up to 120 s) expires, and
+        // agents resynced up to 80 s after the controller came back (ControllerOutageIT).
+        channel.resetConnectBackoff();
         stub.connect(new ClientResponseObserver<AgentMessage, ControllerMessage>() {
             @Override
             public void beforeStart(ClientCallStreamObserver<AgentMessage> requestStream) {

@@ -131,6 +131,25 @@ class ControllerClientTest {
     }
 
     @Test
+    void everyStreamAttemptFirstResetsTheChannelsOwnConnectBackoff() throws Exception {
+        startServer();
+        controller.onHello((hello, out) -> out.onNext(full("e1", 5, config("node-a", "node-b"))));
+        BackoffRecordingChannel channel =
+                new BackoffRecordingChannel(InProcessChannelBuilder.forName(serverName).build());
+        client = new ControllerClient(channel, "in-process", "node-a", "test", stateDir, updates::add, FAST);
+        client.start();
+        await().atMost(5, TimeUnit.SECONDS).until(() -> client.connected());
+
+        controller.dropStream();
+        await().atMost(5, TimeUnit.SECONDS).until(() -> controller.hellos.size() >= 2);
+        controller.dropStream();
+        await().atMost(5, TimeUnit.SECONDS).until(() -> controller.hellos.size() >= 3);
+
+        // Only the agent's backoff may delay a retry: grpc's would keep failing streams for up to 120 s after an outage.
+        assertThat(channel.backoffResets()).isGreaterThanOrEqualTo(controller.hellos.size());
+    }
+
+    @Test
     void aDeltaThatDoesNotContinueTheHeldRevisionIsNotAppliedAndTriggersAResync() throws Exception {
         startServer();
         controller.onHello((hello, out) -> {
