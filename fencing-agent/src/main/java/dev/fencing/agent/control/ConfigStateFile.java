@@ -5,10 +5,8 @@ import dev.fencing.proto.nodemanager.v1.ControllerMessage;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.Files;
+import dev.fencing.agent.config.StateDirectory;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.Arrays;
 import java.util.Optional;
 import java.util.zip.CRC32C;
@@ -16,8 +14,8 @@ import java.util.zip.CRC32C;
 /**
  * The last materialised controller config in the agent's state dir, so a restart without the controller still knows
  * its group. Layout: magic {@code "FNMCFG1\n"}, payload length (4 bytes), CRC32C of the payload (4 bytes), payload =
- * a {@link ControllerMessage} holding epoch, revision and the full config. Written to a temp file and renamed, so a
- * reader sees the old or the new file, never a torn one.
+ * a {@link ControllerMessage} holding epoch, revision and the full config. Written through {@link StateDirectory}
+ * (temp file and rename), so a reader sees the old or the new file, never a torn one.
  */
 public final class ConfigStateFile {
 
@@ -28,10 +26,12 @@ public final class ConfigStateFile {
     private static final int HEADER = MAGIC.length + 8;
     private static final int MAX_PAYLOAD = 64 * 1024 * 1024;
 
+    private final StateDirectory stateDirectory;
     private final Path file;
 
     /** @param stateDir the agent's state dir; created on first write */
     public ConfigStateFile(Path stateDir) {
+        this.stateDirectory = new StateDirectory(stateDir);
         this.file = stateDir.resolve(FILE_NAME);
     }
 
@@ -48,10 +48,11 @@ public final class ConfigStateFile {
      * @throws IOException when it cannot be read
      */
     public Optional<MaterialisedConfig> read() throws IOException {
-        if (!Files.exists(file)) {
+        Optional<byte[]> content = stateDirectory.read(FILE_NAME);
+        if (content.isEmpty()) {
             return Optional.empty();
         }
-        byte[] bytes = Files.readAllBytes(file);
+        byte[] bytes = content.get();
         if (bytes.length < HEADER || !Arrays.equals(Arrays.copyOf(bytes, MAGIC.length), MAGIC)) {
             throw new CorruptStateException(file + ": not a controller config file (bad header)");
         }
@@ -78,7 +79,7 @@ public final class ConfigStateFile {
         }
     }
 
-    /** Writes {@code config} atomically (temp file in the same dir, then rename). */
+    /** Writes {@code config} atomically (see {@link StateDirectory#write}). */
     public void write(MaterialisedConfig config) throws IOException {
         byte[] payload = ControllerMessage.newBuilder()
                 .setEpoch(config.epoch())
@@ -90,18 +91,7 @@ public final class ConfigStateFile {
         crc.update(payload);
         ByteBuffer out = ByteBuffer.allocate(HEADER + payload.length);
         out.put(MAGIC).putInt(payload.length).putInt((int) crc.getValue()).put(payload);
-        Files.createDirectories(file.getParent());
-        Path temp = Files.createTempFile(file.getParent(), FILE_NAME, ".tmp");
-        try {
-            Files.write(temp, out.array());
-            try {
-                Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } catch (AtomicMoveNotSupportedException e) {
-                Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING);
-            }
-        } finally {
-            Files.deleteIfExists(temp);
-        }
+        stateDirectory.write(FILE_NAME, out.array());
     }
 
     /** The state file exists but its content cannot be trusted. */
