@@ -41,7 +41,8 @@ import picocli.CommandLine.Spec;
       "character so the reset completes."
     },
     exitCodeListHeading = "Exit codes:%n",
-    exitCodeList = {"0:stopped by a signal", "1:could not start (socket, port)", "2:invalid command line or config"})
+    exitCodeList = {"0:stopped by a signal", "1:could not start (socket, port)", "2:invalid command line or config",
+        "70:an Error in one of the agent's threads (armed: the watchdog resets the node)"})
 public final class RunCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
@@ -117,6 +118,9 @@ public final class RunCommand implements Callable<Integer> {
     String version = Optional.ofNullable(RunCommand.class.getPackage().getImplementationVersion()).orElse("dev");
     AgentRuntime.Options options = new AgentRuntime.Options(node, fileConfig, Optional.ofNullable(controller), socket,
         watchdog(watchdogDevice), disableFile, stateDir, metricsPort, bindAddress, Optional.empty(), version);
+    // Any Error that kills a thread (memberlist's receive threads included) ends the process: a half-dead agent
+    // must not keep feeding. The agent's own loops report theirs directly (scheduled tasks would swallow them).
+    Thread.setDefaultUncaughtExceptionHandler(FatalErrors.uncaught(FatalErrors.haltProcess()));
     AgentRuntime runtime;
     try {
       runtime = AgentRuntime.start(options);
