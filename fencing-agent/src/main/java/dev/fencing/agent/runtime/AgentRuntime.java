@@ -42,6 +42,8 @@ public final class AgentRuntime implements AutoCloseable {
   /** How often a report is considered; it is sent on change, and at least every {@link #REPORT_EVERY}. */
   static final Duration REPORT_TICK = Duration.ofMillis(500);
   static final Duration REPORT_EVERY = Duration.ofSeconds(10);
+  /** How long a clean stop waits for the controller to acknowledge the final report before closing the stream. */
+  static final Duration FINAL_REPORT_TIMEOUT = Duration.ofSeconds(2);
 
   /**
    * What to start.
@@ -75,6 +77,8 @@ public final class AgentRuntime implements AutoCloseable {
   private final List<AutoCloseable> started = new ArrayList<>();
   private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private FencingAgent agent;
+  private Optional<ControllerClient> controllerClient = Optional.empty();
+  private ScheduledExecutorService reporter;
   private MetricsHttpServer metrics;
   private LocalApiServer api;
 
@@ -136,6 +140,7 @@ public final class AgentRuntime implements AutoCloseable {
       ControllerClient client = controller.get();
       client.start();
       started.add(client);
+      controllerClient = controller;
       startReports(client, clock);
     }
     LOG.info("node={} event=started socket={} disable_file={} state_dir={} metrics_port={} controller={} device={}",
@@ -144,14 +149,15 @@ public final class AgentRuntime implements AutoCloseable {
   }
 
   private void startReports(ControllerClient client, MonotonicClock clock) {
-    ScheduledExecutorService reporter = Executors.newSingleThreadScheduledExecutor(r -> {
+    reporter = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "fencing-reports");
       t.setDaemon(true);
       return t;
     });
-    started.add(reporter::shutdownNow);
+    ScheduledExecutorService reports = reporter;
+    started.add(reports::shutdownNow);
     ReportThrottle throttle = new ReportThrottle(REPORT_EVERY.toNanos());
-    reporter.scheduleWithFixedDelay(() -> {
+    Runnable considerReport = () -> {
       try {
         long now = clock.nanoTime();
         AgentSnapshot s = agent.snapshot();
@@ -161,7 +167,35 @@ public final class AgentRuntime implements AutoCloseable {
       } catch (RuntimeException e) {
         LOG.warn("node={} event=report_failed error=\"{}\"", options.node(), e.toString());
       }
-    }, REPORT_TICK.toMillis(), REPORT_TICK.toMillis(), TimeUnit.MILLISECONDS);
+    };
+    // A disarm or a fence is reported at once, from the tick that made it, not at the next report tick.
+    agent.onWatchdogChange(s -> {
+      try {
+        reports.execute(considerReport);
+      } catch (java.util.concurrent.RejectedExecutionException e) {
+        LOG.debug("node={} event=report_after_stop_ignored", options.node());
+      }
+    });
+    reports.scheduleWithFixedDelay(considerReport, REPORT_TICK.toMillis(), REPORT_TICK.toMillis(),
+        TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * The clean stop, in this order: the watchdog's SIGTERM rules (disarm, or close without magic while fencing),
+   * then the final report, acknowledged by the controller or {@link #FINAL_REPORT_TIMEOUT} passed, then the
+   * controller stream. The other way round the controller would see the stream vanish while the node still looked
+   * armed.
+   */
+  private void stopCleanly() {
+    if (agent == null) {
+      return;
+    }
+    if (reporter != null) {
+      reporter.shutdownNow();
+    }
+    AgentSnapshot last = agent.shutdownWatchdog();
+    controllerClient.ifPresent(client -> client.finish(last.toReport(MonotonicClock.system().nanoTime()),
+        FINAL_REPORT_TIMEOUT));
   }
 
   private InetSocketAddress bindAddress(AgentConfig config) {
@@ -186,6 +220,11 @@ public final class AgentRuntime implements AutoCloseable {
   /** Stops in reverse order; the agent applies the watchdog's SIGTERM rules. Idempotent. */
   @Override
   public synchronized void close() {
+    try {
+      stopCleanly();
+    } catch (RuntimeException e) {
+      LOG.warn("node={} event=final_report_failed error=\"{}\"", options.node(), e.toString());
+    }
     for (int i = started.size() - 1; i >= 0; i--) {
       try {
         started.get(i).close();

@@ -169,6 +169,10 @@ public final class FencingAgent implements AutoCloseable {
 
   // Read by any thread.
   private volatile AgentSnapshot snapshot;
+  private volatile java.util.function.Consumer<AgentSnapshot> watchdogListener = s -> { };
+  private final AtomicBoolean watchdogShutDown = new AtomicBoolean();
+  // Quorum thread: the watchdog state last handed to the listener.
+  private WatchdogStatus lastNotified;
 
   /**
    * @param node this node's member name
@@ -255,22 +259,46 @@ public final class FencingAgent implements AutoCloseable {
   }
 
   /**
-   * SIGTERM: feeding ⇒ magic close; starving (fencing in progress) ⇒ close without the magic character so the fence
-   * completes. Then leaves gossip and stops the threads. Idempotent.
+   * Called on the quorum thread, right after the tick that changed it, whenever armed, fencing or the disarm
+   * reasons change: a disarm (disable file, maintenance, removal) is reported at once, not at the next periodic
+   * report. Must not block (hand the snapshot to another thread).
+   */
+  public void onWatchdogChange(java.util.function.Consumer<AgentSnapshot> listener) {
+    this.watchdogListener = Objects.requireNonNull(listener, "listener");
+  }
+
+  /**
+   * The watchdog's SIGTERM rules, now: feeding ⇒ magic close; starving (fencing in progress) ⇒ close without the
+   * magic character so the fence completes (the snapshot then still says armed and fencing). The quorum loop stops
+   * changing the watchdog; gossip keeps running until {@link #close()}. Idempotent; waits at most 5 s for the quorum
+   * thread.
+   *
+   * @return the snapshot after the shutdown, for the final report
+   */
+  public AgentSnapshot shutdownWatchdog() {
+    if (watchdogShutDown.compareAndSet(false, true)) {
+      try {
+        Future<?> shutdown = scheduler.submit(() -> {
+          WatchdogStatus status = supervisor.shutdown();
+          snapshot = snapshot.withWatchdog(status);
+        });
+        shutdown.get(5, TimeUnit.SECONDS);
+      } catch (Exception e) {
+        LOG.error("{} event=shutdown_watchdog_failed error=\"{}\"", logContext(), e.toString());
+      }
+    }
+    return snapshot;
+  }
+
+  /**
+   * SIGTERM: the watchdog rules of {@link #shutdownWatchdog()} (if not applied yet), then leaves gossip and stops the
+   * threads. Idempotent.
    */
   @Override
   public void close() {
+    shutdownWatchdog();
     if (!closed.compareAndSet(false, true)) {
       return;
-    }
-    Future<?> shutdown = scheduler.submit(() -> {
-      WatchdogStatus status = supervisor.shutdown();
-      snapshot = snapshot.withWatchdog(status);
-    });
-    try {
-      shutdown.get(5, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      LOG.error("{} event=shutdown_watchdog_failed error=\"{}\"", logContext(), e.toString());
     }
     // Only now: until the supervisor has closed the device, a feed the last verdict allows must still happen.
     feederStopped.set(true);
@@ -363,6 +391,26 @@ public final class FencingAgent implements AutoCloseable {
     }
     snapshot = new AgentSnapshot(node, deps.agentVersion(), now, Optional.of(config), Optional.of(verdict), status,
         peerViews(), lag, meta.isolated());
+    notifyWatchdogChange(status);
+  }
+
+  private static List<dev.fencing.proto.fencing.v1.DisarmReason.Kind> reasonKinds(WatchdogStatus status) {
+    return status.disarmReasons().stream().map(dev.fencing.proto.fencing.v1.DisarmReason::getKind).toList();
+  }
+
+  private void notifyWatchdogChange(WatchdogStatus status) {
+    WatchdogStatus last = lastNotified;
+    // Kinds, not details: the arming delay's detail changes every tick.
+    if (last != null && last.armed() == status.armed() && last.fencingInProgress() == status.fencingInProgress()
+        && reasonKinds(last).equals(reasonKinds(status))) {
+      return;
+    }
+    lastNotified = status;
+    try {
+      watchdogListener.accept(snapshot);
+    } catch (RuntimeException e) {
+      LOG.warn("{} event=watchdog_listener_failed error=\"{}\"", logContext(), e.toString());
+    }
   }
 
   /**
