@@ -1,6 +1,9 @@
 package dev.fencing.agent.runtime;
 
 import dev.fencing.agent.api.EventHub;
+import dev.fencing.agent.apiserver.ApiReachableTieBreaker;
+import dev.fencing.agent.apiserver.ApiServerEndpoint;
+import dev.fencing.agent.apiserver.ReadyzProber;
 import dev.fencing.agent.api.LocalApiServer;
 import dev.fencing.agent.config.AgentConfig;
 import dev.fencing.agent.config.ExpectedMember;
@@ -59,6 +62,7 @@ public final class AgentRuntime implements AutoCloseable {
    * @param bind gossip bind address override (port 0 = the configured port)
    * @param transportWrapper wraps gossip's transport (tests cut nodes off there)
    * @param agentVersion build version
+   * @param apiServer the standalone config's API server endpoint for APIReachable (a controller's config replaces it)
    */
   public record Options(
       String node,
@@ -71,7 +75,17 @@ public final class AgentRuntime implements AutoCloseable {
       int metricsPort,
       Optional<InetSocketAddress> bind,
       Optional<UnaryOperator<Transport>> transportWrapper,
-      String agentVersion) {}
+      String agentVersion,
+      Optional<ApiServerEndpoint> apiServer) {
+
+    /** Without a standalone API server endpoint (the controller's, if any, is used). */
+    public Options(String node, Optional<AgentConfig> fileConfig, Optional<String> controller, Path socket,
+        WatchdogDevice device, Path disableFile, Path stateDir, int metricsPort, Optional<InetSocketAddress> bind,
+        Optional<UnaryOperator<Transport>> transportWrapper, String agentVersion) {
+      this(node, fileConfig, controller, socket, device, disableFile, stateDir, metricsPort, bind, transportWrapper,
+          agentVersion, Optional.empty());
+    }
+  }
 
   private final Options options;
   private final List<AutoCloseable> started = new ArrayList<>();
@@ -102,10 +116,17 @@ public final class AgentRuntime implements AutoCloseable {
     MonotonicClock clock = MonotonicClock.system();
     EventHub hub = new EventHub(1024, InstantSource.system());
     hub.bindMetrics(registry);
+    ReadyzProber prober = new ReadyzProber(clock, "node=" + options.node());
+    prober.start();
+    started.add(prober);
+    options.fileConfig().ifPresent(c -> configureProbe(prober, options.apiServer(), c));
     Optional<ControllerClient> controller = options.controller().map(target -> new ControllerClient(target,
         options.node(), options.agentVersion(), options.stateDir(), update -> {
           try {
-            agent.applyConfig(ControllerConfigMapper.map(update, options.node()));
+            AgentConfig mapped = ControllerConfigMapper.map(update, options.node());
+            configureProbe(prober, ApiServerEndpoint.fromProto(update.config().hasApiServerProbe(),
+                update.config().getApiServerProbe()), mapped);
+            agent.applyConfig(mapped);
           } catch (IllegalArgumentException e) {
             LOG.error("node={} event=config_rejected source={} revision={} reason=\"{}\"", options.node(),
                 update.source(), update.revision(), e.getMessage());
@@ -116,7 +137,8 @@ public final class AgentRuntime implements AutoCloseable {
         options.transportWrapper());
     agent = new FencingAgent(options.node(), new FencingAgent.Dependencies(clock, InstantSource.system(),
         options.device(), gossip, hub, registry, options.agentVersion(), Optional.of(new StateDirectory(
-            options.stateDir())), controlPlane, Duration.ofSeconds(5), Duration.ofSeconds(10)));
+            options.stateDir())), controlPlane, Duration.ofSeconds(5), Duration.ofSeconds(10),
+        FatalErrors.haltProcess(), Optional.of(new ApiReachableTieBreaker(prober))));
     agent.start();
     started.add(agent);
     options.fileConfig().ifPresent(agent::applyConfig);
@@ -196,6 +218,12 @@ public final class AgentRuntime implements AutoCloseable {
     AgentSnapshot last = agent.shutdownWatchdog();
     controllerClient.ifPresent(client -> client.finish(last.toReport(MonotonicClock.system().nanoTime()),
         FINAL_REPORT_TIMEOUT));
+  }
+
+  /** Probes every heartbeat interval while APIReachable asks; the CA is read here, never on the quorum thread. */
+  private static void configureProbe(ReadyzProber prober, Optional<ApiServerEndpoint> endpoint, AgentConfig config) {
+    Duration interval = config.policy().timings().heartbeatInterval();
+    prober.configure(endpoint, interval, ReadyzProber.timeoutFor(interval));
   }
 
   private InetSocketAddress bindAddress(AgentConfig config) {

@@ -91,7 +91,8 @@ public final class FencingAgent implements AutoCloseable {
       Optional<TieBreaker> controlPlane,
       Duration rejoinInterval,
       Duration watchdogReopenBackoff,
-      FatalErrors.Handler fatalErrors) {
+      FatalErrors.Handler fatalErrors,
+      Optional<TieBreaker> apiReachable) {
 
     public Dependencies {
       Objects.requireNonNull(clock, "clock");
@@ -106,15 +107,19 @@ public final class FencingAgent implements AutoCloseable {
       Objects.requireNonNull(rejoinInterval, "rejoinInterval");
       Objects.requireNonNull(watchdogReopenBackoff, "watchdogReopenBackoff");
       Objects.requireNonNull(fatalErrors, "fatalErrors");
+      Objects.requireNonNull(apiReachable, "apiReachable");
     }
 
-    /** As the canonical constructor; an Error in a loop halts the process ({@link FatalErrors#haltProcess()}). */
+    /**
+     * As the canonical constructor; an Error in a loop halts the process ({@link FatalErrors#haltProcess()}) and no
+     * API server probe runs (APIReachable is then refused).
+     */
     public Dependencies(MonotonicClock clock, InstantSource wallClock, WatchdogDevice device,
         GossipFactory gossipFactory, EventHub hub, MeterRegistry registry, String agentVersion,
         Optional<StateDirectory> stateDir, Optional<TieBreaker> controlPlane, Duration rejoinInterval,
         Duration watchdogReopenBackoff) {
       this(clock, wallClock, device, gossipFactory, hub, registry, agentVersion, stateDir, controlPlane,
-          rejoinInterval, watchdogReopenBackoff, FatalErrors.haltProcess());
+          rejoinInterval, watchdogReopenBackoff, FatalErrors.haltProcess(), Optional.empty());
     }
   }
 
@@ -582,7 +587,7 @@ public final class FencingAgent implements AutoCloseable {
       settings = new QuorumSettings(node,
           new TreeSet<>(newConfig.members().stream().map(ExpectedMember::name).toList()),
           newConfig.policy().quorumSize(), t.quorumWindow(), t.localHealthCap(), t.evaluationTick(),
-          TieBreakers.of(newConfig.policy().tieBreakers(), deps.controlPlane()),
+          TieBreakers.of(newConfig.policy().tieBreakers(), deps.controlPlane(), deps.apiReachable()),
           QuorumSettings.defaultTieBreakLead(t.quorumWindow(), t.heartbeatInterval(), t.evaluationTick()));
     } catch (IllegalArgumentException e) {
       LOG.error("{} event=config_rejected source={} revision={} reason=\"{}\"", logContext(), newConfig.source(),

@@ -133,7 +133,8 @@ final class AgentCluster implements AutoCloseable {
         new InetSocketAddress(InetAddress.getLoopbackAddress(), port), Optional.of(cut::wrap)));
     FencingAgent agent = new FencingAgent(name, new FencingAgent.Dependencies(hooks.clock().apply(name),
         InstantSource.system(), hooks.device().apply(name, device), gossip, hub, new SimpleMeterRegistry(), "test",
-        Optional.empty(), Optional.empty(), Duration.ofSeconds(1), Duration.ofSeconds(1), hooks.fatalErrors()));
+        Optional.empty(), Optional.empty(), Duration.ofSeconds(1), Duration.ofSeconds(1), hooks.fatalErrors(),
+        Optional.empty()));
     agent.start();
     AgentConfig own = AgentConfig.fromStandalone(config, name, "cluster.yaml");
     byte[] key = gossipKeyByNode.get(name);
