@@ -39,6 +39,9 @@ class ReadyzProberTest {
   private static final TreeSet<String> EXPECTED = new TreeSet<>(List.of("node-a", "node-b"));
 
   @TempDir Path dir;
+  @TempDir static Path keys;
+  private static KeyStore serverKeys;
+  private static KeyStore otherKeys;
 
   private final AtomicLong now = new AtomicLong(1_000 * MS);
   private final AtomicInteger status = new AtomicInteger(200);
@@ -48,12 +51,17 @@ class ReadyzProberTest {
   private String serverCaPem;
   private ReadyzProber prober;
 
+  @org.junit.jupiter.api.BeforeAll
+  static void generateKeys() throws Exception {
+    serverKeys = generateKeyStore("server");
+    otherKeys = generateKeyStore("other");
+  }
+
   @BeforeEach
   void startServer() throws Exception {
-    KeyStore keys = generateKeyStore("server");
-    serverCaPem = pem(keys);
+    serverCaPem = pem(serverKeys);
     KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-    kmf.init(keys, "changeit".toCharArray());
+    kmf.init(serverKeys, "changeit".toCharArray());
     SSLContext ssl = SSLContext.getInstance("TLS");
     ssl.init(kmf.getKeyManagers(), null, null);
     server = HttpsServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
@@ -128,7 +136,7 @@ class ReadyzProberTest {
 
   @Test
   void aServerSignedByAnotherCaIsNoAnswer() throws Exception {
-    String otherCa = pem(generateKeyStore("other"));
+    String otherCa = pem(otherKeys);
     prober.configure(Optional.of(endpoint(otherCa)), Duration.ofSeconds(1), Duration.ofSeconds(2));
     assertThat(prober.probeOnce()).get().satisfies(r -> {
       assertThat(r.ready()).isFalse();
@@ -175,8 +183,8 @@ class ReadyzProberTest {
   }
 
   /** A self-signed EC certificate for 127.0.0.1 in a PKCS12 key store, made by the JDK's keytool. */
-  private KeyStore generateKeyStore(String name) throws Exception {
-    Path file = dir.resolve(name + ".p12");
+  private static KeyStore generateKeyStore(String name) throws Exception {
+    Path file = keys.resolve(name + ".p12");
     Path keytool = Path.of(System.getProperty("java.home"), "bin", "keytool");
     Process p = new ProcessBuilder(keytool.toString(), "-genkeypair", "-alias", name, "-keyalg", "EC",
         "-groupname", "secp256r1", "-dname", "CN=" + name, "-ext", "san=ip:127.0.0.1", "-validity", "2",

@@ -49,9 +49,13 @@ class FeedIsolationTest {
       blocking.block();
       try {
         assertThat(blocking.awaitBlockedCaller(5)).as("a heartbeat send is stuck in gossip").isTrue();
+        long blockedAt = System.nanoTime();
         long before = a.device().keepalives();
         // Feed interval 200 ms: three feeds while the send stays stuck (on the old code the tick was stuck in it).
         await().atMost(Duration.ofMillis(1500)).until(() -> a.device().keepalives() >= before + 3);
+        // And the quorum loop itself keeps ticking: nothing on it waits for gossip.
+        await().atMost(Duration.ofMillis(1500)).until(() -> a.agent().snapshot().takenAtNanos() - blockedAt
+            > 500 * MS);
         assertThat(a.agent().snapshot().watchdog().fencingInProgress()).isFalse();
         assertThat(a.agent().snapshot().quorumHeld()).isTrue();
       } finally {
