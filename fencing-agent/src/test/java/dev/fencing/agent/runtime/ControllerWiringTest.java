@@ -158,45 +158,49 @@ class ControllerWiringTest {
   @Test
   void aStoppedAgentDisarmsThenSendsAFinalReportAndOnlyThenClosesTheStream() throws Exception {
     FakeController controller = new FakeController(singleNodeConfig());
-    Server server = Grpc.newServerBuilderForPort(0, InsecureServerCredentials.create()).addService(controller)
-        .build().start();
     RecordingWatchdogDevice device = new RecordingWatchdogDevice();
     controller.atFinalReport = device::events;
-    try {
-      AgentRuntime runtime = AgentRuntime.start(options(Optional.of("127.0.0.1:" + server.getPort()), device,
-          dir.resolve("state"), "stop"));
-      await().atMost(Duration.ofSeconds(20)).until(() -> controller.reports.stream().anyMatch(AgentReport::getArmed));
+    stopAnArmedAgent(controller, device, "stop", runtime -> { });
 
-      runtime.close();   // what the SIGTERM hook does
-
-      assertThat(controller.events).endsWith("final-report", "half-closed");
-      AgentReport last = controller.reports.get(controller.reports.size() - 1);
-      assertThat(last.getFinalReport()).isTrue();
-      assertThat(last.getArmed()).isFalse();
-      assertThat(last.getFencingInProgress()).isFalse();
-      assertThat(last.getDisarmReasonsList()).extracting(DisarmReason::getKind)
-          .containsExactly(DisarmReason.Kind.KIND_SHUTTING_DOWN);
-      assertThat(controller.seenAtFinalReport).as("disarmed before the final report was sent")
-          .asList().endsWith("magic-close");
-    } finally {
-      server.shutdownNow();
-    }
+    AgentReport last = controller.reports.get(controller.reports.size() - 1);
+    assertThat(last.getFencingInProgress()).isFalse();
+    assertThat(last.getDisarmReasonsList()).extracting(DisarmReason::getKind)
+        .containsExactly(DisarmReason.Kind.KIND_SHUTTING_DOWN);
+    assertThat(controller.seenAtFinalReport).as("disarmed before the final report was sent")
+        .asList().endsWith("magic-close");
   }
 
   @Test
   void theDisableFileIsReportedAtOnceAndAStopAfterItStillEndsWithTheFinalReport() throws Exception {
     FakeController controller = new FakeController(singleNodeConfig());
-    Server server = Grpc.newServerBuilderForPort(0, InsecureServerCredentials.create()).addService(controller)
-        .build().start();
     RecordingWatchdogDevice device = new RecordingWatchdogDevice();
-    try {
-      AgentRuntime runtime = AgentRuntime.start(options(Optional.of("127.0.0.1:" + server.getPort()), device,
-          dir.resolve("state"), "disable"));
-      await().atMost(Duration.ofSeconds(20)).until(() -> controller.reports.stream().anyMatch(AgentReport::getArmed));
+    stopAnArmedAgent(controller, device, "disable", runtime -> {
       java.nio.file.Files.writeString(dir.resolve("disable"), "kernel upgrade\n");
       await().atMost(Duration.ofSeconds(10)).until(() -> controller.reports.stream().anyMatch(r -> !r.getArmed()
           && r.getDisarmReasonsList().stream().anyMatch(d -> d.getKind() == DisarmReason.Kind.KIND_DISABLE_FILE)));
       assertThat(device.events()).endsWith("magic-close");
+    });
+  }
+
+  /** What happens to an armed agent before it is stopped. */
+  @FunctionalInterface
+  private interface BeforeStop {
+    void run(AgentRuntime runtime) throws Exception;
+  }
+
+  /**
+   * Starts an agent against {@code controller}, waits until it reports armed, runs {@code beforeStop}, stops it as
+   * the SIGTERM hook does, and checks the stream ended with the final report (armed = false) and then the half-close.
+   */
+  private void stopAnArmedAgent(FakeController controller, RecordingWatchdogDevice device, String suffix,
+      BeforeStop beforeStop) throws Exception {
+    Server server = Grpc.newServerBuilderForPort(0, InsecureServerCredentials.create()).addService(controller)
+        .build().start();
+    try {
+      AgentRuntime runtime = AgentRuntime.start(options(Optional.of("127.0.0.1:" + server.getPort()), device,
+          dir.resolve("state"), suffix));
+      await().atMost(Duration.ofSeconds(20)).until(() -> controller.reports.stream().anyMatch(AgentReport::getArmed));
+      beforeStop.run(runtime);
 
       runtime.close();
 

@@ -36,11 +36,7 @@ class FeedIsolationTest {
   @Test
   void feedsContinueWhileGossipBlocksLongerThanTheFeedInterval() throws Exception {
     Map<String, BlockingGossip> gossip = new ConcurrentHashMap<>();
-    AgentCluster.Hooks hooks = new AgentCluster.Hooks(name -> MonotonicClock.system(), (name, g) -> {
-      BlockingGossip wrapped = new BlockingGossip(g);
-      gossip.put(name, wrapped);
-      return wrapped;
-    }, (name, d) -> d, (thread, error) -> { });
+    AgentCluster.Hooks hooks = blockableGossip(gossip);
     try (AgentCluster cluster = AgentCluster.startWithHooks(3, WIDE_WINDOW, hooks)) {
       AgentCluster.Agent a = cluster.agent("node-a");
       await().atMost(Duration.ofSeconds(30)).until(() -> cluster.agents.stream()
@@ -149,11 +145,7 @@ class FeedIsolationTest {
   void anErrorOnTheGossipReceiveThreadEndsTheProcessThroughTheDefaultHandler() throws Exception {
     AtomicReference<Fatal> fatal = new AtomicReference<>();
     Map<String, BlockingGossip> gossip = new ConcurrentHashMap<>();
-    AgentCluster.Hooks hooks = new AgentCluster.Hooks(name -> MonotonicClock.system(), (name, g) -> {
-      BlockingGossip wrapped = new BlockingGossip(g);
-      gossip.put(name, wrapped);
-      return wrapped;
-    }, (name, d) -> d, (thread, error) -> { });
+    AgentCluster.Hooks hooks = blockableGossip(gossip);
     Thread.UncaughtExceptionHandler previous = Thread.getDefaultUncaughtExceptionHandler();
     // What RunCommand installs, with a recording handler instead of halting this JVM.
     Thread.setDefaultUncaughtExceptionHandler(
@@ -169,6 +161,15 @@ class FeedIsolationTest {
     } finally {
       Thread.setDefaultUncaughtExceptionHandler(previous);
     }
+  }
+
+  /** Every agent's gossip behind a {@link BlockingGossip}, collected by node name. */
+  private static AgentCluster.Hooks blockableGossip(Map<String, BlockingGossip> byNode) {
+    return new AgentCluster.Hooks(name -> MonotonicClock.system(), (name, g) -> {
+      BlockingGossip wrapped = new BlockingGossip(g);
+      byNode.put(name, wrapped);
+      return wrapped;
+    }, (name, d) -> d, (thread, error) -> { });
   }
 
   /** A device whose keepalive throws an Error once {@code broken} is set. */
