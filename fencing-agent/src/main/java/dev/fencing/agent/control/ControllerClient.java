@@ -185,6 +185,9 @@ public final class ControllerClient implements AutoCloseable {
      * @return true when the controller acknowledged the final report by closing the stream in time
      */
     public boolean finish(AgentReport report, Duration timeout) {
+        if (closed) {
+            return false;
+        }
         AgentReport last = report.toBuilder().setFinalReport(true).build();
         latestReport.set(last);
         run(() -> {
