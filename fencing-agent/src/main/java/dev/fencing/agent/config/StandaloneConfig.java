@@ -1,5 +1,6 @@
 package dev.fencing.agent.config;
 
+import dev.fencing.agent.apiserver.ApiServerEndpoint;
 import dev.fencing.policy.FencingSpec;
 import dev.fencing.policy.ResolvedPolicy;
 import dev.fencing.policy.Violation;
@@ -16,6 +17,7 @@ import java.util.Optional;
  * @param policy the resolved policy
  * @param gossipKeys AES keys for gossip encryption (first = primary); empty = unencrypted
  * @param warnings accepted but risky choices (e.g. APIReachable)
+ * @param apiServerProbe where the APIReachable tie-breaker probes {@code /readyz}; empty: it never answers
  */
 public record StandaloneConfig(
     String group,
@@ -23,7 +25,8 @@ public record StandaloneConfig(
     FencingSpec spec,
     ResolvedPolicy policy,
     List<byte[]> gossipKeys,
-    List<Violation> warnings) {
+    List<Violation> warnings,
+    Optional<ApiServerEndpoint> apiServerProbe) {
 
   public StandaloneConfig {
     members = List.copyOf(members);

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import dev.fencing.agent.apiserver.ApiServerEndpoint;
 import dev.fencing.agent.membership.NodeMeta;
 import dev.fencing.policy.DurationFormat;
 import dev.fencing.policy.FencingSpec;
@@ -28,6 +29,7 @@ import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.regex.Pattern;
@@ -50,6 +52,9 @@ import java.util.regex.Pattern;
  *   timings: {quorumWindow: 2s}
  * gossip:
  *   keys: [base64 AES key, ...]       # optional; first is the primary
+ * apiServerProbe:                     # optional; where APIReachable probes GET url/readyz
+ *   url: https://10.96.0.1:443
+ *   caFile: /path/ca.crt              # optional; default the pod's service-account CA
  * </pre>
  *
  * Every problem is collected and reported together, each with its place (line and column for syntax and type errors,
@@ -60,7 +65,10 @@ public final class StandaloneConfigLoader {
   private static final Pattern GROUP_NAME = Pattern.compile("[a-z0-9]([-a-z0-9.]{0,61}[a-z0-9])?");
 
   /** The file's shape; unknown fields are errors so a typo never silently drops a setting. */
-  record FileDto(String group, List<MemberDto> expected, FencingDto fencing, GossipDto gossip) {}
+  record FileDto(String group, List<MemberDto> expected, FencingDto fencing, GossipDto gossip,
+      ApiServerProbeDto apiServerProbe) {}
+
+  record ApiServerProbeDto(String url, String caFile) {}
 
   record MemberDto(String name, String address, Map<String, String> addresses) {}
 
@@ -116,6 +124,8 @@ public final class StandaloneConfigLoader {
     List<ExpectedMember> members = members(dto.expected(), problems);
     FencingSpec spec = fencing(dto.fencing(), problems);
     List<byte[]> keys = keys(dto.gossip(), problems);
+    Optional<ApiServerEndpoint> probe = apiServerProbe(dto.apiServerProbe(), problems);
+    rejectDisk(spec, problems);
     if (!problems.isEmpty()) {
       throw new ConfigException(source, withLines(problems, text));
     }
@@ -125,7 +135,35 @@ public final class StandaloneConfigLoader {
           .map(v -> v.field().replaceFirst("^spec\\.", "") + ": " + v.message()).toList(), text));
     }
     return new StandaloneConfig(dto.group(), members, spec, PolicyResolver.resolve(spec, members.size()), keys,
-        PolicyResolver.warnings(spec, members.size()));
+        PolicyResolver.warnings(spec, members.size()), probe);
+  }
+
+  private static Optional<ApiServerEndpoint> apiServerProbe(ApiServerProbeDto dto, List<String> problems) {
+    if (dto == null) {
+      return Optional.empty();
+    }
+    if (dto.url() == null || dto.url().isBlank()) {
+      problems.add("apiServerProbe.url: missing; the API server's base URL, e.g. https://10.96.0.1:443");
+      return Optional.empty();
+    }
+    try {
+      Path ca = dto.caFile() == null ? ApiServerEndpoint.SERVICE_ACCOUNT_CA : Path.of(dto.caFile());
+      return Optional.of(new ApiServerEndpoint(ApiServerEndpoint.parseUrl(dto.url().trim()), Optional.empty(), ca));
+    } catch (IllegalArgumentException e) {
+      problems.add("apiServerProbe.url: " + e.getMessage());
+      return Optional.empty();
+    }
+  }
+
+  /** No shared-disk arbiter exists; an agent never accepts a tie-breaker that cannot answer. */
+  private static void rejectDisk(FencingSpec spec, List<String> problems) {
+    List<TieBreakerKind> kinds = spec.tieBreakers() == null ? List.of() : spec.tieBreakers();
+    for (int i = 0; i < kinds.size(); i++) {
+      if (kinds.get(i) == TieBreakerKind.DISK) {
+        problems.add("fencing.quorum.tieBreakers[" + i + "]: Disk is not available (no shared-disk arbiter is"
+            + " implemented); remove it and use LowestName or ControlPlane");
+      }
+    }
   }
 
   private static List<ExpectedMember> members(List<MemberDto> expected, List<String> problems) {

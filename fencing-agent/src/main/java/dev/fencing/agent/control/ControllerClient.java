@@ -44,6 +44,8 @@ import org.slf4j.LoggerFactory;
 public final class ControllerClient implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(ControllerClient.class);
+    /** How a stream the controller completed normally ends (the acknowledgement of a final report). */
+    private static final Status CLOSED_BY_CONTROLLER = Status.UNAVAILABLE.withDescription("controller closed the stream");
 
     /** Backoff and deadline settings. */
     public record Options(Duration initialBackoff, Duration maxBackoff, Duration syncDeadline, Duration keepAliveTime) {
@@ -73,6 +75,9 @@ public final class ControllerClient implements AutoCloseable {
     private boolean started;
     private volatile boolean synced;
     private volatile boolean closed;
+    // Set once the final report is on its way: a stream that ends then completes finalAck instead of reconnecting.
+    private volatile boolean finishing;
+    private final java.util.concurrent.CompletableFuture<Boolean> finalAck = new java.util.concurrent.CompletableFuture<>();
     private volatile String currentEpoch = "";
     private volatile long currentRevision;
 
@@ -171,6 +176,56 @@ public final class ControllerClient implements AutoCloseable {
         return target;
     }
 
+    /**
+     * The clean stop (SIGTERM): sends {@code report} marked {@code final_report} as the stream's last message,
+     * half-closes the stream and waits, at most {@code timeout}, for the controller to close its side — proof that it
+     * read everything before. Only then may the stream be torn down ({@link #close()}): a controller that saw the
+     * stream vanish first would take the silence for a node that fenced itself. No reconnect follows.
+     *
+     * @return true when the controller acknowledged the final report by closing the stream in time
+     */
+    public boolean finish(AgentReport report, Duration timeout) {
+        if (closed) {
+            return false;
+        }
+        AgentReport last = report.toBuilder().setFinalReport(true).build();
+        latestReport.set(last);
+        run(() -> {
+            if (finishing) {
+                return;
+            }
+            finishing = true;
+            if (pendingReconnect != null) {
+                pendingReconnect.cancel(false);
+                pendingReconnect = null;
+            }
+            if (!synced || requests == null) {
+                LOG.warn("event=final_report_not_sent node={} target={} reason=\"not connected\"", nodeName, target);
+                finalAck.complete(false);
+                return;
+            }
+            sendLatestReport();
+            requests.onCompleted();
+            LOG.info("event=final_report_sent node={} armed={} fencing_in_progress={}", nodeName, last.getArmed(),
+                    last.getFencingInProgress());
+        });
+        try {
+            boolean acked = finalAck.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            if (acked) {
+                LOG.info("event=final_report_acknowledged node={}", nodeName);
+            }
+            return acked;
+        } catch (java.util.concurrent.TimeoutException e) {
+            LOG.warn("event=final_report_unacknowledged node={} waited_ms={}", nodeName, timeout.toMillis());
+            return false;
+        } catch (java.util.concurrent.ExecutionException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
     @Override
     public void close() {
         if (closed) {
@@ -225,7 +280,7 @@ public final class ControllerClient implements AutoCloseable {
     }
 
     private void connect() {
-        if (closed) {
+        if (closed || finishing) {
             return;
         }
         pendingReconnect = null;
@@ -253,8 +308,7 @@ public final class ControllerClient implements AutoCloseable {
 
             @Override
             public void onCompleted() {
-                run(() -> onStreamEnded(generation, Status.UNAVAILABLE.withDescription(
-                        "controller closed the stream")));
+                run(() -> onStreamEnded(generation, CLOSED_BY_CONTROLLER));
             }
         });
         AgentHello.Builder hello = AgentHello.newBuilder().setNodeName(nodeName).setAgentVersion(agentVersion);
@@ -364,6 +418,12 @@ public final class ControllerClient implements AutoCloseable {
 
     private void onStreamEnded(long generation, Status status) {
         if (generation != streamGeneration || closed) {
+            return;
+        }
+        if (finishing) {
+            synced = false;
+            requests = null;
+            finalAck.complete(status == CLOSED_BY_CONTROLLER);
             return;
         }
         synced = false;

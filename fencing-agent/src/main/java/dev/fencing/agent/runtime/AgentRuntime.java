@@ -1,6 +1,9 @@
 package dev.fencing.agent.runtime;
 
 import dev.fencing.agent.api.EventHub;
+import dev.fencing.agent.apiserver.ApiReachableTieBreaker;
+import dev.fencing.agent.apiserver.ApiServerEndpoint;
+import dev.fencing.agent.apiserver.ReadyzProber;
 import dev.fencing.agent.api.LocalApiServer;
 import dev.fencing.agent.config.AgentConfig;
 import dev.fencing.agent.config.ExpectedMember;
@@ -42,6 +45,8 @@ public final class AgentRuntime implements AutoCloseable {
   /** How often a report is considered; it is sent on change, and at least every {@link #REPORT_EVERY}. */
   static final Duration REPORT_TICK = Duration.ofMillis(500);
   static final Duration REPORT_EVERY = Duration.ofSeconds(10);
+  /** How long a clean stop waits for the controller to acknowledge the final report before closing the stream. */
+  static final Duration FINAL_REPORT_TIMEOUT = Duration.ofSeconds(2);
 
   /**
    * What to start.
@@ -57,6 +62,7 @@ public final class AgentRuntime implements AutoCloseable {
    * @param bind gossip bind address override (port 0 = the configured port)
    * @param transportWrapper wraps gossip's transport (tests cut nodes off there)
    * @param agentVersion build version
+   * @param apiServer the standalone config's API server endpoint for APIReachable (a controller's config replaces it)
    */
   public record Options(
       String node,
@@ -69,12 +75,24 @@ public final class AgentRuntime implements AutoCloseable {
       int metricsPort,
       Optional<InetSocketAddress> bind,
       Optional<UnaryOperator<Transport>> transportWrapper,
-      String agentVersion) {}
+      String agentVersion,
+      Optional<ApiServerEndpoint> apiServer) {
+
+    /** Without a standalone API server endpoint (the controller's, if any, is used). */
+    public Options(String node, Optional<AgentConfig> fileConfig, Optional<String> controller, Path socket,
+        WatchdogDevice device, Path disableFile, Path stateDir, int metricsPort, Optional<InetSocketAddress> bind,
+        Optional<UnaryOperator<Transport>> transportWrapper, String agentVersion) {
+      this(node, fileConfig, controller, socket, device, disableFile, stateDir, metricsPort, bind, transportWrapper,
+          agentVersion, Optional.empty());
+    }
+  }
 
   private final Options options;
   private final List<AutoCloseable> started = new ArrayList<>();
   private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private FencingAgent agent;
+  private Optional<ControllerClient> controllerClient = Optional.empty();
+  private ScheduledExecutorService reporter;
   private MetricsHttpServer metrics;
   private LocalApiServer api;
 
@@ -98,10 +116,17 @@ public final class AgentRuntime implements AutoCloseable {
     MonotonicClock clock = MonotonicClock.system();
     EventHub hub = new EventHub(1024, InstantSource.system());
     hub.bindMetrics(registry);
+    ReadyzProber prober = new ReadyzProber(clock, "node=" + options.node());
+    prober.start();
+    started.add(prober);
+    options.fileConfig().ifPresent(c -> configureProbe(prober, options.apiServer(), c));
     Optional<ControllerClient> controller = options.controller().map(target -> new ControllerClient(target,
         options.node(), options.agentVersion(), options.stateDir(), update -> {
           try {
-            agent.applyConfig(ControllerConfigMapper.map(update, options.node()));
+            AgentConfig mapped = ControllerConfigMapper.map(update, options.node());
+            configureProbe(prober, ApiServerEndpoint.fromProto(update.config().hasApiServerProbe(),
+                update.config().getApiServerProbe()), mapped);
+            agent.applyConfig(mapped);
           } catch (IllegalArgumentException e) {
             LOG.error("node={} event=config_rejected source={} revision={} reason=\"{}\"", options.node(),
                 update.source(), update.revision(), e.getMessage());
@@ -112,7 +137,8 @@ public final class AgentRuntime implements AutoCloseable {
         options.transportWrapper());
     agent = new FencingAgent(options.node(), new FencingAgent.Dependencies(clock, InstantSource.system(),
         options.device(), gossip, hub, registry, options.agentVersion(), Optional.of(new StateDirectory(
-            options.stateDir())), controlPlane, Duration.ofSeconds(5), Duration.ofSeconds(10)));
+            options.stateDir())), controlPlane, Duration.ofSeconds(5), Duration.ofSeconds(10),
+        FatalErrors.haltProcess(), Optional.of(new ApiReachableTieBreaker(prober))));
     agent.start();
     started.add(agent);
     options.fileConfig().ifPresent(agent::applyConfig);
@@ -136,6 +162,7 @@ public final class AgentRuntime implements AutoCloseable {
       ControllerClient client = controller.get();
       client.start();
       started.add(client);
+      controllerClient = controller;
       startReports(client, clock);
     }
     LOG.info("node={} event=started socket={} disable_file={} state_dir={} metrics_port={} controller={} device={}",
@@ -144,14 +171,15 @@ public final class AgentRuntime implements AutoCloseable {
   }
 
   private void startReports(ControllerClient client, MonotonicClock clock) {
-    ScheduledExecutorService reporter = Executors.newSingleThreadScheduledExecutor(r -> {
+    reporter = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "fencing-reports");
       t.setDaemon(true);
       return t;
     });
-    started.add(reporter::shutdownNow);
+    ScheduledExecutorService reports = reporter;
+    started.add(reports::shutdownNow);
     ReportThrottle throttle = new ReportThrottle(REPORT_EVERY.toNanos());
-    reporter.scheduleWithFixedDelay(() -> {
+    Runnable considerReport = () -> {
       try {
         long now = clock.nanoTime();
         AgentSnapshot s = agent.snapshot();
@@ -161,7 +189,41 @@ public final class AgentRuntime implements AutoCloseable {
       } catch (RuntimeException e) {
         LOG.warn("node={} event=report_failed error=\"{}\"", options.node(), e.toString());
       }
-    }, REPORT_TICK.toMillis(), REPORT_TICK.toMillis(), TimeUnit.MILLISECONDS);
+    };
+    // A disarm or a fence is reported at once, from the tick that made it, not at the next report tick.
+    agent.onWatchdogChange(s -> {
+      try {
+        reports.execute(considerReport);
+      } catch (java.util.concurrent.RejectedExecutionException e) {
+        LOG.debug("node={} event=report_after_stop_ignored", options.node());
+      }
+    });
+    reports.scheduleWithFixedDelay(considerReport, REPORT_TICK.toMillis(), REPORT_TICK.toMillis(),
+        TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * The clean stop, in this order: the watchdog's SIGTERM rules (disarm, or close without magic while fencing),
+   * then the final report, acknowledged by the controller or {@link #FINAL_REPORT_TIMEOUT} passed, then the
+   * controller stream. The other way round the controller would see the stream vanish while the node still looked
+   * armed.
+   */
+  private void stopCleanly() {
+    if (agent == null) {
+      return;
+    }
+    if (reporter != null) {
+      reporter.shutdownNow();
+    }
+    AgentSnapshot last = agent.shutdownWatchdog();
+    controllerClient.ifPresent(client -> client.finish(last.toReport(MonotonicClock.system().nanoTime()),
+        FINAL_REPORT_TIMEOUT));
+  }
+
+  /** Probes every heartbeat interval while APIReachable asks; the CA is read here, never on the quorum thread. */
+  private static void configureProbe(ReadyzProber prober, Optional<ApiServerEndpoint> endpoint, AgentConfig config) {
+    Duration interval = config.policy().timings().heartbeatInterval();
+    prober.configure(endpoint, interval, ReadyzProber.timeoutFor(interval));
   }
 
   private InetSocketAddress bindAddress(AgentConfig config) {
@@ -186,6 +248,11 @@ public final class AgentRuntime implements AutoCloseable {
   /** Stops in reverse order; the agent applies the watchdog's SIGTERM rules. Idempotent. */
   @Override
   public synchronized void close() {
+    try {
+      stopCleanly();
+    } catch (RuntimeException e) {
+      LOG.warn("node={} event=final_report_failed error=\"{}\"", options.node(), e.toString());
+    }
     for (int i = started.size() - 1; i >= 0; i--) {
       try {
         started.get(i).close();

@@ -21,6 +21,7 @@ import dev.fencing.agent.quorum.QuorumVerdict;
 import dev.fencing.agent.quorum.TieBreaker;
 import dev.fencing.agent.watchdog.ArmingConditions;
 import dev.fencing.agent.watchdog.WatchdogDevice;
+import dev.fencing.agent.watchdog.WatchdogFeeder;
 import dev.fencing.agent.watchdog.WatchdogStatus;
 import dev.fencing.agent.watchdog.WatchdogSupervisor;
 import dev.fencing.policy.ResolvedTimings;
@@ -53,15 +54,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The running agent: one gossip membership per group, the quorum loop and the watchdog, on a single scheduler thread
- * that owns the {@link QuorumEvaluator} and the {@link WatchdogSupervisor}. Gossip callbacks only enqueue heartbeats
- * (the loop drains them before judging) and feed the {@link MembershipView}; blocking gossip calls (join, metadata
- * updates, leave) run on separate I/O threads so they never delay a feed.
+ * The running agent: one gossip membership per group, the quorum loop and the watchdog. The quorum thread owns the
+ * {@link QuorumEvaluator} and the {@link WatchdogSupervisor} and publishes a "feed until" deadline; the feeder thread
+ * ({@link WatchdogFeeder}, nothing else on it) does the keepalives. Nothing on the quorum thread takes the memberlist
+ * lock or does network or disk I/O: gossip callbacks only enqueue heartbeats (the loop drains them before judging)
+ * and feed the {@link MembershipView}; heartbeats are encoded on the quorum thread and sent by a sender thread (only
+ * the latest round waits, so a blocked gossip send never piles up); joins, the member list, metadata updates, leave
+ * and the fence record run on separate I/O threads. An {@link Error} in the quorum, feeder or sender thread goes to
+ * {@link FatalErrors}: the process ends, and an armed watchdog then resets the node.
  *
  * <p>Each tick: measure how late the tick fired and how long the oldest heartbeat waited, drain the inbox, send a
  * heartbeat round when due (at once after a late tick, so peers' echoes are fresh), evaluate quorum, let the
- * supervisor arm / feed / fence / disarm, announce the isolated flag when it changes, and re-join expected peers
- * gossip does not know.
+ * supervisor arm / publish the feed deadline / fence / disarm, announce the isolated flag when it changes, and
+ * re-join expected peers gossip does not know.
  */
 public final class FencingAgent implements AutoCloseable {
 
@@ -85,7 +90,9 @@ public final class FencingAgent implements AutoCloseable {
       Optional<StateDirectory> stateDir,
       Optional<TieBreaker> controlPlane,
       Duration rejoinInterval,
-      Duration watchdogReopenBackoff) {
+      Duration watchdogReopenBackoff,
+      FatalErrors.Handler fatalErrors,
+      Optional<TieBreaker> apiReachable) {
 
     public Dependencies {
       Objects.requireNonNull(clock, "clock");
@@ -99,10 +106,27 @@ public final class FencingAgent implements AutoCloseable {
       Objects.requireNonNull(controlPlane, "controlPlane");
       Objects.requireNonNull(rejoinInterval, "rejoinInterval");
       Objects.requireNonNull(watchdogReopenBackoff, "watchdogReopenBackoff");
+      Objects.requireNonNull(fatalErrors, "fatalErrors");
+      Objects.requireNonNull(apiReachable, "apiReachable");
+    }
+
+    /**
+     * As the canonical constructor; an Error in a loop halts the process ({@link FatalErrors#haltProcess()}) and no
+     * API server probe runs (APIReachable is then refused).
+     */
+    public Dependencies(MonotonicClock clock, InstantSource wallClock, WatchdogDevice device,
+        GossipFactory gossipFactory, EventHub hub, MeterRegistry registry, String agentVersion,
+        Optional<StateDirectory> stateDir, Optional<TieBreaker> controlPlane, Duration rejoinInterval,
+        Duration watchdogReopenBackoff) {
+      this(clock, wallClock, device, gossipFactory, hub, registry, agentVersion, stateDir, controlPlane,
+          rejoinInterval, watchdogReopenBackoff, FatalErrors.haltProcess(), Optional.empty());
     }
   }
 
   private record Inbound(Heartbeat heartbeat, long receivedNanos) {}
+
+  /** One encoded heartbeat for one peer, handed from the quorum thread to the sender thread. */
+  private record Outbound(String peer, java.net.InetSocketAddress address, byte[] bytes) {}
 
   private final String node;
   private final Dependencies deps;
@@ -110,6 +134,13 @@ public final class FencingAgent implements AutoCloseable {
   private final ScheduledExecutorService scheduler;
   private final ExecutorService io;
   private final ExecutorService joiner;
+  private final ExecutorService sender;
+  private final WatchdogFeeder feeder;
+  private final Thread feederThread;
+  private final AtomicBoolean feederStopped = new AtomicBoolean();
+  // The latest encoded round not yet taken by the sender thread; a newer round replaces it.
+  private final java.util.concurrent.atomic.AtomicReference<List<Outbound>> pendingRound =
+      new java.util.concurrent.atomic.AtomicReference<>();
   private final ConcurrentLinkedQueue<Inbound> inbox = new ConcurrentLinkedQueue<>();
   private final AtomicInteger inboxSize = new AtomicInteger();
   private final AtomicBoolean joinInFlight = new AtomicBoolean();
@@ -143,6 +174,10 @@ public final class FencingAgent implements AutoCloseable {
 
   // Read by any thread.
   private volatile AgentSnapshot snapshot;
+  private volatile java.util.function.Consumer<AgentSnapshot> watchdogListener = s -> { };
+  private final AtomicBoolean watchdogShutDown = new AtomicBoolean();
+  // Quorum thread: the watchdog state last handed to the listener.
+  private WatchdogStatus lastNotified;
 
   /**
    * @param node this node's member name
@@ -156,7 +191,12 @@ public final class FencingAgent implements AutoCloseable {
     this.io = Executors.newSingleThreadExecutor(r -> daemon(r, "fencing-gossip-io"));
     // Joins block up to the TCP timeout per unreachable peer: never let them delay an isolated-flag announcement.
     this.joiner = Executors.newSingleThreadExecutor(r -> daemon(r, "fencing-gossip-join"));
-    this.supervisor = new WatchdogSupervisor(deps.device(), deps.watchdogReopenBackoff(), "node=" + node + " group=-");
+    // Heartbeat sends take memberlist's lock: never on the quorum thread.
+    this.sender = Executors.newSingleThreadExecutor(r -> daemon(r, "fencing-heartbeat-send"));
+    this.feeder = new WatchdogFeeder(deps.device(), deps.clock(), "node=" + node);
+    this.feederThread = daemon(FatalErrors.guarded(deps.fatalErrors(), () -> feeder.run(() -> !feederStopped.get())),
+        "fencing-feeder");
+    this.supervisor = new WatchdogSupervisor(feeder, deps.watchdogReopenBackoff(), "node=" + node + " group=-");
     MeterRegistry registry = deps.registry();
     this.heartbeatsSent = Counter.builder("fencing.heartbeats.sent").description("Quorum heartbeats sent")
         .register(registry);
@@ -175,9 +215,10 @@ public final class FencingAgent implements AutoCloseable {
   /** Starts the quorum loop; the agent runs disarmed until a config is applied. */
   public void start() {
     readPreviousFence();
-    scheduler.execute(() -> {
+    feederThread.start();
+    post(() -> {
       intendedTickNanos = deps.clock().nanoTime();
-      tickAndReschedule();
+      tickOnce();
     });
   }
 
@@ -204,7 +245,7 @@ public final class FencingAgent implements AutoCloseable {
   /** Runs {@code task} on the quorum thread; after {@link #close()} it is dropped (the agent is stopping). */
   private void post(Runnable task) {
     try {
-      scheduler.execute(task);
+      scheduler.execute(FatalErrors.guarded(deps.fatalErrors(), task));
     } catch (java.util.concurrent.RejectedExecutionException e) {
       LOG.debug("{} event=update_after_stop_ignored", logContext());
     }
@@ -223,25 +264,53 @@ public final class FencingAgent implements AutoCloseable {
   }
 
   /**
-   * SIGTERM: feeding ⇒ magic close; starving (fencing in progress) ⇒ close without the magic character so the fence
-   * completes. Then leaves gossip and stops the threads. Idempotent.
+   * Called on the quorum thread, right after the tick that changed it, whenever armed, fencing or the disarm
+   * reasons change: a disarm (disable file, maintenance, removal) is reported at once, not at the next periodic
+   * report. Must not block (hand the snapshot to another thread).
+   */
+  public void onWatchdogChange(java.util.function.Consumer<AgentSnapshot> listener) {
+    this.watchdogListener = Objects.requireNonNull(listener, "listener");
+  }
+
+  /**
+   * The watchdog's SIGTERM rules, now: feeding ⇒ magic close; starving (fencing in progress) ⇒ close without the
+   * magic character so the fence completes (the snapshot then still says armed and fencing). The quorum loop stops
+   * changing the watchdog; gossip keeps running until {@link #close()}. Idempotent; waits at most 5 s for the quorum
+   * thread.
+   *
+   * @return the snapshot after the shutdown, for the final report
+   */
+  public AgentSnapshot shutdownWatchdog() {
+    if (watchdogShutDown.compareAndSet(false, true)) {
+      try {
+        Future<?> shutdown = scheduler.submit(() -> {
+          WatchdogStatus status = supervisor.shutdown();
+          snapshot = snapshot.withWatchdog(status);
+        });
+        shutdown.get(5, TimeUnit.SECONDS);
+      } catch (Exception e) {
+        LOG.error("{} event=shutdown_watchdog_failed error=\"{}\"", logContext(), e.toString());
+      }
+    }
+    return snapshot;
+  }
+
+  /**
+   * SIGTERM: the watchdog rules of {@link #shutdownWatchdog()} (if not applied yet), then leaves gossip and stops the
+   * threads. Idempotent.
    */
   @Override
   public void close() {
+    shutdownWatchdog();
     if (!closed.compareAndSet(false, true)) {
       return;
     }
-    Future<?> shutdown = scheduler.submit(() -> {
-      WatchdogStatus status = supervisor.shutdown();
-      snapshot = snapshot.withWatchdog(status);
-    });
-    try {
-      shutdown.get(5, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      LOG.error("{} event=shutdown_watchdog_failed error=\"{}\"", logContext(), e.toString());
-    }
+    // Only now: until the supervisor has closed the device, a feed the last verdict allows must still happen.
+    feederStopped.set(true);
+    feeder.wake();
     scheduler.shutdownNow();
     joiner.shutdownNow();
+    sender.shutdownNow();
     io.execute(() -> stopIoGossip(Duration.ofSeconds(1)));
     io.shutdown();
     try {
@@ -255,7 +324,12 @@ public final class FencingAgent implements AutoCloseable {
 
   // ---- scheduler thread ------------------------------------------------------------------------------------------
 
+  // A scheduled task's Error would vanish into its Future: every task on this thread hands it over explicitly.
   private void tickAndReschedule() {
+    FatalErrors.guarded(deps.fatalErrors(), this::tickOnce).run();
+  }
+
+  private void tickOnce() {
     if (closed.get()) {
       return;
     }
@@ -322,6 +396,26 @@ public final class FencingAgent implements AutoCloseable {
     }
     snapshot = new AgentSnapshot(node, deps.agentVersion(), now, Optional.of(config), Optional.of(verdict), status,
         peerViews(), lag, meta.isolated());
+    notifyWatchdogChange(status);
+  }
+
+  private static List<dev.fencing.proto.fencing.v1.DisarmReason.Kind> reasonKinds(WatchdogStatus status) {
+    return status.disarmReasons().stream().map(dev.fencing.proto.fencing.v1.DisarmReason::getKind).toList();
+  }
+
+  private void notifyWatchdogChange(WatchdogStatus status) {
+    WatchdogStatus last = lastNotified;
+    // Kinds, not details: the arming delay's detail changes every tick.
+    if (last != null && last.armed() == status.armed() && last.fencingInProgress() == status.fencingInProgress()
+        && reasonKinds(last).equals(reasonKinds(status))) {
+      return;
+    }
+    lastNotified = status;
+    try {
+      watchdogListener.accept(snapshot);
+    } catch (RuntimeException e) {
+      LOG.warn("{} event=watchdog_listener_failed error=\"{}\"", logContext(), e.toString());
+    }
   }
 
   /**
@@ -359,24 +453,43 @@ public final class FencingAgent implements AutoCloseable {
     }
   }
 
+  /** Encodes a round here (the evaluator is this thread's) and hands it to the sender thread. */
   private void sendRound(long now) {
     lastRoundNanos = now;
     roundSent = true;
-    GossipMembership g = gossip;
-    if (g == null) {
+    if (gossip == null) {
       return;
     }
+    List<Outbound> round = new ArrayList<>();
     for (String peer : evaluator.peers()) {
       Optional<ExpectedMember> member = config.member(peer);
-      if (member.isEmpty()) {
-        continue;
+      if (member.isPresent()) {
+        round.add(new Outbound(peer, member.get().socketAddress(),
+            HeartbeatCodec.encode(evaluator.heartbeatFor(peer, now))));
       }
-      byte[] bytes = HeartbeatCodec.encode(evaluator.heartbeatFor(peer, now));
+    }
+    if (pendingRound.getAndSet(round) == null) {
       try {
-        g.sendTo(member.get().socketAddress(), bytes);
+        sender.execute(FatalErrors.guarded(deps.fatalErrors(), this::sendPendingRound));
+      } catch (java.util.concurrent.RejectedExecutionException e) {
+        pendingRound.set(null);
+      }
+    }
+  }
+
+  /** On the sender thread: sends the latest round; a round replaced while gossip was blocked is never sent. */
+  private void sendPendingRound() {
+    List<Outbound> round = pendingRound.getAndSet(null);
+    GossipMembership g = gossip;
+    if (round == null || g == null) {
+      return;
+    }
+    for (Outbound out : round) {
+      try {
+        g.sendTo(out.address(), out.bytes());
         heartbeatsSent.increment();
       } catch (RuntimeException e) {
-        LOG.debug("{} event=heartbeat_send_failed peer={} error=\"{}\"", logContext(), peer, e.toString());
+        LOG.debug("{} event=heartbeat_send_failed peer={} error=\"{}\"", logContext(), out.peer(), e.toString());
       }
     }
   }
@@ -418,36 +531,41 @@ public final class FencingAgent implements AutoCloseable {
     }
   }
 
+  /** Reading gossip's member list takes memberlist's lock: done with the join, on the joiner thread. */
   private void rejoinUnknownPeers() {
     GossipMembership g = gossip;
     if (g == null || !joinInFlight.compareAndSet(false, true)) {
       return;
     }
-    Map<String, GossipState> known = new HashMap<>();
-    for (GossipMember m : g.members()) {
-      known.put(m.name(), m.state());
-    }
-    List<String> addresses = new ArrayList<>();
-    for (ExpectedMember m : config.members()) {
-      GossipState state = known.get(m.name());
-      if (!m.name().equals(node) && (state == null || state == GossipState.DEAD || state == GossipState.LEFT)) {
-        addresses.add(m.gossipAddress());
-      }
-    }
-    if (addresses.isEmpty()) {
+    List<ExpectedMember> expected = config.members();
+    try {
+      joiner.execute(() -> {
+        try {
+          Map<String, GossipState> known = new HashMap<>();
+          for (GossipMember m : g.members()) {
+            known.put(m.name(), m.state());
+          }
+          List<String> addresses = new ArrayList<>();
+          for (ExpectedMember m : expected) {
+            GossipState state = known.get(m.name());
+            if (!m.name().equals(node) && (state == null || state == GossipState.DEAD
+                || state == GossipState.LEFT)) {
+              addresses.add(m.gossipAddress());
+            }
+          }
+          if (!addresses.isEmpty()) {
+            int answered = g.join(addresses);
+            LOG.debug("{} event=rejoin addresses={} answered={}", logContext(), addresses, answered);
+          }
+        } catch (RuntimeException e) {
+          LOG.debug("{} event=rejoin_failed error=\"{}\"", logContext(), e.toString());
+        } finally {
+          joinInFlight.set(false);
+        }
+      });
+    } catch (java.util.concurrent.RejectedExecutionException e) {
       joinInFlight.set(false);
-      return;
     }
-    joiner.execute(() -> {
-      try {
-        int answered = g.join(addresses);
-        LOG.debug("{} event=rejoin addresses={} answered={}", logContext(), addresses, answered);
-      } catch (RuntimeException e) {
-        LOG.debug("{} event=rejoin_failed error=\"{}\"", logContext(), e.toString());
-      } finally {
-        joinInFlight.set(false);
-      }
-    });
   }
 
   private void reconfigure(AgentConfig newConfig) {
@@ -469,7 +587,7 @@ public final class FencingAgent implements AutoCloseable {
       settings = new QuorumSettings(node,
           new TreeSet<>(newConfig.members().stream().map(ExpectedMember::name).toList()),
           newConfig.policy().quorumSize(), t.quorumWindow(), t.localHealthCap(), t.evaluationTick(),
-          TieBreakers.of(newConfig.policy().tieBreakers(), deps.controlPlane()),
+          TieBreakers.of(newConfig.policy().tieBreakers(), deps.controlPlane(), deps.apiReachable()),
           QuorumSettings.defaultTieBreakLead(t.quorumWindow(), t.heartbeatInterval(), t.evaluationTick()));
     } catch (IllegalArgumentException e) {
       LOG.error("{} event=config_rejected source={} revision={} reason=\"{}\"", logContext(), newConfig.source(),
@@ -500,7 +618,7 @@ public final class FencingAgent implements AutoCloseable {
     if (supervisor.status().armed()) {
       return supervisor;
     }
-    return new WatchdogSupervisor(deps.device(), deps.watchdogReopenBackoff(),
+    return new WatchdogSupervisor(feeder, deps.watchdogReopenBackoff(),
         "node=" + node + " group=" + newConfig.group());
   }
 
@@ -604,6 +722,7 @@ public final class FencingAgent implements AutoCloseable {
     io.execute(() -> {
       try {
         dir.get().write(FENCE_RECORD, record.getBytes(StandardCharsets.UTF_8));
+        LOG.info("{} event=fence_recorded file={}", logContext(), dir.get().path().resolve(FENCE_RECORD));
       } catch (IOException e) {
         LOG.warn("{} event=fence_record_failed error=\"{}\"", logContext(), e.toString());
       }

@@ -1,5 +1,6 @@
 package dev.fencing.agent.runtime;
 
+import dev.fencing.agent.apiserver.ApiServerEndpoint;
 import dev.fencing.agent.config.AgentConfig;
 import dev.fencing.agent.config.ConfigException;
 import dev.fencing.agent.config.HostPort;
@@ -12,6 +13,7 @@ import dev.fencing.agent.watchdog.LinuxWatchdogDevice;
 import dev.fencing.agent.watchdog.NowayoutProbe;
 import dev.fencing.agent.watchdog.UnavailableWatchdogDevice;
 import dev.fencing.agent.watchdog.WatchdogDevice;
+import dev.fencing.policy.TieBreakerKind;
 import dev.fencing.policy.Violation;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -41,7 +43,8 @@ import picocli.CommandLine.Spec;
       "character so the reset completes."
     },
     exitCodeListHeading = "Exit codes:%n",
-    exitCodeList = {"0:stopped by a signal", "1:could not start (socket, port)", "2:invalid command line or config"})
+    exitCodeList = {"0:stopped by a signal", "1:could not start (socket, port)", "2:invalid command line or config",
+        "70:an Error in one of the agent's threads (armed: the watchdog resets the node)"})
 public final class RunCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
@@ -94,9 +97,16 @@ public final class RunCommand implements Callable<Integer> {
       return 2;
     }
     Optional<AgentConfig> fileConfig = Optional.empty();
+    Optional<ApiServerEndpoint> apiServer = Optional.empty();
     if (config != null) {
       try {
         StandaloneConfig standalone = StandaloneConfigLoader.load(config);
+        if (controller == null && standalone.policy().tieBreakers().contains(TieBreakerKind.CONTROL_PLANE)) {
+          err.println(config + ": fencing.quorum.tieBreakers: ControlPlane needs --controller HOST:PORT; without a"
+              + " controller use LowestName");
+          return 2;
+        }
+        apiServer = standalone.apiServerProbe();
         for (Violation warning : standalone.warnings()) {
           err.println("warning: " + config + ": " + warning.field().replaceFirst("^spec\\.", "") + ": "
               + warning.message());
@@ -116,7 +126,11 @@ public final class RunCommand implements Callable<Integer> {
     }
     String version = Optional.ofNullable(RunCommand.class.getPackage().getImplementationVersion()).orElse("dev");
     AgentRuntime.Options options = new AgentRuntime.Options(node, fileConfig, Optional.ofNullable(controller), socket,
-        watchdog(watchdogDevice), disableFile, stateDir, metricsPort, bindAddress, Optional.empty(), version);
+        watchdog(watchdogDevice), disableFile, stateDir, metricsPort, bindAddress, Optional.empty(), version,
+        apiServer);
+    // Any Error that kills a thread (memberlist's receive threads included) ends the process: a half-dead agent
+    // must not keep feeding. The agent's own loops report theirs directly (scheduled tasks would swallow them).
+    Thread.setDefaultUncaughtExceptionHandler(FatalErrors.uncaught(FatalErrors.haltProcess()));
     AgentRuntime runtime;
     try {
       runtime = AgentRuntime.start(options);

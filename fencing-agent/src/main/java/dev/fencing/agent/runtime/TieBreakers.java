@@ -1,14 +1,13 @@
 package dev.fencing.agent.runtime;
 
 import dev.fencing.agent.quorum.LowestNameTieBreaker;
-import dev.fencing.agent.quorum.NeverAnsweringTieBreaker;
 import dev.fencing.agent.quorum.TieBreaker;
 import dev.fencing.policy.TieBreakerKind;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
-/** Builds the configured tie-breakers, in order. */
+/** Builds the configured tie-breakers, in order. Every kind the agent accepts answers for real. */
 final class TieBreakers {
 
   private TieBreakers() {}
@@ -16,16 +15,22 @@ final class TieBreakers {
   /**
    * @param kinds the configured kinds, in order
    * @param controlPlane the controller client's tie-breaker, when the agent has a controller
+   * @param apiReachable the API server probe's tie-breaker, when the agent runs one
+   * @throws IllegalArgumentException for a kind this agent cannot answer (the config is rejected): {@code Disk}
+   *     (no arbiter exists; the policy and the standalone loader reject it), {@code ControlPlane} without a
+   *     controller, {@code APIReachable} without a prober
    */
-  static List<TieBreaker> of(List<TieBreakerKind> kinds, Optional<TieBreaker> controlPlane) {
+  static List<TieBreaker> of(List<TieBreakerKind> kinds, Optional<TieBreaker> controlPlane,
+      Optional<TieBreaker> apiReachable) {
     List<TieBreaker> out = new ArrayList<>();
     for (TieBreakerKind kind : kinds) {
       out.add(switch (kind) {
         case LOWEST_NAME -> new LowestNameTieBreaker();
-        case DISK -> NeverAnsweringTieBreaker.disk();
-        case API_REACHABLE -> NeverAnsweringTieBreaker.apiReachable();
-        case CONTROL_PLANE -> controlPlane.orElseGet(
-            () -> new NeverAnsweringTieBreaker("ControlPlane", "no controller configured (standalone agent)"));
+        case DISK -> throw new IllegalArgumentException("tie-breaker Disk has no arbiter implementation; remove it");
+        case API_REACHABLE -> apiReachable.orElseThrow(() -> new IllegalArgumentException(
+            "tie-breaker APIReachable needs the API server probe, which this agent does not run"));
+        case CONTROL_PLANE -> controlPlane.orElseThrow(() -> new IllegalArgumentException(
+            "tie-breaker ControlPlane needs a controller (run with --controller)"));
       });
     }
     return out;

@@ -6,7 +6,8 @@ import java.util.Optional;
 /**
  * One watchdog device (Linux {@code /dev/watchdog}, a FIFO read by the softdog emulator, or a test fake). Once
  * opened, the device resets the node unless {@link #keepalive()} is called within the timeout; only
- * {@link #magicClose()} stops it. Implementations are used by one thread.
+ * {@link #magicClose()} stops it. Implementations are used by one thread at a time ({@link WatchdogFeeder} serialises
+ * the feeder thread and the supervisor).
  */
 public interface WatchdogDevice {
 

@@ -13,16 +13,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The arming rules and the feed loop (ARCHITECTURE §5), driven once per evaluation tick by the agent's scheduler
- * thread with this node's monotonic time. No threads or clock of its own; the device is the only side effect.
+ * The arming rules (ARCHITECTURE §5), driven once per evaluation tick by the agent's quorum thread with this node's
+ * monotonic time. No threads or clock of its own. It never feeds itself: while feeding it publishes a "feed until"
+ * deadline to the {@link WatchdogFeeder}, whose own thread does the keepalives; open and close go through the
+ * feeder's device lock too.
  *
  * <ul>
  *   <li>Arms only in mode Watchdog, with a known config, outside maintenance, not being removed, without a disable
  *       file, with a usable device (nowayout refused), and after quorum has been held continuously for the arming
  *       delay: a node that boots into a minority never arms.
- *   <li>Feeds every feed interval. With {@code Fence} only while quorum holds: once quorum is lost the node stops
- *       feeding for good ({@code fencingInProgress}) and the device resets it. {@code Exclude} and {@code Wait}
- *       never stop feeding for quorum loss.
+ *   <li>Feeds every feed interval. With {@code Fence} only while quorum holds: the deadline is the verdict's
+ *       {@code heldUntil}, and once quorum is lost the node stops feeding for good ({@code fencingInProgress}) and
+ *       the device resets it. {@code Exclude} and {@code Wait} never stop feeding for quorum loss; their deadline is
+ *       one (stretched) quorum window after the tick, so a stuck quorum loop stops the feed under every action.
  *   <li>Disarms (magic close) when a disarm signal appears. While fencing is in progress, or while quorum is lost
  *       under Fence, a local disarm signal is refused: the majority may already count on this node's reset, and a
  *       node it cannot hear must not decide on its own that it will survive.
@@ -35,6 +38,7 @@ public final class WatchdogSupervisor {
 
   private enum State { DISARMED, FEEDING, FENCING, SHUT_DOWN }
 
+  private final WatchdogFeeder feeder;
   private final WatchdogDevice device;
   private final long reopenBackoffNanos;
   private final String logContext;
@@ -42,9 +46,7 @@ public final class WatchdogSupervisor {
   private State state = State.DISARMED;
   private boolean heldSinceKnown;
   private long heldSinceNanos;
-  private boolean lastFeedKnown;
-  private long lastFeedNanos;
-  private long feedsTotal;
+  private boolean shutDownWhileFencing;
   private long nextOpenAttemptNanos;
   private boolean openAttemptBlocked;
   private String condition = "not opened";
@@ -54,12 +56,13 @@ public final class WatchdogSupervisor {
   private WatchdogStatus status;
 
   /**
-   * @param device the watchdog device
+   * @param feeder feeds the device from its own thread; every device operation goes through it
    * @param reopenBackoff how long to wait after a failed open before trying again (never a tight loop)
    * @param logContext {@code node=… group=…} prefix for every log line
    */
-  public WatchdogSupervisor(WatchdogDevice device, Duration reopenBackoff, String logContext) {
-    this.device = device;
+  public WatchdogSupervisor(WatchdogFeeder feeder, Duration reopenBackoff, String logContext) {
+    this.feeder = feeder;
+    this.device = feeder.device();
     this.reopenBackoffNanos = reopenBackoff.toNanos();
     this.logContext = logContext;
     this.status = new WatchdogStatus(false, false, false,
@@ -105,12 +108,14 @@ public final class WatchdogSupervisor {
       }
       if (state == State.FEEDING && fence && !held) {
         state = State.FENCING;
+        feeder.stop();
+        OptionalLong lastFeed = feeder.lastFeedNanos();
         LOG.warn("{} event=fencing_started reason=quorum_lost action=Fence last_feed_age_ms={} "
-            + "watchdog_timeout={}", logContext, lastFeedKnown ? (nowNanos - lastFeedNanos) / 1_000_000 : -1,
-            deviceTimeout.map(Duration::toString).orElse("?"));
+            + "watchdog_timeout={}", logContext, lastFeed.isPresent() ? (nowNanos - lastFeed.getAsLong()) / 1_000_000
+            : -1, deviceTimeout.map(Duration::toString).orElse("?"));
       }
-      if (state == State.FEEDING && (!lastFeedKnown || nowNanos - lastFeedNanos >= conditions.feedInterval().toNanos())) {
-        feed(nowNanos);
+      if (state == State.FEEDING) {
+        feeder.allowUntil(feedUntil(nowNanos, verdict, fence), conditions.feedInterval());
       }
     } else if (state == State.FENCING) {
       if (!signals.isEmpty() && !refusalLogged) {
@@ -121,6 +126,9 @@ public final class WatchdogSupervisor {
         && nowNanos - heldSinceNanos >= conditions.armingDelay().toNanos()
         && (!openAttemptBlocked || nowNanos - nextOpenAttemptNanos >= 0)) {
       arm(nowNanos, conditions.watchdogTimeout());
+      if (state == State.FEEDING) {
+        feeder.allowUntil(feedUntil(nowNanos, verdict, fence), conditions.feedInterval());
+      }
     }
 
     List<DisarmReason> reasons = new ArrayList<>();
@@ -141,24 +149,45 @@ public final class WatchdogSupervisor {
     return status;
   }
 
-  /** SIGTERM: feeding ⇒ magic close; starving ⇒ close without magic so the fence completes. Idempotent. */
+  /**
+   * The feed deadline for a tick at {@code nowNanos}: under Fence the verdict's {@code heldUntil} (the caller has
+   * checked it holds now); otherwise one window after the tick, so only the quorum loop's liveness gates it.
+   */
+  private static long feedUntil(long nowNanos, QuorumVerdict verdict, boolean fence) {
+    if (fence) {
+      return verdict.heldUntilNanos();
+    }
+    return nowNanos + (verdict == null ? 0 : verdict.windowNanos());
+  }
+
+  /**
+   * SIGTERM: feeding ⇒ magic close; starving ⇒ close without magic so the fence completes, and the status keeps
+   * saying armed and fencing (that is not a clean disarm). Idempotent.
+   */
   public WatchdogStatus shutdown() {
     if (state == State.FEEDING) {
       try {
-        device.magicClose();
+        feeder.stopThen(d -> {
+          d.magicClose();
+          return null;
+        });
         LOG.info("{} event=disarmed reason=shutting_down device={}", logContext, device.name());
       } catch (WatchdogException e) {
         LOG.error("{} event=disarm_failed reason=shutting_down error=\"{}\"", logContext, e.getMessage());
       }
     } else if (state == State.FENCING) {
       try {
-        device.closeWithoutMagic();
+        feeder.stopThen(d -> {
+          d.closeWithoutMagic();
+          return null;
+        });
         LOG.warn("{} event=shutdown_while_fencing action=closed_without_magic_close device={}", logContext,
             device.name());
       } catch (WatchdogException e) {
         LOG.error("{} event=close_failed error=\"{}\"", logContext, e.getMessage());
       }
       state = State.SHUT_DOWN;
+      shutDownWhileFencing = true;
       status = snapshot(List.of(), false);
       return status;
     }
@@ -175,16 +204,13 @@ public final class WatchdogSupervisor {
       return;
     }
     try {
-      Duration actual = device.open(timeout);
+      Duration actual = feeder.open(timeout, nowNanos);
       deviceTimeout = Optional.of(actual);
       state = State.FEEDING;
       openAttemptBlocked = false;
       unavailable = Optional.empty();
       refusalLogged = false;
       condition = "ok";
-      lastFeedKnown = true;
-      lastFeedNanos = nowNanos;
-      feedsTotal++;
       LOG.info("{} event=armed device={} timeout={} ioctl={}", logContext, device.name(), actual,
           device.supportsIoctl());
     } catch (WatchdogException e) {
@@ -204,27 +230,12 @@ public final class WatchdogSupervisor {
     }
   }
 
-  private void feed(long nowNanos) {
-    try {
-      device.keepalive();
-      lastFeedKnown = true;
-      lastFeedNanos = nowNanos;
-      feedsTotal++;
-      if (!"ok".equals(condition)) {
-        condition = "ok";
-        LOG.info("{} event=keepalive_recovered device={}", logContext, device.name());
-      }
-    } catch (WatchdogException e) {
-      if (!e.getMessage().equals(condition)) {
-        LOG.error("{} event=keepalive_failed device={} detail=\"{}\"", logContext, device.name(), e.getMessage());
-      }
-      condition = e.getMessage();
-    }
-  }
-
   private void disarm(List<DisarmReason> why) {
     try {
-      device.magicClose();
+      feeder.stopThen(d -> {
+        d.magicClose();
+        return null;
+      });
       condition = "not opened";
       LOG.info("{} event=disarmed reason=\"{}\" device={}", logContext, describe(why), device.name());
     } catch (WatchdogException e) {
@@ -251,10 +262,12 @@ public final class WatchdogSupervisor {
   }
 
   private WatchdogStatus snapshot(List<DisarmReason> reasons, boolean isolated) {
-    boolean armed = state == State.FEEDING || state == State.FENCING;
-    return new WatchdogStatus(armed, state == State.FENCING, isolated, reasons,
-        lastFeedKnown ? OptionalLong.of(lastFeedNanos) : OptionalLong.empty(), feedsTotal, condition,
-        armed ? deviceTimeout : Optional.empty());
+    // A node stopped while fencing stays armed and fencing in every later status: its reset is still due.
+    boolean fencing = state == State.FENCING || shutDownWhileFencing;
+    boolean armed = state == State.FEEDING || fencing;
+    String shownCondition = state == State.FEEDING ? feeder.keepaliveFailure().orElse(condition) : condition;
+    return new WatchdogStatus(armed, fencing, isolated, reasons, feeder.lastFeedNanos(), feeder.feedsTotal(),
+        shownCondition, armed ? deviceTimeout : Optional.empty());
   }
 
   private static DisarmReason reason(DisarmReason.Kind kind, String detail) {

@@ -101,4 +101,35 @@ class StandaloneConfigLoaderTest {
         THREE + "gossip:\n  keys: [AAECAwQFBgcICQoLDA0ODw==]\n");
     assertThat(config.gossipKeys()).singleElement().satisfies(k -> assertThat(k).hasSize(16));
   }
+  @Test
+  void theDiskTieBreakerIsRejectedWithItsLine() {
+    String yaml = THREE.replace("tieBreakers: [LowestName]", "tieBreakers: [LowestName, Disk]");
+    assertThatThrownBy(() -> StandaloneConfigLoader.parse("test.yaml", yaml))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("fencing.quorum.tieBreakers[1]")
+        .hasMessageContaining("Disk is not available");
+  }
+
+  @Test
+  void theApiServerProbeIsOptionalAndDefaultsToTheServiceAccountCa() throws Exception {
+    assertThat(StandaloneConfigLoader.parse("test.yaml", THREE).apiServerProbe()).isEmpty();
+    StandaloneConfig withProbe = StandaloneConfigLoader.parse("test.yaml", THREE
+        + "apiServerProbe: {url: \"https://10.96.0.1:443/\"}\n");
+    assertThat(withProbe.apiServerProbe()).get().satisfies(p -> {
+      assertThat(p.readyz()).hasToString("https://10.96.0.1:443/readyz");
+      assertThat(p.caFile()).isEqualTo(dev.fencing.agent.apiserver.ApiServerEndpoint.SERVICE_ACCOUNT_CA);
+    });
+    StandaloneConfig withCa = StandaloneConfigLoader.parse("test.yaml", THREE
+        + "apiServerProbe:\n  url: https://api.example:6443\n  caFile: /etc/k8s/ca.crt\n");
+    assertThat(withCa.apiServerProbe()).get().extracting(p -> p.caFile().toString()).isEqualTo("/etc/k8s/ca.crt");
+  }
+
+  @Test
+  void anApiServerProbeThatIsNotHttpsIsRejected() {
+    assertThatThrownBy(() -> StandaloneConfigLoader.parse("test.yaml", THREE
+        + "apiServerProbe: {url: \"http://10.96.0.1\"}\n"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("apiServerProbe.url")
+        .hasMessageContaining("must be https");
+  }
 }

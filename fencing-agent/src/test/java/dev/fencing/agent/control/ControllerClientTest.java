@@ -248,6 +248,38 @@ class ControllerClientTest {
     }
 
     @Test
+    void aCleanStopSendsTheFinalReportBeforeHalfClosingAndWaitsForTheControllerToClose() throws Exception {
+        startServer();
+        controller.onHello((hello, out) -> out.onNext(full("e1", 5, config("node-a"))));
+        newClient().start();
+        await().atMost(5, TimeUnit.SECONDS).until(() -> client.connected());
+        client.report(AgentReport.newBuilder().setArmed(true).build());
+        await().atMost(5, TimeUnit.SECONDS).until(() -> controller.events.contains("report"));
+
+        boolean acknowledged = client.finish(AgentReport.newBuilder().setArmed(false)
+                .addDisarmReasons(dev.fencing.proto.fencing.v1.DisarmReason.newBuilder()
+                        .setKind(dev.fencing.proto.fencing.v1.DisarmReason.Kind.KIND_SHUTTING_DOWN))
+                .build(), Duration.ofSeconds(2));
+
+        assertThat(acknowledged).as("the controller closed its side after reading the final report").isTrue();
+        assertThat(controller.events).endsWith("final-report", "half-closed");
+        AgentReport last = controller.reports.stream().reduce((a, b) -> b).orElseThrow();
+        assertThat(last.getFinalReport()).isTrue();
+        assertThat(last.getArmed()).isFalse();
+        assertThat(last.getEpoch()).isEqualTo("e1");
+        assertThat(last.getDisarmReasons(0).getKind())
+                .isEqualTo(dev.fencing.proto.fencing.v1.DisarmReason.Kind.KIND_SHUTTING_DOWN);
+        client.close();
+        assertThat(controller.hellos).as("no reconnect after the clean stop").hasSize(1);
+    }
+
+    @Test
+    void aCleanStopWithoutAControllerDoesNotWait() {
+        newClient().start();   // no server: never connected
+        assertThat(client.finish(AgentReport.newBuilder().build(), Duration.ofSeconds(30))).isFalse();
+    }
+
+    @Test
     void controlPlaneTieBreakerWinsOnlyWhileTheGrantedLeaseLastsFromTheSendTime() throws Exception {
         startServer();
         controller.onHello((hello, out) -> out.onNext(full("e1", 5, config("node-a", "node-b"))));

@@ -17,6 +17,8 @@ final class ScriptedAgentControl extends AgentControlGrpc.AgentControlImplBase {
     final BlockingQueue<AgentHello> hellos = new LinkedBlockingQueue<>();
     final BlockingQueue<AgentReport> reports = new LinkedBlockingQueue<>();
     final BlockingQueue<TieBreakRequest> tieBreaks = new LinkedBlockingQueue<>();
+    /** What arrived, in order: "hello", "report", "final-report", "tie-break", "half-closed". */
+    final java.util.List<String> events = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile StreamObserver<ControllerMessage> current;
     private volatile BiConsumer<AgentHello, StreamObserver<ControllerMessage>> onHello = (h, o) -> { };
 
@@ -40,11 +42,18 @@ final class ScriptedAgentControl extends AgentControlGrpc.AgentControlImplBase {
             public void onNext(AgentMessage m) {
                 switch (m.getKindCase()) {
                     case HELLO -> {
+                        events.add("hello");
                         hellos.add(m.getHello());
                         onHello.accept(m.getHello(), responseObserver);
                     }
-                    case REPORT -> reports.add(m.getReport());
-                    case TIE_BREAK_REQUEST -> tieBreaks.add(m.getTieBreakRequest());
+                    case REPORT -> {
+                        events.add(m.getReport().getFinalReport() ? "final-report" : "report");
+                        reports.add(m.getReport());
+                    }
+                    case TIE_BREAK_REQUEST -> {
+                        events.add("tie-break");
+                        tieBreaks.add(m.getTieBreakRequest());
+                    }
                     default -> { }
                 }
             }
@@ -55,6 +64,7 @@ final class ScriptedAgentControl extends AgentControlGrpc.AgentControlImplBase {
 
             @Override
             public void onCompleted() {
+                events.add("half-closed");
                 responseObserver.onCompleted();
             }
         };

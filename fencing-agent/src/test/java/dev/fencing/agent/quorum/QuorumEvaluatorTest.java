@@ -105,13 +105,15 @@ class QuorumEvaluatorTest {
 
   @Test
   void noAnswerFromAnyTieBreakerMeansNotHeld() {
+    List<String> asked = new ArrayList<>();
     QuorumEvaluator a = new QuorumEvaluator("g", 1, settings("a", FOUR,
-        List.of(NeverAnsweringTieBreaker.disk(), NeverAnsweringTieBreaker.apiReachable())));
+        List.of(recording("First", TieBreakVerdict.noAnswer("First: no probe result"), asked),
+            recording("Second", TieBreakVerdict.noAnswer("Second: not connected"), asked))));
     roundTrip(a, "b", 0, MS);
     QuorumVerdict verdict = a.evaluate(10 * MS);
     assertThat(verdict.held()).isFalse();
-    assertThat(verdict.tieBreakerOutcome())
-        .isEqualTo("Disk: not implemented; APIReachable: not split-brain safe, never grants a tie");
+    assertThat(verdict.tieBreakerOutcome()).isEqualTo("First: no probe result; Second: not connected");
+    assertThat(asked).containsExactly("First", "Second");
   }
 
   @Test

@@ -33,7 +33,22 @@ final class AgentCluster implements AutoCloseable {
     }
   }
 
+  /**
+   * Per-agent seams for tests that stall, block or break one agent: its clock, a wrapper around its gossip, a
+   * wrapper around its device, and where an Error in its loops goes.
+   */
+  record Hooks(java.util.function.Function<String, MonotonicClock> clock,
+      java.util.function.BiFunction<String, dev.fencing.agent.membership.GossipMembership,
+          dev.fencing.agent.membership.GossipMembership> gossip,
+      java.util.function.BiFunction<String, RecordingWatchdogDevice, dev.fencing.agent.watchdog.WatchdogDevice> device,
+      FatalErrors.Handler fatalErrors) {
+    /** Real clock, gossip and device; an Error is only rethrown on its thread. */
+    static final Hooks NONE = new Hooks(name -> MonotonicClock.system(), (name, g) -> g, (name, d) -> d,
+        (thread, error) -> { });
+  }
+
   final NetworkCut cut = new NetworkCut();
+  private Hooks hooks = Hooks.NONE;
   private final java.util.Map<String, byte[]> gossipKeyByNode = new java.util.HashMap<>();
   final List<Agent> agents = new ArrayList<>();
   final StandaloneConfig config;
@@ -58,6 +73,11 @@ final class AgentCluster implements AutoCloseable {
     return start(n, "Fence", "LowestName", List.of(), java.util.Map.of(), timings);
   }
 
+  /** {@code n} agents with Fence and LowestName, the given timings and per-agent hooks. */
+  static AgentCluster startWithHooks(int n, String timings, Hooks hooks) throws Exception {
+    return start(n, "Fence", "LowestName", List.of(), java.util.Map.of(), timings, hooks);
+  }
+
   /** As {@link #start(int, String, String)}, each named agent encrypting gossip with its own AES key. */
   static AgentCluster startEncrypted(int n, java.util.Map<String, byte[]> gossipKeyByNode) throws Exception {
     return start(n, "Fence", "LowestName", List.of(), gossipKeyByNode, FAST_TIMINGS);
@@ -65,6 +85,12 @@ final class AgentCluster implements AutoCloseable {
 
   private static AgentCluster start(int n, String quorumLossAction, String tieBreakers,
       List<String> isolatedFromStart, java.util.Map<String, byte[]> gossipKeyByNode, String timings)
+      throws Exception {
+    return start(n, quorumLossAction, tieBreakers, isolatedFromStart, gossipKeyByNode, timings, Hooks.NONE);
+  }
+
+  private static AgentCluster start(int n, String quorumLossAction, String tieBreakers,
+      List<String> isolatedFromStart, java.util.Map<String, byte[]> gossipKeyByNode, String timings, Hooks hooks)
       throws Exception {
     List<Integer> ports = new ArrayList<>();
     StringBuilder yaml = new StringBuilder("group: test\nexpected:\n");
@@ -79,6 +105,7 @@ final class AgentCluster implements AutoCloseable {
         .append('\n');
     StandaloneConfig config = StandaloneConfigLoader.parse("cluster.yaml", yaml.toString());
     AgentCluster cluster = new AgentCluster(config);
+    cluster.hooks = hooks;
     cluster.gossipKeyByNode.putAll(gossipKeyByNode);
     for (String name : isolatedFromStart) {
       int isolated = ports.get(name.charAt(name.length() - 1) - 'a');
@@ -102,11 +129,12 @@ final class AgentCluster implements AutoCloseable {
   private void startAgent(String name, int port) throws Exception {
     RecordingWatchdogDevice device = new RecordingWatchdogDevice();
     EventHub hub = new EventHub(1024, InstantSource.system());
-    GossipFactory gossip = (cfg, meta) -> MemberlistGossip.create(cfg, meta,
-        new InetSocketAddress(InetAddress.getLoopbackAddress(), port), Optional.of(cut::wrap));
-    FencingAgent agent = new FencingAgent(name, new FencingAgent.Dependencies(MonotonicClock.system(),
-        InstantSource.system(), device, gossip, hub, new SimpleMeterRegistry(), "test", Optional.empty(),
-        Optional.empty(), Duration.ofSeconds(1), Duration.ofSeconds(1)));
+    GossipFactory gossip = (cfg, meta) -> hooks.gossip().apply(name, MemberlistGossip.create(cfg, meta,
+        new InetSocketAddress(InetAddress.getLoopbackAddress(), port), Optional.of(cut::wrap)));
+    FencingAgent agent = new FencingAgent(name, new FencingAgent.Dependencies(hooks.clock().apply(name),
+        InstantSource.system(), hooks.device().apply(name, device), gossip, hub, new SimpleMeterRegistry(), "test",
+        Optional.empty(), Optional.empty(), Duration.ofSeconds(1), Duration.ofSeconds(1), hooks.fatalErrors(),
+        Optional.empty()));
     agent.start();
     AgentConfig own = AgentConfig.fromStandalone(config, name, "cluster.yaml");
     byte[] key = gossipKeyByNode.get(name);

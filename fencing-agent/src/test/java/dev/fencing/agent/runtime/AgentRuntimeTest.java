@@ -106,6 +106,17 @@ class AgentRuntimeTest {
   }
 
   @Test
+  void runRefusesControlPlaneWithoutAController() throws Exception {
+    Path file = dir.resolve("cp.yaml");
+    Files.writeString(file, "group: g\nexpected:\n  - {name: node-a, address: 127.0.0.1:7946}\n"
+        + "  - {name: node-b, address: 127.0.0.1:7947}\nfencing:\n  quorum: {tieBreakers: [ControlPlane]}\n");
+    StringWriter err = new StringWriter();
+    CommandLine cli = new CommandLine(new RunCommand()).setErr(new PrintWriter(err));
+    assertThat(cli.execute("--node", "node-a", "--config", file.toString())).isEqualTo(2);
+    assertThat(err.toString()).contains("ControlPlane needs --controller");
+  }
+
+  @Test
   void metricsAreServedWithFencingNames() throws Exception {
     String yaml = "group: solo\nexpected:\n  - {name: node-a, address: 127.0.0.1:" + LoopbackPorts.free() + "}\n"
         + "fencing:\n  mode: Notify\n  quorum: {tieBreakers: []}\n  timings: " + AgentCluster.FAST_TIMINGS + "\n";

@@ -41,6 +41,11 @@ class ControllerWiringTest {
   static final class FakeController extends AgentControlGrpc.AgentControlImplBase {
     final List<AgentReport> reports = new CopyOnWriteArrayList<>();
     final List<StreamObserver<ControllerMessage>> streams = new CopyOnWriteArrayList<>();
+    /** In order: "report", "final-report", "half-closed". */
+    final List<String> events = new CopyOnWriteArrayList<>();
+    /** Read when the final report arrives (e.g. the device's events then). */
+    volatile java.util.function.Supplier<Object> atFinalReport = () -> "";
+    volatile Object seenAtFinalReport;
     final GroupConfig config;
 
     FakeController(GroupConfig config) {
@@ -56,6 +61,10 @@ class ControllerWiringTest {
             streams.add(out);
             out.onNext(ControllerMessage.newBuilder().setEpoch("e1").setRevision(1).setFull(config).build());
           } else if (m.hasReport()) {
+            if (m.getReport().getFinalReport()) {
+              seenAtFinalReport = atFinalReport.get();
+            }
+            events.add(m.getReport().getFinalReport() ? "final-report" : "report");
             reports.add(m.getReport());
           }
         }
@@ -65,6 +74,7 @@ class ControllerWiringTest {
 
         @Override
         public void onCompleted() {
+          events.add("half-closed");
           out.onCompleted();
         }
       };
@@ -143,6 +153,75 @@ class ControllerWiringTest {
     } finally {
       server.shutdownNow();
     }
+  }
+
+  @Test
+  void aStoppedAgentDisarmsThenSendsAFinalReportAndOnlyThenClosesTheStream() throws Exception {
+    FakeController controller = new FakeController(singleNodeConfig());
+    RecordingWatchdogDevice device = new RecordingWatchdogDevice();
+    controller.atFinalReport = device::events;
+    stopAnArmedAgent(controller, device, "stop", runtime -> { });
+
+    AgentReport last = controller.reports.get(controller.reports.size() - 1);
+    assertThat(last.getFencingInProgress()).isFalse();
+    assertThat(last.getDisarmReasonsList()).extracting(DisarmReason::getKind)
+        .containsExactly(DisarmReason.Kind.KIND_SHUTTING_DOWN);
+    assertThat(controller.seenAtFinalReport).as("disarmed before the final report was sent")
+        .asList().endsWith("magic-close");
+  }
+
+  @Test
+  void theDisableFileIsReportedAtOnceAndAStopAfterItStillEndsWithTheFinalReport() throws Exception {
+    FakeController controller = new FakeController(singleNodeConfig());
+    RecordingWatchdogDevice device = new RecordingWatchdogDevice();
+    stopAnArmedAgent(controller, device, "disable", runtime -> {
+      java.nio.file.Files.writeString(dir.resolve("disable"), "kernel upgrade\n");
+      await().atMost(Duration.ofSeconds(10)).until(() -> controller.reports.stream().anyMatch(r -> !r.getArmed()
+          && r.getDisarmReasonsList().stream().anyMatch(d -> d.getKind() == DisarmReason.Kind.KIND_DISABLE_FILE)));
+      assertThat(device.events()).endsWith("magic-close");
+    });
+  }
+
+  /** What happens to an armed agent before it is stopped. */
+  @FunctionalInterface
+  private interface BeforeStop {
+    void run(AgentRuntime runtime) throws Exception;
+  }
+
+  /**
+   * Starts an agent against {@code controller}, waits until it reports armed, runs {@code beforeStop}, stops it as
+   * the SIGTERM hook does, and checks the stream ended with the final report (armed = false) and then the half-close.
+   */
+  private void stopAnArmedAgent(FakeController controller, RecordingWatchdogDevice device, String suffix,
+      BeforeStop beforeStop) throws Exception {
+    Server server = Grpc.newServerBuilderForPort(0, InsecureServerCredentials.create()).addService(controller)
+        .build().start();
+    try {
+      AgentRuntime runtime = AgentRuntime.start(options(Optional.of("127.0.0.1:" + server.getPort()), device,
+          dir.resolve("state"), suffix));
+      await().atMost(Duration.ofSeconds(20)).until(() -> controller.reports.stream().anyMatch(AgentReport::getArmed));
+      beforeStop.run(runtime);
+
+      runtime.close();
+
+      assertThat(controller.events).endsWith("final-report", "half-closed");
+      AgentReport last = controller.reports.get(controller.reports.size() - 1);
+      assertThat(last.getFinalReport()).isTrue();
+      assertThat(last.getArmed()).isFalse();
+    } finally {
+      server.shutdownNow();
+    }
+  }
+
+  private GroupConfig singleNodeConfig() throws Exception {
+    int gossipPort = LoopbackPorts.free();
+    StandaloneConfig resolved = StandaloneConfigLoader.parse("policy.yaml", "group: ctl\nexpected:\n"
+        + "  - {name: node-a, address: 127.0.0.1:" + gossipPort + "}\nfencing:\n  watchdog: {timeout: 5s}\n"
+        + "  quorum: {tieBreakers: []}\n  timings: " + AgentCluster.FAST_TIMINGS + "\n");
+    return GroupConfig.newBuilder().setGroup("ctl").setNodeName("node-a")
+        .setPolicy(PolicyProtos.toProto(resolved.policy()))
+        .addMembers(Member.newBuilder().setName("node-a").setGossipAddress("127.0.0.1:" + gossipPort))
+        .build();
   }
 
   private AgentRuntime.Options options(Optional<String> controller, RecordingWatchdogDevice device, Path state,

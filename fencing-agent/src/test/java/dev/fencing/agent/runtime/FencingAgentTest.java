@@ -94,6 +94,24 @@ class FencingAgentTest {
   }
 
   @Test
+  void aDisarmIsHandedToTheWatchdogListenerFromTheTickThatMadeIt() throws Exception {
+    java.util.List<AgentSnapshot> notified = new java.util.concurrent.CopyOnWriteArrayList<>();
+    try (AgentCluster cluster = AgentCluster.start(1, "Fence", "")) {
+      FencingAgent agent = cluster.agent("node-a").agent();
+      agent.onWatchdogChange(notified::add);
+      await().atMost(Duration.ofSeconds(10)).until(() -> notified.stream().anyMatch(s -> s.watchdog().armed()));
+      agent.setDisabled(Optional.of("kernel upgrade"));
+      await().atMost(Duration.ofSeconds(5)).until(() -> !notified.get(notified.size() - 1).watchdog().armed());
+      assertThat(notified.get(notified.size() - 1).watchdog().disarmReasons())
+          .extracting(dev.fencing.proto.fencing.v1.DisarmReason::getKind)
+          .containsExactly(dev.fencing.proto.fencing.v1.DisarmReason.Kind.KIND_DISABLE_FILE);
+      int before = notified.size();
+      await().pollDelay(Duration.ofMillis(300)).atMost(Duration.ofSeconds(1)).until(() -> true);
+      assertThat(notified).as("unchanged ticks are not notified").hasSize(before);
+    }
+  }
+
+  @Test
   void updatesAfterStopAreIgnored() {
     FencingAgent agent = new FencingAgent("node-a", new FencingAgent.Dependencies(MonotonicClock.system(),
         InstantSource.system(), new RecordingWatchdogDevice(), (cfg, meta) -> {

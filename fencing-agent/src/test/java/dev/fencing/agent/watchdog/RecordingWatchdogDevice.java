@@ -96,6 +96,11 @@ public final class RecordingWatchdogDevice implements WatchdogDevice {
     return feedTimes.size();
   }
 
+  /** Monotonic times ({@code System.nanoTime()}) of every open and keepalive, in order. */
+  public synchronized List<Long> feedTimes() {
+    return List.copyOf(feedTimes);
+  }
+
   /** Monotonic time of the latest open or keepalive. */
   public synchronized long lastFeedNanos() {
     return feedTimes.isEmpty() ? Long.MIN_VALUE : feedTimes.get(feedTimes.size() - 1);

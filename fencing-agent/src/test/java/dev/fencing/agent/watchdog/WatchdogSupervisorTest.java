@@ -12,15 +12,23 @@ import java.util.Optional;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
-/** Arming rules, feeding and disarming on a fake clock (one tick = 100 ms). */
+/**
+ * Arming rules, feeding and disarming on a fake clock (one tick = 100 ms); the feeder thread is played by a
+ * {@link WatchdogFeeder#feedIfDue()} step after every tick.
+ */
 class WatchdogSupervisorTest {
 
   static final long MS = 1_000_000L;
   static final long TICK = 100 * MS;
 
-  final RecordingWatchdogDevice device = new RecordingWatchdogDevice();
-  final WatchdogSupervisor supervisor = new WatchdogSupervisor(device, Duration.ofSeconds(5), "node=a group=g");
   long now = 1_000 * MS;
+  final RecordingWatchdogDevice device = new RecordingWatchdogDevice();
+  final WatchdogFeeder feeder = feeder(device);
+  final WatchdogSupervisor supervisor = new WatchdogSupervisor(feeder, Duration.ofSeconds(5), "node=a group=g");
+
+  WatchdogFeeder feeder(WatchdogDevice device) {
+    return new WatchdogFeeder(device, () -> now, "node=a group=g");
+  }
 
   static ArmingConditions conditions(Mode mode, QuorumLossAction action) {
     return new ArmingConditions(true, mode, action, Duration.ofSeconds(10), Duration.ofSeconds(2),
@@ -39,6 +47,7 @@ class WatchdogSupervisorTest {
     for (int i = 0; i < ticks; i++) {
       now += TICK;
       status = supervisor.tick(now, verdict(held), conditions);
+      feeder.feedIfDue();
     }
     return status;
   }
@@ -70,7 +79,7 @@ class WatchdogSupervisorTest {
     run(21, true, FENCE);
     run(50, true, FENCE);
     assertThat(device.keepalives()).isEqualTo(10);
-    assertThat(supervisor.status().feedsTotal()).isEqualTo(11);
+    assertThat(feeder.feedsTotal()).as("the open counts as a feed").isEqualTo(11);
   }
 
   @Test
@@ -93,6 +102,7 @@ class WatchdogSupervisorTest {
     QuorumVerdict stale = verdict(true);
     now += 10 * TICK;
     WatchdogStatus status = supervisor.tick(now, stale, FENCE);
+    feeder.feedIfDue();
     assertThat(device.keepalives()).isEqualTo(feeds);
     assertThat(status.fencingInProgress()).isTrue();
   }
@@ -101,16 +111,19 @@ class WatchdogSupervisorTest {
   void excludeAndWaitKeepFeedingWhenQuorumIsLostAndExcludeAnnouncesIsolation() {
     for (QuorumLossAction action : List.of(QuorumLossAction.EXCLUDE, QuorumLossAction.WAIT)) {
       RecordingWatchdogDevice dev = new RecordingWatchdogDevice();
-      WatchdogSupervisor sup = new WatchdogSupervisor(dev, Duration.ofSeconds(5), "node=a group=g");
+      WatchdogFeeder feeds = feeder(dev);
+      WatchdogSupervisor sup = new WatchdogSupervisor(feeds, Duration.ofSeconds(5), "node=a group=g");
       ArmingConditions c = conditions(Mode.WATCHDOG, action);
       for (int i = 0; i < 21; i++) {
         now += TICK;
         sup.tick(now, verdict(true), c);
+        feeds.feedIfDue();
       }
       WatchdogStatus status = null;
       for (int i = 0; i < 30; i++) {
         now += TICK;
         status = sup.tick(now, verdict(false), c);
+        feeds.feedIfDue();
       }
       assertThat(status.fencingInProgress()).isFalse();
       assertThat(status.armed()).isTrue();
@@ -190,15 +203,69 @@ class WatchdogSupervisorTest {
     assertThat(device.events()).last().isEqualTo("magic-close");
 
     RecordingWatchdogDevice starving = new RecordingWatchdogDevice();
-    WatchdogSupervisor fencing = new WatchdogSupervisor(starving, Duration.ofSeconds(5), "node=a group=g");
+    WatchdogSupervisor fencing = new WatchdogSupervisor(feeder(starving), Duration.ofSeconds(5), "node=a group=g");
     for (int i = 0; i < 21; i++) {
       now += TICK;
       fencing.tick(now, verdict(true), FENCE);
     }
     now += TICK;
     fencing.tick(now, verdict(false), FENCE);
-    fencing.shutdown();
+    WatchdogStatus status = fencing.shutdown();
     assertThat(starving.events()).last().isEqualTo("close-without-magic");
     assertThat(starving.events()).doesNotContain("magic-close");
+    assertThat(status.armed()).as("stopped while fencing: not a clean disarm").isTrue();
+    assertThat(status.fencingInProgress()).isTrue();
+    assertThat(status.disarmReasons()).isEmpty();
+  }
+
+  @Test
+  void shutdownWhileFeedingReportsACleanDisarm() {
+    run(21, true, FENCE);
+    WatchdogStatus status = supervisor.shutdown();
+    assertThat(status.armed()).isFalse();
+    assertThat(status.fencingInProgress()).isFalse();
+    assertThat(status.disarmReasons()).extracting(DisarmReason::getKind)
+        .containsExactly(DisarmReason.Kind.KIND_SHUTTING_DOWN);
+  }
+
+  @Test
+  void theFeederStopsAtTheLastPublishedDeadlineWhenTicksStop() {
+    run(21, true, FENCE);
+    long deadline = feeder.feedUntilNanos().orElseThrow();
+    assertThat(deadline).isEqualTo(now + TICK);
+    long feeds = device.keepalives();
+    // The quorum loop stalls: only the feeder runs, far past the deadline.
+    for (int i = 0; i < 100; i++) {
+      now += 10 * MS;
+      feeder.feedIfDue();
+    }
+    assertThat(device.keepalives()).as("no keepalive at or after the deadline").isEqualTo(feeds);
+    assertThat(feeder.lastFeedNanos().getAsLong()).isLessThan(deadline);
+  }
+
+  @Test
+  void theFeederFeedsEveryIntervalUpToTheDeadlineWithoutNewTicks() {
+    run(21, true, FENCE);
+    long armedAt = feeder.lastFeedNanos().getAsLong();
+    // One verdict that holds for 2 s: the feeder keeps feeding on its own, every 500 ms, strictly before it ends.
+    supervisor.tick(now, new QuorumVerdict(true, now, now + 2_000 * MS, 3, 3, 2, new TreeSet<>(List.of("a")), "none",
+        2_000 * MS, 0, List.of()), FENCE);
+    long deadline = now + 2_000 * MS;
+    List<Long> fedAt = new java.util.ArrayList<>();
+    long before = device.keepalives();
+    for (int i = 0; i < 400; i++) {
+      now += 10 * MS;
+      feeder.feedIfDue();
+      if (device.keepalives() > before) {
+        before = device.keepalives();
+        fedAt.add(now);
+      }
+    }
+    assertThat(fedAt).isNotEmpty().allSatisfy(t -> assertThat(t).isLessThan(deadline));
+    assertThat(fedAt.get(fedAt.size() - 1)).isGreaterThan(deadline - 500 * MS - 1);
+    for (int i = 1; i < fedAt.size(); i++) {
+      assertThat(fedAt.get(i) - fedAt.get(i - 1)).isEqualTo(500 * MS);
+    }
+    assertThat(fedAt.get(0) - armedAt).isLessThanOrEqualTo(500 * MS);
   }
 }

@@ -1,0 +1,115 @@
+package dev.fencing.agent.runtime;
+
+import dev.fencing.agent.membership.GossipListener;
+import dev.fencing.agent.membership.GossipMember;
+import dev.fencing.agent.membership.GossipMembership;
+import dev.fencing.agent.membership.GossipTraffic;
+import dev.fencing.agent.membership.NodeMeta;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A real gossip membership behind the seam, which a test can make block (as if memberlist's lock were held by a slow
+ * protocol task) or throw an Error on its receive thread.
+ */
+final class BlockingGossip implements GossipMembership {
+
+  private final GossipMembership real;
+  private volatile CountDownLatch release = new CountDownLatch(0);
+  private volatile CountDownLatch entered = new CountDownLatch(1);
+  private volatile Error poison;
+
+  BlockingGossip(GossipMembership real) {
+    this.real = real;
+  }
+
+  /** From now on sends, joins and member-list reads wait until {@link #release()} (at most 30 s). */
+  void block() {
+    entered = new CountDownLatch(1);
+    release = new CountDownLatch(1);
+  }
+
+  /** Waits until some thread is blocked in this gossip. */
+  boolean awaitBlockedCaller(long seconds) throws InterruptedException {
+    return entered.await(seconds, TimeUnit.SECONDS);
+  }
+
+  void release() {
+    release.countDown();
+  }
+
+  /** The next user message received is answered by throwing {@code error} on gossip's receive thread. */
+  void poisonNextMessage(Error error) {
+    poison = error;
+  }
+
+  private void waitIfBlocked() {
+    CountDownLatch r = release;
+    if (r.getCount() > 0) {
+      entered.countDown();
+      try {
+        r.await(30, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  @Override
+  public void start(GossipListener listener) throws IOException {
+    real.start(new GossipListener() {
+      @Override
+      public void onUserMessage(byte[] message, long receivedNanos) {
+        Error e = poison;
+        if (e != null) {
+          poison = null;
+          throw e;
+        }
+        listener.onUserMessage(message, receivedNanos);
+      }
+
+      @Override
+      public void onMemberChange(GossipMember member) {
+        listener.onMemberChange(member);
+      }
+    });
+  }
+
+  @Override
+  public int join(List<String> hostPorts) {
+    waitIfBlocked();
+    return real.join(hostPorts);
+  }
+
+  @Override
+  public List<GossipMember> members() {
+    waitIfBlocked();
+    return real.members();
+  }
+
+  @Override
+  public void sendTo(InetSocketAddress address, byte[] message) {
+    waitIfBlocked();
+    real.sendTo(address, message);
+  }
+
+  @Override
+  public void updateMeta(NodeMeta meta, Duration timeout) {
+    real.updateMeta(meta, timeout);
+  }
+
+  @Override
+  public GossipTraffic traffic() {
+    return real.traffic();
+  }
+
+  @Override
+  public void leaveAndClose(Duration timeout) {
+    release();
+    real.leaveAndClose(timeout);
+  }
+}
