@@ -64,6 +64,12 @@ class GossipFloodIT {
         AgentLauncher launcher = AgentLauncher.locate(layout);
         dir = layout.logDir("gossip-flood");
         Files.createDirectories(dir);
+        // logs are appended to: start from empty ones so the figures are this run's
+        try (var files = Files.list(dir)) {
+            for (Path f : files.filter(Files::isRegularFile).toList()) {
+                Files.delete(f);
+            }
+        }
         int port = new LoopbackPorts(20261123L).next("127.0.0.1");
         String yaml = AgentSettings.fastFence().standaloneYaml(GROUP,
                 List.of(new AgentSettings.Member(NODE, "127.0.0.1", port)))

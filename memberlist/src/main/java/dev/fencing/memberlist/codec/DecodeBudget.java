@@ -20,7 +20,15 @@ final class DecodeBudget {
 
   /** Inflates {@code lzw}, refusing to produce more than what is left of the decompression allowance. */
   byte[] decompress(byte[] lzw) throws MalformedMessageException {
-    byte[] plain = Lzw.decompress(lzw, decompressedLeft);
+    byte[] plain;
+    try {
+      plain = Lzw.decompress(lzw, decompressedLeft);
+    } catch (LimitExceededException e) {
+      throw new LimitExceededException(
+          Limit.DECOMPRESSED_BYTES,
+          "LZW output exceeds the " + decompressedLeft + " bytes left of the "
+              + limits.maxDecompressedBytes() + " one packet or stream message may inflate to");
+    }
     decompressedLeft -= plain.length;
     return plain;
   }
