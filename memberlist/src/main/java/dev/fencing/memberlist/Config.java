@@ -818,17 +818,11 @@ public final class Config {
       if (bindPort < 0 || bindPort > 65535 || advertisePort < 0 || advertisePort > 65535) {
         throw new IllegalArgumentException("ports must be 0..65535");
       }
+      Config config = new Config(this);
       // resource limits: the record constructors say which one is out of range
-      new WireLimits(
-          maxStreamMessageBytes,
-          maxPushPullNodes,
-          maxPushPullStateBytes,
-          maxUserStateBytes,
-          maxDecompressedBytes,
-          maxCompoundParts,
-          maxNestingDepth);
-      new InboundStreamLimits(maxInboundStreams, tcpTimeout);
-      return new Config(this);
+      config.wireLimits();
+      config.inboundStreamLimits();
+      return config;
     }
 
     private static void requirePositive(Duration d, String what) {
