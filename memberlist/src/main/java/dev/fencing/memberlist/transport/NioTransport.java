@@ -19,10 +19,10 @@ import java.time.Duration;
 import java.util.Collections;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -102,7 +102,10 @@ public final class NioTransport implements Transport {
     this.limits = limits;
     this.refusals = refusals;
     this.inboundPermits = new Semaphore(limits.maxInboundStreams());
-    this.deadlines = Executors.newSingleThreadScheduledExecutor(daemon(name + "-deadline"));
+    ScheduledThreadPoolExecutor deadlineThread = new ScheduledThreadPoolExecutor(1, daemon(name + "-deadline"));
+    // every inbound stream schedules a deadline and most cancel it: drop cancelled ones now, not when they are due
+    deadlineThread.setRemoveOnCancelPolicy(true);
+    this.deadlines = deadlineThread;
     // the permits bound the open streams; the queue only holds a stream whose worker is still finishing the last
     this.workers =
         new ThreadPoolExecutor(
