@@ -283,8 +283,10 @@ public final class Config {
 
   // ---- resource limits against the network ----
 
-  /** Wire bytes of one TCP stream message, in either direction: an encrypted frame announcing more is refused
-   * from its header, a plain or compressed one stops being read there (default 1 MiB). */
+  /**
+   * Wire bytes of one TCP stream message, in either direction: an encrypted frame announcing more is refused from its
+   * header, a plain or compressed one stops being read there (default 1 MiB).
+   */
   public int maxStreamMessageBytes() {
     return maxStreamMessageBytes;
   }
@@ -319,9 +321,11 @@ public final class Config {
     return maxNestingDepth;
   }
 
-  /** Inbound TCP streams open at once; more are closed at their accept (default 16). Each inbound stream is
-   * closed {@link #tcpTimeout()} after its accept however slowly it sends. Applies to the NIO transport this
-   * configuration binds, not to a {@link #transport()} supplied by the caller. */
+  /**
+   * Inbound TCP streams open at once; more are closed at their accept (default 16). Each inbound stream is closed
+   * {@link #tcpTimeout()} after its accept however slowly it sends. Applies to the NIO transport this configuration
+   * binds, not to a {@link #transport()} supplied by the caller.
+   */
   public int maxInboundStreams() {
     return maxInboundStreams;
   }
@@ -338,7 +342,7 @@ public final class Config {
         maxNestingDepth);
   }
 
-  /** The inbound stream caps of the NIO transport: {@link #maxInboundStreams()}, each for at most {@link #tcpTimeout()}. */
+  /** The inbound stream caps of the NIO transport: {@link #maxInboundStreams()}, each open at most {@link #tcpTimeout()}. */
   public InboundStreamLimits inboundStreamLimits() {
     return new InboundStreamLimits(maxInboundStreams, tcpTimeout);
   }
