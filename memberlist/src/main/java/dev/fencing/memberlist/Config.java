@@ -2,6 +2,8 @@ package dev.fencing.memberlist;
 
 import dev.fencing.memberlist.codec.Keyring;
 import dev.fencing.memberlist.codec.PacketOptions;
+import dev.fencing.memberlist.codec.WireLimits;
+import dev.fencing.memberlist.transport.InboundStreamLimits;
 import dev.fencing.memberlist.transport.Transport;
 import java.time.Duration;
 import java.util.Objects;
@@ -58,6 +60,17 @@ public final class Config {
   private final MergeDelegate mergeDelegate;
   private final Transport transport;
 
+  // ---- resource limits against the network (see WireLimits, InboundStreamLimits) ----
+  private final int maxStreamMessageBytes;
+  private final int maxPushPullNodes;
+  private final int maxPushPullStateBytes;
+  private final int maxUserStateBytes;
+  private final int maxDecompressedBytes;
+  private final int maxCompoundParts;
+  private final int maxNestingDepth;
+  private final int maxInboundStreams;
+  // ---- end of resource limits ----
+
   private Config(Builder b) {
     this.name = b.name;
     this.bindAddr = b.bindAddr;
@@ -92,6 +105,15 @@ public final class Config {
     this.conflictDelegate = b.conflictDelegate;
     this.mergeDelegate = b.mergeDelegate;
     this.transport = b.transport;
+    // resource limits
+    this.maxStreamMessageBytes = b.maxStreamMessageBytes;
+    this.maxPushPullNodes = b.maxPushPullNodes;
+    this.maxPushPullStateBytes = b.maxPushPullStateBytes;
+    this.maxUserStateBytes = b.maxUserStateBytes;
+    this.maxDecompressedBytes = b.maxDecompressedBytes;
+    this.maxCompoundParts = b.maxCompoundParts;
+    this.maxNestingDepth = b.maxNestingDepth;
+    this.maxInboundStreams = b.maxInboundStreams;
   }
 
   /** This node's unique name (default: the host name). */
@@ -259,6 +281,74 @@ public final class Config {
     return transport;
   }
 
+  // ---- resource limits against the network ----
+
+  /**
+   * Wire bytes of one TCP stream message, in either direction: an encrypted frame announcing more is refused from its
+   * header, a plain or compressed one stops being read there (default 1 MiB).
+   */
+  public int maxStreamMessageBytes() {
+    return maxStreamMessageBytes;
+  }
+
+  /** Node states one push/pull may declare (default 4096). */
+  public int maxPushPullNodes() {
+    return maxPushPullNodes;
+  }
+
+  /** Decoded bytes of one push/pull: header, node states and user state (default 1 MiB). */
+  public int maxPushPullStateBytes() {
+    return maxPushPullStateBytes;
+  }
+
+  /** User state in one push/pull, and one reliable user message (default 256 KiB). */
+  public int maxUserStateBytes() {
+    return maxUserStateBytes;
+  }
+
+  /** LZW output of one packet or stream message, summed over all its compressed layers (default 1 MiB). */
+  public int maxDecompressedBytes() {
+    return maxDecompressedBytes;
+  }
+
+  /** Compound parts in one packet, summed over all its compound layers (default 512). */
+  public int maxCompoundParts() {
+    return maxCompoundParts;
+  }
+
+  /** Compound and compressed layers nested in one packet (default 4; Go sends 2). */
+  public int maxNestingDepth() {
+    return maxNestingDepth;
+  }
+
+  /**
+   * Inbound TCP streams open at once; more are closed at their accept (default 16). Each inbound stream is closed
+   * {@link #tcpTimeout()} after its accept however slowly it sends. Applies to the NIO transport this configuration
+   * binds, not to a {@link #transport()} supplied by the caller.
+   */
+  public int maxInboundStreams() {
+    return maxInboundStreams;
+  }
+
+  /** The codec caps this configuration sets. */
+  public WireLimits wireLimits() {
+    return new WireLimits(
+        maxStreamMessageBytes,
+        maxPushPullNodes,
+        maxPushPullStateBytes,
+        maxUserStateBytes,
+        maxDecompressedBytes,
+        maxCompoundParts,
+        maxNestingDepth);
+  }
+
+  /** The inbound stream caps of the NIO transport: {@link #maxInboundStreams()}, each open at most {@link #tcpTimeout()}. */
+  public InboundStreamLimits inboundStreamLimits() {
+    return new InboundStreamLimits(maxInboundStreams, tcpTimeout);
+  }
+
+  // ---- end of resource limits ----
+
   /** True when a keyring with at least one key is configured. */
   public boolean encryptionEnabled() {
     return keyring != null && !keyring.keys().isEmpty();
@@ -315,6 +405,15 @@ public final class Config {
     b.conflictDelegate = conflictDelegate;
     b.mergeDelegate = mergeDelegate;
     b.transport = transport;
+    // resource limits
+    b.maxStreamMessageBytes = maxStreamMessageBytes;
+    b.maxPushPullNodes = maxPushPullNodes;
+    b.maxPushPullStateBytes = maxPushPullStateBytes;
+    b.maxUserStateBytes = maxUserStateBytes;
+    b.maxDecompressedBytes = maxDecompressedBytes;
+    b.maxCompoundParts = maxCompoundParts;
+    b.maxNestingDepth = maxNestingDepth;
+    b.maxInboundStreams = maxInboundStreams;
     return b;
   }
 
@@ -347,6 +446,15 @@ public final class Config {
     b.deadNodeReclaimTime = Duration.ZERO;
     b.lifeguardSuspicion = true;
     b.label = "";
+    // resource limits
+    b.maxStreamMessageBytes = WireLimits.DEFAULT_MAX_STREAM_MESSAGE_BYTES;
+    b.maxPushPullNodes = WireLimits.DEFAULT_MAX_PUSH_PULL_NODES;
+    b.maxPushPullStateBytes = WireLimits.DEFAULT_MAX_PUSH_PULL_STATE_BYTES;
+    b.maxUserStateBytes = WireLimits.DEFAULT_MAX_USER_STATE_BYTES;
+    b.maxDecompressedBytes = WireLimits.DEFAULT_MAX_DECOMPRESSED_BYTES;
+    b.maxCompoundParts = WireLimits.DEFAULT_MAX_COMPOUND_PARTS;
+    b.maxNestingDepth = WireLimits.DEFAULT_MAX_NESTING_DEPTH;
+    b.maxInboundStreams = InboundStreamLimits.DEFAULT_MAX_INBOUND_STREAMS;
     return b.build();
   }
 
@@ -422,6 +530,15 @@ public final class Config {
     private ConflictDelegate conflictDelegate;
     private MergeDelegate mergeDelegate;
     private Transport transport;
+    // resource limits
+    private int maxStreamMessageBytes;
+    private int maxPushPullNodes;
+    private int maxPushPullStateBytes;
+    private int maxUserStateBytes;
+    private int maxDecompressedBytes;
+    private int maxCompoundParts;
+    private int maxNestingDepth;
+    private int maxInboundStreams;
 
     private Builder() {}
 
@@ -623,6 +740,58 @@ public final class Config {
       return this;
     }
 
+    // ---- resource limits against the network ----
+
+    /** @see Config#maxStreamMessageBytes() */
+    public Builder maxStreamMessageBytes(int value) {
+      this.maxStreamMessageBytes = value;
+      return this;
+    }
+
+    /** @see Config#maxPushPullNodes() */
+    public Builder maxPushPullNodes(int value) {
+      this.maxPushPullNodes = value;
+      return this;
+    }
+
+    /** @see Config#maxPushPullStateBytes() */
+    public Builder maxPushPullStateBytes(int value) {
+      this.maxPushPullStateBytes = value;
+      return this;
+    }
+
+    /** @see Config#maxUserStateBytes() */
+    public Builder maxUserStateBytes(int value) {
+      this.maxUserStateBytes = value;
+      return this;
+    }
+
+    /** @see Config#maxDecompressedBytes() */
+    public Builder maxDecompressedBytes(int value) {
+      this.maxDecompressedBytes = value;
+      return this;
+    }
+
+    /** @see Config#maxCompoundParts() */
+    public Builder maxCompoundParts(int value) {
+      this.maxCompoundParts = value;
+      return this;
+    }
+
+    /** @see Config#maxNestingDepth() */
+    public Builder maxNestingDepth(int value) {
+      this.maxNestingDepth = value;
+      return this;
+    }
+
+    /** @see Config#maxInboundStreams() */
+    public Builder maxInboundStreams(int value) {
+      this.maxInboundStreams = value;
+      return this;
+    }
+
+    // ---- end of resource limits ----
+
     /** Validates and returns the immutable configuration. */
     public Config build() {
       Objects.requireNonNull(name, "name");
@@ -653,7 +822,11 @@ public final class Config {
       if (bindPort < 0 || bindPort > 65535 || advertisePort < 0 || advertisePort > 65535) {
         throw new IllegalArgumentException("ports must be 0..65535");
       }
-      return new Config(this);
+      Config config = new Config(this);
+      // resource limits: the record constructors say which one is out of range
+      config.wireLimits();
+      config.inboundStreamLimits();
+      return config;
     }
 
     private static void requirePositive(Duration d, String what) {

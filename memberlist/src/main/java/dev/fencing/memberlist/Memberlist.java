@@ -3,6 +3,7 @@ package dev.fencing.memberlist;
 import dev.fencing.memberlist.codec.AckResp;
 import dev.fencing.memberlist.codec.ErrResp;
 import dev.fencing.memberlist.codec.Keyring;
+import dev.fencing.memberlist.codec.LimitExceededException;
 import dev.fencing.memberlist.codec.MalformedMessageException;
 import dev.fencing.memberlist.codec.Message;
 import dev.fencing.memberlist.codec.MessageCodec;
@@ -11,6 +12,8 @@ import dev.fencing.memberlist.codec.Ping;
 import dev.fencing.memberlist.codec.PushPull;
 import dev.fencing.memberlist.codec.StreamCodec;
 import dev.fencing.memberlist.codec.UserMsg;
+import dev.fencing.memberlist.limits.Limit;
+import dev.fencing.memberlist.limits.Refusals;
 import dev.fencing.memberlist.state.Clock;
 import dev.fencing.memberlist.state.ProtocolCounters;
 import dev.fencing.memberlist.state.ProtocolOutput;
@@ -30,6 +33,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -63,6 +67,7 @@ public final class Memberlist implements AutoCloseable {
   private final Transport transport;
   private final PacketCodec packetCodec;
   private final StreamCodec streamCodec;
+  private final Refusals refusals;
   private final ProtocolCounters counters = new ProtocolCounters();
   private final ReentrantLock lock = new ReentrantLock();
   private final ScheduledThreadPoolExecutor protocolThread;
@@ -70,11 +75,12 @@ public final class Memberlist implements AutoCloseable {
   private final SwimProtocol protocol;
   private volatile boolean shutdown;
 
-  private Memberlist(Config config, Transport transport, InetSocketAddress advertise) {
+  private Memberlist(Config config, Transport transport, InetSocketAddress advertise, Refusals refusals) {
     this.config = config;
     this.transport = transport;
-    this.packetCodec = new PacketCodec(config.packetOptions());
-    this.streamCodec = new StreamCodec(config.packetOptions());
+    this.refusals = refusals;
+    this.packetCodec = new PacketCodec(config.packetOptions(), config.wireLimits(), refusals);
+    this.streamCodec = new StreamCodec(config.packetOptions(), config.wireLimits(), refusals);
     this.protocolThread = new ScheduledThreadPoolExecutor(1, daemonThreads("memberlist-protocol-" + config.name()));
     this.protocolThread.setRemoveOnCancelPolicy(true);
     this.streamWorkers = Executors.newCachedThreadPool(daemonThreads("memberlist-stream-" + config.name()));
@@ -99,13 +105,19 @@ public final class Memberlist implements AutoCloseable {
    * @throws IOException if the transport cannot bind
    */
   public static Memberlist create(Config config) throws IOException {
+    Refusals refusals = new Refusals(config.name(), System::nanoTime);
     Transport transport = config.transport();
     if (transport == null) {
-      transport = NioTransport.bind(new InetSocketAddress(InetAddress.getByName(config.bindAddr()), config.bindPort()));
+      transport =
+          NioTransport.bind(
+              new InetSocketAddress(InetAddress.getByName(config.bindAddr()), config.bindPort()),
+              null,
+              config.inboundStreamLimits(),
+              refusals);
     }
     try {
       InetSocketAddress advertise = advertiseAddress(config, transport.localAddress());
-      Memberlist m = new Memberlist(config, transport, advertise);
+      Memberlist m = new Memberlist(config, transport, advertise, refusals);
       m.start();
       LOG.info("event=memberlist_started node={} addr={}", config.name(), m.localNode().hostPort());
       return m;
@@ -274,6 +286,15 @@ public final class Memberlist implements AutoCloseable {
     return !wait || await(done, timeout, "update");
   }
 
+  /**
+   * Inputs refused by each resource cap since start (oversized frames, LZW bombs, excess or expired inbound
+   * streams…), for a {@code memberlist_limit_refusals_total{limit=…}} metric. Streams refused by a caller-supplied
+   * {@link Config#transport()} are not included.
+   */
+  public Map<Limit, Long> refusals() {
+    return refusals.snapshot();
+  }
+
   /** Counters for metrics. */
   public MemberlistStats stats() {
     return locked(
@@ -372,6 +393,11 @@ public final class Memberlist implements AutoCloseable {
     List<Message> messages;
     try {
       messages = packetCodec.decode(packet);
+    } catch (LimitExceededException e) {
+      // already counted and logged (rate-limited) by the codec: a flood must not become a log flood
+      counters.malformedPackets.increment();
+      LOG.debug("event=packet_dropped node={} from={} reason=\"{}\"", config.name(), from, e.getMessage());
+      return;
     } catch (MalformedMessageException e) {
       counters.malformedPackets.increment();
       LOG.warn("event=packet_dropped node={} from={} reason=\"{}\"", config.name(), from, e.getMessage());
@@ -400,6 +426,11 @@ public final class Memberlist implements AutoCloseable {
       Message request;
       try {
         request = streamCodec.readInbound(conn.input());
+      } catch (LimitExceededException e) {
+        // counted and logged (rate-limited) by the codec; no reply: the peer may still be sending the rest
+        counters.malformedPackets.increment();
+        LOG.debug("event=stream_rejected node={} from={} reason=\"{}\"", config.name(), conn.remoteAddress(), e.getMessage());
+        return;
       } catch (MalformedMessageException e) {
         counters.malformedPackets.increment();
         LOG.warn("event=stream_rejected node={} from={} reason=\"{}\"", config.name(), conn.remoteAddress(), e.getMessage());

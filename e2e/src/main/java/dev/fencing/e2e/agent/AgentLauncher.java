@@ -16,6 +16,15 @@ import java.util.List;
  */
 public record AgentLauncher(Path jar, String classpath) {
 
+    /**
+     * JVM flags every agent the harness starts runs with, as in production (the DaemonSet): an explicit 64 MiB heap,
+     * which the gossip caps keep far from full (memberlist README, "Resource limits"), and an immediate exit on
+     * OutOfMemoryError, so a heap exhausted anyway ends the process (the watchdog then resets an armed node) instead
+     * of leaving it half-working.
+     */
+    public static final List<String> AGENT_JVM_OPTIONS = List.of("-Xms16m", "-Xmx64m", "-XX:+ExitOnOutOfMemoryError",
+            "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xss512k");
+
     /** System property holding an explicit agent classpath (development aid; CI uses the packaged jar). */
     public static final String CLASSPATH_PROPERTY = "fencing.e2e.agent.classpath";
     private static final String CLI_MAIN = "dev.fencing.agent.cli.FencingAgentCli";

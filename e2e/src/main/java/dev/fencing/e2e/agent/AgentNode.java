@@ -27,8 +27,6 @@ public final class AgentNode {
 
     static final int GOSSIP_PORT = 7946;
     static final int METRICS_PORT = 9464;
-    private static final List<String> AGENT_JVM = List.of("-Xms16m", "-Xmx128m", "-XX:+UseSerialGC",
-            "-XX:TieredStopAtLevel=1", "-Xss512k");
     private static final List<String> EMULATOR_JVM = List.of("-Xms8m", "-Xmx32m", "-XX:+UseSerialGC",
             "-XX:TieredStopAtLevel=1");
     private static final Duration POLL = Duration.ofMillis(250);
@@ -105,7 +103,7 @@ public final class AgentNode {
         }
         boots++;
         List<String> command = new ArrayList<>(List.of(java()));
-        command.addAll(AGENT_JVM);
+        command.addAll(AgentLauncher.AGENT_JVM_OPTIONS);
         command.addAll(launcher.agentCli());
         command.add("run");
         command.addAll(configSource.runArgs());

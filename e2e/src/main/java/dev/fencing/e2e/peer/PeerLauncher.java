@@ -15,9 +15,13 @@ import java.util.List;
  */
 public record PeerLauncher(Path goBinary, Path nodeJar, List<String> javaOptions, List<String> commandPrefix) {
 
-    /** JVM flags that keep a node small and quick to start on a shared 2-core machine. */
-    public static final List<String> DEFAULT_JAVA_OPTIONS = List.of("-Xms16m", "-Xmx96m", "-XX:+UseSerialGC",
-            "-XX:TieredStopAtLevel=1", "-Xss512k", "-XX:CICompilerCount=1");
+    /**
+     * JVM flags that keep a node small and quick to start on a shared 2-core machine: an explicit heap and an
+     * immediate exit on OutOfMemoryError (a node that cannot allocate must not linger half-working).
+     */
+    public static final List<String> DEFAULT_JAVA_OPTIONS = List.of("-Xms16m", "-Xmx96m",
+            "-XX:+ExitOnOutOfMemoryError", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xss512k",
+            "-XX:CICompilerCount=1");
 
     public PeerLauncher {
         javaOptions = List.copyOf(javaOptions);

@@ -1,5 +1,6 @@
 package dev.fencing.memberlist.codec;
 
+import dev.fencing.memberlist.limits.Limit;
 import java.io.ByteArrayOutputStream;
 import java.util.Arrays;
 
@@ -77,7 +78,8 @@ public final class Lzw {
    * Decompresses data produced by any Go-compatible LZW writer (LSB, 8-bit literals).
    *
    * @param maxOutput refuse to produce more than this many bytes (a decompression-bomb cap)
-   * @throws MalformedMessageException on an invalid code, missing end code, or output over {@code maxOutput}
+   * @throws LimitExceededException when the output would exceed {@code maxOutput} (checked before writing it)
+   * @throws MalformedMessageException on an invalid code or a missing end code
    */
   public static byte[] decompress(byte[] data, int maxOutput) throws MalformedMessageException {
     ByteArrayOutputStream out = new ByteArrayOutputStream(Math.min(maxOutput, Math.max(64, data.length * 3)));
@@ -136,7 +138,8 @@ public final class Lzw {
         throw new MalformedMessageException("LZW invalid code " + code + " (next code " + hi + ")");
       }
       if (written + (long) len > maxOutput) {
-        throw new MalformedMessageException("LZW output exceeds the limit of " + maxOutput + " bytes");
+        throw new LimitExceededException(
+            Limit.DECOMPRESSED_BYTES, "LZW output exceeds the " + maxOutput + " bytes allowed");
       }
       out.write(scratch, 0, len);
       written += len;

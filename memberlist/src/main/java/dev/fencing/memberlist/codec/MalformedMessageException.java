@@ -4,7 +4,7 @@ package dev.fencing.memberlist.codec;
  * Input from the network that is not a valid memberlist message: truncated, wrongly typed, over a size cap, failing
  * its checksum or authentication. Expected at runtime; callers log it (without a stack trace) and drop the input.
  */
-public final class MalformedMessageException extends Exception {
+public sealed class MalformedMessageException extends Exception permits LimitExceededException {
   private static final long serialVersionUID = 1L;
 
   /** @param message what was wrong, precise enough to recognise the offending field or layer */

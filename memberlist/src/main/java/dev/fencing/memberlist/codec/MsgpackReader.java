@@ -1,5 +1,6 @@
 package dev.fencing.memberlist.codec;
 
+import dev.fencing.memberlist.limits.Limit;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -27,6 +28,7 @@ final class MsgpackReader {
   private final int end;
   private final InputStream in;
   private long budget;
+  private Limit budgetLimit = Limit.STREAM_MESSAGE_BYTES;
 
   private MsgpackReader(byte[] buf, int pos, int end, InputStream in, long budget) {
     this.buf = buf;
@@ -41,9 +43,30 @@ final class MsgpackReader {
     return new MsgpackReader(buf, from, to, null, to - from);
   }
 
-  /** Reads from a stream, refusing to consume more than {@code budget} bytes in total. */
+  /**
+   * Reads from a stream, refusing to consume more than {@code budget} bytes in total ({@link
+   * LimitExceededException} for {@link Limit#STREAM_MESSAGE_BYTES}).
+   */
   static MsgpackReader of(InputStream in, long budget) {
     return new MsgpackReader(null, 0, 0, in, budget);
+  }
+
+  /**
+   * Caps what is still read at {@code max} bytes under {@code limit}: a stream reader lowers its budget (and from
+   * now on reports {@code limit} when it runs out); an array reader refuses at once when more than {@code max} bytes
+   * are left, since decoding them would build objects from all of them.
+   */
+  void restrict(long max, Limit limit, String what) throws LimitExceededException {
+    if (in == null) {
+      if (end - pos > max) {
+        throw new LimitExceededException(limit, what + " of " + (end - pos) + " bytes exceeds " + max);
+      }
+      return;
+    }
+    if (max < budget) {
+      budget = max;
+      budgetLimit = limit;
+    }
   }
 
   /** Position in the array (array mode only): where the next value starts. */
@@ -59,7 +82,7 @@ final class MsgpackReader {
       return buf[pos++] & 0xff;
     }
     if (budget <= 0) {
-      throw new MalformedMessageException("stream message exceeds its size limit");
+      throw new LimitExceededException(budgetLimit, "stream message is longer than its limit");
     }
     int b = in.read();
     if (b < 0) {
@@ -92,7 +115,8 @@ final class MsgpackReader {
       return out;
     }
     if (n > budget) {
-      throw new MalformedMessageException(what + ": declared length " + n + " exceeds the stream limit");
+      throw new LimitExceededException(
+          budgetLimit, what + ": declared length " + n + " exceeds the " + budget + " bytes left of the limit");
     }
     int len = (int) n;
     byte[] out = new byte[Math.min(len, STREAM_CHUNK)];

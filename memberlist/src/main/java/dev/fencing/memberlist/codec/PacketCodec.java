@@ -1,5 +1,6 @@
 package dev.fencing.memberlist.codec;
 
+import dev.fencing.memberlist.limits.Refusals;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -18,13 +19,15 @@ import org.slf4j.LoggerFactory;
  * reverses it; compound and compressed parts nest recursively.
  *
  * <p>Label semantics are memberlist ≥ 0.3's: with a label configured, unlabelled or differently labelled packets
- * are rejected; without one, labelled packets are rejected. Thread-safe.
+ * are rejected; without one, labelled packets are rejected.
+ *
+ * <p>Decoding is bounded by {@link WireLimits}: the LZW output and the compound parts of one packet are drawn from
+ * one allowance for the whole packet, and layers nest at most {@link WireLimits#maxNestingDepth()} deep; a packet
+ * that exceeds any of them is dropped whole and counted in {@link Refusals}. Thread-safe.
  */
 public final class PacketCodec {
   /** A compound message's part count is one byte. */
   public static final int MAX_COMPOUND_PARTS = 255;
-  /** Decompressed size cap (memberlist HEAD's {@code maxDecompressedBytes}). */
-  public static final int MAX_DECOMPRESSED_BYTES = 40 * 1024 * 1024;
   /** memberlist's {@code UDPBufferSize}: the usual packet budget. */
   public static final int UDP_BUFFER_SIZE = 1400;
   /** Bytes a compound message adds: type byte and count byte. */
@@ -33,17 +36,29 @@ public final class PacketCodec {
   public static final int COMPOUND_PART_OVERHEAD = 2;
 
   private static final Logger LOG = LoggerFactory.getLogger(PacketCodec.class);
-  private static final int MAX_NESTING = 16;
   private static final int LABEL_HEADER = 2;
 
   private final PacketOptions options;
+  private final WireLimits limits;
+  private final Refusals refusals;
   private final byte[] label;
   private final AtomicLong truncatedParts = new AtomicLong();
   private final AtomicLong droppedParts = new AtomicLong();
 
-  /** @param options keyring, label and verification settings */
+  /** A codec with the default {@link WireLimits} and its own refusal counters. */
   public PacketCodec(PacketOptions options) {
+    this(options, WireLimits.defaults(), new Refusals("", System::nanoTime));
+  }
+
+  /**
+   * @param options keyring, label and verification settings
+   * @param limits caps on what one packet may make this node allocate
+   * @param refusals where packets refused by a cap are counted and logged (shared with the node's other codecs)
+   */
+  public PacketCodec(PacketOptions options, WireLimits limits, Refusals refusals) {
     this.options = options;
+    this.limits = limits;
+    this.refusals = refusals;
     this.label = options.labelBytes();
   }
 
@@ -227,34 +242,39 @@ public final class PacketCodec {
       start = 5;
     }
     List<Message> out = new ArrayList<>();
-    handle(buf, start, buf.length, out, 0);
+    try {
+      handle(buf, start, buf.length, out, 0, new DecodeBudget(limits));
+    } catch (LimitExceededException e) {
+      refusals.refused(e.limit(), e.getMessage());
+      throw e;
+    }
     return out;
   }
 
-  private void handle(byte[] buf, int from, int to, List<Message> out, int depth) throws MalformedMessageException {
-    if (depth > MAX_NESTING) {
-      throw new MalformedMessageException("compound/compressed messages nested deeper than " + MAX_NESTING);
-    }
+  private void handle(byte[] buf, int from, int to, List<Message> out, int depth, DecodeBudget budget)
+      throws MalformedMessageException {
+    budget.checkDepth(depth);
     if (from >= to) {
       throw new MalformedMessageException("missing message type byte");
     }
     int type = buf[from] & 0xff;
     if (type == MessageType.COMPOUND.code()) {
-      handleCompound(buf, from + 1, to, out, depth);
+      handleCompound(buf, from + 1, to, out, depth, budget);
     } else if (type == MessageType.COMPRESS.code()) {
-      byte[] plain = decompress(buf, from + 1, to);
-      handle(plain, 0, plain.length, out, depth + 1);
+      byte[] plain = decompress(buf, from + 1, to, budget);
+      handle(plain, 0, plain.length, out, depth + 1, budget);
     } else {
       out.add(MessageCodec.decode(from == 0 && to == buf.length ? buf : Arrays.copyOfRange(buf, from, to)));
     }
   }
 
-  private void handleCompound(byte[] buf, int from, int to, List<Message> out, int depth)
+  private void handleCompound(byte[] buf, int from, int to, List<Message> out, int depth, DecodeBudget budget)
       throws MalformedMessageException {
     if (from >= to) {
       throw new MalformedMessageException("compound message missing its part count");
     }
     int parts = buf[from] & 0xff;
+    budget.takeParts(parts);
     int pos = from + 1;
     if (to - pos < parts * 2) {
       throw new MalformedMessageException("compound message truncated in its length table (" + parts + " parts)");
@@ -272,7 +292,10 @@ public final class PacketCodec {
         return;
       }
       try {
-        handle(buf, pos, pos + lengths[i], out, depth + 1);
+        handle(buf, pos, pos + lengths[i], out, depth + 1, budget);
+      } catch (LimitExceededException e) {
+        // the packet's allowance is spent: the remaining parts would only be refused one by one
+        throw e;
       } catch (MalformedMessageException e) {
         droppedParts.incrementAndGet();
         LOG.debug("event=compound_part_dropped part={} reason=\"{}\"", i, e.getMessage());
@@ -301,16 +324,16 @@ public final class PacketCodec {
   }
 
   /** Decodes the msgpack {@code compress} body in {@code buf[from..to)} and inflates it (never empty). */
-  static byte[] decompress(byte[] buf, int from, int to) throws MalformedMessageException {
+  static byte[] decompress(byte[] buf, int from, int to, DecodeBudget budget) throws MalformedMessageException {
     try {
-      return inflate(MsgpackReader.of(buf, from, to));
+      return inflate(MsgpackReader.of(buf, from, to), budget);
     } catch (IOException e) {
       throw new MalformedMessageException("unexpected read failure: " + e.getMessage(), e);
     }
   }
 
-  /** Reads a {@code compress} body from {@code r} and inflates it (never empty). */
-  static byte[] inflate(MsgpackReader r) throws MalformedMessageException, IOException {
+  /** Reads a {@code compress} body from {@code r} and inflates it within {@code budget} (never empty). */
+  static byte[] inflate(MsgpackReader r, DecodeBudget budget) throws MalformedMessageException, IOException {
     int n = r.readMapHeader("compress message");
     long algo = 0;
     byte[] data = null;
@@ -324,7 +347,7 @@ public final class PacketCodec {
     if (algo != 0) {
       throw new MalformedMessageException("unknown compression algorithm " + algo + " (only 0 = LZW exists)");
     }
-    byte[] plain = Lzw.decompress(data == null ? new byte[0] : data, MAX_DECOMPRESSED_BYTES);
+    byte[] plain = budget.decompress(data == null ? new byte[0] : data);
     if (plain.length == 0) {
       throw new MalformedMessageException("compressed message decompresses to nothing");
     }

@@ -1,5 +1,7 @@
 package dev.fencing.memberlist.codec;
 
+import dev.fencing.memberlist.limits.Limit;
+import dev.fencing.memberlist.limits.Refusals;
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
@@ -21,26 +23,32 @@ import java.util.List;
  * and the label as additional data. The dialer precedes its request with the label header
  * {@code [244][len][label]} when a label is configured; replies carry none.
  *
- * <p>Reading is bounded: encrypted frames over 20 MiB, more than 2^20 node states, user data over 20 MiB and
- * decompressed data over 40 MiB are refused before allocation (memberlist HEAD's limits; 0.2.2 peers never come
- * near them). Thread-safe.
+ * <p>Reading is bounded by {@link WireLimits}, each cap checked before the allocation it guards: an encrypted frame
+ * whose header announces more than {@link WireLimits#maxStreamMessageBytes()} is refused from those 5 bytes, a plain
+ * or compressed message stops being read at that many bytes, and push/pull node count, push/pull size, user state
+ * and LZW output have caps of their own (memberlist HEAD has the same checks with server-sized values; 0.2.2 peers
+ * never come near the defaults). A refused message is counted and logged in {@link Refusals}. Thread-safe.
  */
 public final class StreamCodec {
-  /** Largest encrypted frame accepted ({@code maxPushStateBytes}). */
-  public static final int MAX_ENCRYPTED_BYTES = 20 * 1024 * 1024;
-  /** Most node states accepted in one push/pull ({@code maxPushStateNodes}). */
-  public static final int MAX_PUSH_STATE_NODES = 1024 * 1024;
-  /** Largest user state or reliable user message accepted ({@code maxUserMsgBytes}). */
-  public static final int MAX_USER_BYTES = 20 * 1024 * 1024;
-  /** Largest unencrypted, uncompressed message read from a stream. */
-  public static final int MAX_STREAM_MESSAGE_BYTES = PacketCodec.MAX_DECOMPRESSED_BYTES;
-
   private final PacketOptions options;
+  private final WireLimits limits;
+  private final Refusals refusals;
   private final byte[] label;
 
-  /** @param options keyring, label and verification settings (shared with the node's {@link PacketCodec}) */
+  /** A codec with the default {@link WireLimits} and its own refusal counters. */
   public StreamCodec(PacketOptions options) {
+    this(options, WireLimits.defaults(), new Refusals("", System::nanoTime));
+  }
+
+  /**
+   * @param options keyring, label and verification settings (shared with the node's {@link PacketCodec})
+   * @param limits caps on what one stream message may make this node allocate
+   * @param refusals where messages refused by a cap are counted and logged (shared with the node's packet codec)
+   */
+  public StreamCodec(PacketOptions options, WireLimits limits, Refusals refusals) {
     this.options = options;
+    this.limits = limits;
+    this.refusals = refusals;
     this.label = options.labelBytes();
   }
 
@@ -157,6 +165,15 @@ public final class StreamCodec {
   }
 
   private Message read(InputStream in, int type) throws MalformedMessageException, IOException {
+    try {
+      return readMessage(in, type);
+    } catch (LimitExceededException e) {
+      refusals.refused(e.limit(), e.getMessage());
+      throw e;
+    }
+  }
+
+  private Message readMessage(InputStream in, int type) throws MalformedMessageException, IOException {
     if (type == MessageType.ENCRYPT.code()) {
       if (options.keyring() == null) {
         throw new MalformedMessageException("remote stream is encrypted and encryption is not configured");
@@ -167,32 +184,34 @@ public final class StreamCodec {
         throw new EOFException("stream ended inside the encryption header");
       }
       long len = PacketCodec.getU32(header, 1);
-      if (len > MAX_ENCRYPTED_BYTES) {
-        throw new MalformedMessageException(
-            "encrypted stream frame of " + len + " bytes exceeds the limit of " + MAX_ENCRYPTED_BYTES);
+      if (len > limits.maxStreamMessageBytes()) {
+        throw new LimitExceededException(
+            Limit.STREAM_MESSAGE_BYTES,
+            "encrypted stream frame announces " + len + " bytes, over " + limits.maxStreamMessageBytes());
       }
       byte[] sealed = MsgpackReader.of(in, len).readRaw(len, "encrypted frame");
       byte[] plain = options.keyring().decrypt(sealed, aad(header));
-      return readPlain(plain);
+      return readPlain(plain, new DecodeBudget(limits));
     }
     if (options.keyring() != null && options.verifyIncoming()) {
       throw new MalformedMessageException("encryption is configured but the remote stream is not encrypted");
     }
     if (type == MessageType.COMPRESS.code()) {
-      byte[] data = PacketCodec.inflate(MsgpackReader.of(in, MAX_STREAM_MESSAGE_BYTES));
-      return readPlain(data);
+      DecodeBudget budget = new DecodeBudget(limits);
+      byte[] data = PacketCodec.inflate(MsgpackReader.of(in, limits.maxStreamMessageBytes()), budget);
+      return readPlain(data, budget);
     }
-    return readBody(type, MsgpackReader.of(in, MAX_STREAM_MESSAGE_BYTES));
+    return readBody(type, MsgpackReader.of(in, limits.maxStreamMessageBytes()));
   }
 
   /** Decodes {@code [type][…]} or {@code [9]{compress}} held in memory (after decryption). */
-  private Message readPlain(byte[] plain) throws MalformedMessageException, IOException {
+  private Message readPlain(byte[] plain, DecodeBudget budget) throws MalformedMessageException, IOException {
     if (plain.length == 0) {
       throw new MalformedMessageException("empty stream message");
     }
     int type = plain[0] & 0xff;
     if (type == MessageType.COMPRESS.code()) {
-      plain = PacketCodec.inflate(MsgpackReader.of(plain, 1, plain.length));
+      plain = PacketCodec.inflate(MsgpackReader.of(plain, 1, plain.length), budget);
       type = plain[0] & 0xff;
     }
     return readBody(type, MsgpackReader.of(plain, 1, plain.length));
@@ -215,7 +234,7 @@ public final class StreamCodec {
     }
   }
 
-  private static UserMsg readUser(MsgpackReader r) throws MalformedMessageException, IOException {
+  private UserMsg readUser(MsgpackReader r) throws MalformedMessageException, IOException {
     int n = r.readMapHeader("user message header");
     long len = 0;
     for (int i = 0; i < n; i++) {
@@ -225,13 +244,16 @@ public final class StreamCodec {
         r.skipValue();
       }
     }
-    if (len > MAX_USER_BYTES) {
-      throw new MalformedMessageException("user message of " + len + " bytes exceeds the limit of " + MAX_USER_BYTES);
+    if (len > limits.maxUserStateBytes()) {
+      throw new LimitExceededException(
+          Limit.USER_STATE_BYTES,
+          "reliable user message of " + len + " bytes, over " + limits.maxUserStateBytes());
     }
     return new UserMsg(r.readRaw(len, "user message"));
   }
 
-  private static PushPull readPushPull(MsgpackReader r) throws MalformedMessageException, IOException {
+  private PushPull readPushPull(MsgpackReader r) throws MalformedMessageException, IOException {
+    r.restrict(limits.maxPushPullStateBytes(), Limit.PUSH_PULL_STATE_BYTES, "push/pull");
     int n = r.readMapHeader("push/pull header");
     boolean join = false;
     long nodes = 0;
@@ -244,13 +266,14 @@ public final class StreamCodec {
         default -> r.skipValue();
       }
     }
-    if (nodes > MAX_PUSH_STATE_NODES) {
-      throw new MalformedMessageException(
-          "push/pull declares " + nodes + " nodes, over the limit of " + MAX_PUSH_STATE_NODES);
+    if (nodes > limits.maxPushPullNodes()) {
+      throw new LimitExceededException(
+          Limit.PUSH_PULL_NODES, "push/pull declares " + nodes + " nodes, over " + limits.maxPushPullNodes());
     }
-    if (userLen > MAX_USER_BYTES) {
-      throw new MalformedMessageException(
-          "push/pull user state of " + userLen + " bytes exceeds the limit of " + MAX_USER_BYTES);
+    if (userLen > limits.maxUserStateBytes()) {
+      throw new LimitExceededException(
+          Limit.USER_STATE_BYTES,
+          "push/pull user state of " + userLen + " bytes, over " + limits.maxUserStateBytes());
     }
     List<PushNodeState> states = new ArrayList<>();
     for (long i = 0; i < nodes; i++) {

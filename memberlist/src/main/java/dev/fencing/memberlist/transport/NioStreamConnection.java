@@ -13,10 +13,18 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-/** A TCP connection of {@link NioTransport}; the deadline closes it, failing blocked reads and writes. */
+/**
+ * A TCP connection of {@link NioTransport}; the deadline closes it, failing blocked reads and writes. An inbound
+ * connection also has a hard deadline set at its accept that {@link #setDeadline} cannot move later, and gives its
+ * slot back to the transport when it closes.
+ */
 final class NioStreamConnection implements StreamConnection {
+  /** Hard deadline of an outbound connection: none. */
+  static final long NO_DEADLINE = Long.MAX_VALUE;
+
   private final SocketChannel channel;
   private final NioTransport transport;
+  private final long hardDeadlineNanos;
   private final InetSocketAddress remote;
   private final InputStream in;
   private final OutputStream out;
@@ -26,9 +34,10 @@ final class NioStreamConnection implements StreamConnection {
   private volatile boolean expired;
 
   // the socket adaptor streams, unlike Channels.newInputStream, let one thread read while another writes
-  NioStreamConnection(SocketChannel channel, NioTransport transport) throws IOException {
+  NioStreamConnection(SocketChannel channel, NioTransport transport, long hardDeadlineNanos) throws IOException {
     this.channel = channel;
     this.transport = transport;
+    this.hardDeadlineNanos = hardDeadlineNanos;
     this.remote = (InetSocketAddress) channel.getRemoteAddress();
     this.in = new BufferedInputStream(new CountingInput(channel.socket().getInputStream()), 16 * 1024);
     this.out = new CountingOutput(channel.socket().getOutputStream());
@@ -49,17 +58,32 @@ final class NioStreamConnection implements StreamConnection {
     return remote;
   }
 
+  private boolean inbound() {
+    return hardDeadlineNanos != NO_DEADLINE;
+  }
+
+  /** Starts the hard deadline of an inbound connection (nothing for an outbound one). */
+  void armHardDeadline() throws IOException {
+    if (inbound()) {
+      setDeadline(Duration.ofNanos(Math.max(0, hardDeadlineNanos - System.nanoTime())));
+    }
+  }
+
   @Override
   public void setDeadline(Duration fromNow) throws IOException {
     if (closed.get()) {
       throw new IOException(expired ? "stream deadline exceeded" : "stream closed");
+    }
+    long delay = Math.max(0, fromNow.toNanos());
+    if (inbound()) {
+      delay = Math.min(delay, Math.max(0, hardDeadlineNanos - System.nanoTime()));
     }
     synchronized (deadlineLock) {
       if (deadline != null) {
         deadline.cancel(false);
       }
       try {
-        deadline = transport.deadlines().schedule(this::expire, Math.max(0, fromNow.toNanos()), TimeUnit.NANOSECONDS);
+        deadline = transport.deadlines().schedule(ThreadErrors.reported(this::expire), delay, TimeUnit.NANOSECONDS);
       } catch (RejectedExecutionException e) {
         close();
         throw new IOException("transport closed", e);
@@ -68,7 +92,13 @@ final class NioStreamConnection implements StreamConnection {
   }
 
   private void expire() {
+    if (closed.get()) {
+      return;
+    }
     expired = true;
+    if (inbound()) {
+      transport.inboundExpired(remote);
+    }
     close();
   }
 
@@ -92,6 +122,9 @@ final class NioStreamConnection implements StreamConnection {
       // closing a socket that is already broken has nothing left to report
     }
     transport.unregister(this);
+    if (inbound()) {
+      transport.inboundClosed();
+    }
   }
 
   private final class CountingInput extends FilterInputStream {

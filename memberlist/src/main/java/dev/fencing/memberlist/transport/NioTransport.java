@@ -1,5 +1,7 @@
 package dev.fencing.memberlist.transport;
 
+import dev.fencing.memberlist.limits.Limit;
+import dev.fencing.memberlist.limits.Refusals;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.Inet4Address;
@@ -17,10 +19,11 @@ import java.time.Duration;
 import java.util.Collections;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -33,17 +36,25 @@ import org.slf4j.LoggerFactory;
 /**
  * memberlist's network transport: one UDP socket and one TCP listener on the same port, like Go memberlist's
  * NetTransport. Datagrams are received on a dedicated thread and stamped with {@link System#nanoTime()} on
- * arrival; inbound connections are handed to a bounded pool of stream workers (memberlist refuses more than 128
- * concurrent push/pulls; so do we, by closing the extra connections). Stream deadlines are enforced by closing the
- * connection when they pass, which fails any blocked read or write with an IOException.
+ * arrival; inbound connections are handed to stream workers.
+ *
+ * <p>Inbound streams are bounded by {@link InboundStreamLimits}: at most {@code maxInboundStreams} are open at once
+ * (a connection beyond that is closed right after its accept, before a buffer is allocated for it), and each is
+ * closed when its deadline, counted from the accept, passes, however slowly it trickles bytes. Deadlines are
+ * enforced by closing the connection, which fails any blocked read or write with an IOException. Both refusals are
+ * counted and logged in {@link Refusals}.
+ *
+ * <p>Bad input reaches the handlers, whose {@link RuntimeException}s are logged and survived; an {@link Error}
+ * (OutOfMemoryError, StackOverflowError) is never caught here: it ends the receiving thread through its uncaught
+ * exception handler, which in the agent ends the process.
  */
 public final class NioTransport implements Transport {
   /** Largest datagram read (memberlist's {@code udpPacketBufSize}). */
   public static final int UDP_PACKET_BUFFER_SIZE = 65536;
   /** Requested UDP receive buffer (memberlist's {@code udpRecvBufSize}). */
   public static final int UDP_RECEIVE_BUFFER_SIZE = 2 * 1024 * 1024;
-  /** Most inbound streams handled at once (memberlist's {@code maxPushPullRequests}). */
-  public static final int MAX_STREAM_WORKERS = 128;
+  /** Connections the kernel queues before {@link #start} or while the accept thread is busy. */
+  static final int ACCEPT_BACKLOG = 128;
 
   private static final Logger LOG = LoggerFactory.getLogger(NioTransport.class);
   private static final int EPHEMERAL_BIND_ATTEMPTS = 16;
@@ -57,6 +68,9 @@ public final class NioTransport implements Transport {
   private final AtomicBoolean started = new AtomicBoolean();
   private final AtomicBoolean closed = new AtomicBoolean();
   private final Set<NioStreamConnection> open = ConcurrentHashMap.newKeySet();
+  private final InboundStreamLimits limits;
+  private final Refusals refusals;
+  private final Semaphore inboundPermits;
   private final ScheduledExecutorService deadlines;
   private final ThreadPoolExecutor workers;
   private Thread udpThread;
@@ -73,16 +87,35 @@ public final class NioTransport implements Transport {
   final AtomicLong streamBytesSent = new AtomicLong();
   final AtomicLong streamBytesReceived = new AtomicLong();
 
-  private NioTransport(DatagramChannel udp, ServerSocketChannel tcp, InetSocketAddress advertise) throws IOException {
+  private NioTransport(
+      DatagramChannel udp,
+      ServerSocketChannel tcp,
+      InetSocketAddress advertise,
+      InboundStreamLimits limits,
+      Refusals refusals)
+      throws IOException {
     this.udp = udp;
     this.tcp = tcp;
     this.bound = (InetSocketAddress) tcp.getLocalAddress();
     this.advertised = advertise != null ? advertise : advertisable(bound);
     this.name = "memberlist-" + INSTANCES.incrementAndGet() + "-" + bound.getPort();
-    this.deadlines = Executors.newSingleThreadScheduledExecutor(daemon(name + "-deadline"));
+    this.limits = limits;
+    this.refusals = refusals;
+    this.inboundPermits = new Semaphore(limits.maxInboundStreams());
+    ScheduledThreadPoolExecutor deadlineThread = new ScheduledThreadPoolExecutor(1, daemon(name + "-deadline"));
+    // every inbound stream schedules a deadline and most cancel it: drop cancelled ones now, not when they are due
+    deadlineThread.setRemoveOnCancelPolicy(true);
+    this.deadlines = deadlineThread;
+    // the permits bound the open streams; the queue only holds a stream whose worker is still finishing the last
     this.workers =
         new ThreadPoolExecutor(
-            0, MAX_STREAM_WORKERS, 30, TimeUnit.SECONDS, new SynchronousQueue<>(), daemon(name + "-stream"));
+            limits.maxInboundStreams(),
+            limits.maxInboundStreams(),
+            30,
+            TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(),
+            daemon(name + "-stream"));
+    this.workers.allowCoreThreadTimeOut(true);
   }
 
   /** Binds UDP and TCP on {@code bind} (port 0 = a free port common to both), advertising the bound address. */
@@ -90,14 +123,23 @@ public final class NioTransport implements Transport {
     return bind(bind, null);
   }
 
+  /** As {@link #bind(InetSocketAddress, InetSocketAddress, InboundStreamLimits, Refusals)} with default limits. */
+  public static NioTransport bind(InetSocketAddress bind, InetSocketAddress advertise) throws IOException {
+    return bind(bind, advertise, InboundStreamLimits.defaults(), new Refusals("", System::nanoTime));
+  }
+
   /**
    * Binds UDP and TCP on {@code bind}. With port 0, TCP takes an ephemeral port first and UDP then binds the same
    * number, retrying with a new port if it is taken.
    *
    * @param advertise the address peers should use (NAT, wildcard bind), or null to derive it from the bind address
+   * @param limits caps on inbound streams
+   * @param refusals where refused and expired inbound streams are counted and logged
    * @throws IOException if the port cannot be bound for both protocols
    */
-  public static NioTransport bind(InetSocketAddress bind, InetSocketAddress advertise) throws IOException {
+  public static NioTransport bind(
+      InetSocketAddress bind, InetSocketAddress advertise, InboundStreamLimits limits, Refusals refusals)
+      throws IOException {
     int attempts = bind.getPort() == 0 ? EPHEMERAL_BIND_ATTEMPTS : 1;
     IOException last = null;
     for (int i = 0; i < attempts; i++) {
@@ -105,12 +147,12 @@ public final class NioTransport implements Transport {
       DatagramChannel udp = null;
       try {
         tcp.setOption(StandardSocketOptions.SO_REUSEADDR, true);
-        tcp.bind(bind, MAX_STREAM_WORKERS);
+        tcp.bind(bind, ACCEPT_BACKLOG);
         int port = ((InetSocketAddress) tcp.getLocalAddress()).getPort();
         udp = DatagramChannel.open();
         udp.bind(new InetSocketAddress(bind.getAddress(), port));
         setReceiveBuffer(udp);
-        return new NioTransport(udp, tcp, advertise);
+        return new NioTransport(udp, tcp, advertise, limits, refusals);
       } catch (IOException e) {
         last = e;
         tcp.close();
@@ -222,11 +264,20 @@ public final class NioTransport implements Transport {
         }
         continue;
       }
+      if (!inboundPermits.tryAcquire()) {
+        streamsRejected.incrementAndGet();
+        refusals.refused(
+            Limit.INBOUND_STREAMS,
+            "closed a connection from " + remoteOf(ch) + ": " + limits.maxInboundStreams() + " inbound streams open");
+        closeQuietly(ch);
+        continue;
+      }
       NioStreamConnection conn;
       try {
-        conn = register(ch);
+        conn = register(ch, System.nanoTime() + limits.streamDeadline().toNanos());
       } catch (IOException e) {
         LOG.debug("event=tcp_accept_setup_failed reason=\"{}\"", e.getMessage());
+        inboundPermits.release();
         closeQuietly(ch);
         continue;
       }
@@ -234,11 +285,30 @@ public final class NioTransport implements Transport {
         workers.execute(() -> serve(handler, conn));
         streamsAccepted.incrementAndGet();
       } catch (RejectedExecutionException e) {
-        streamsRejected.incrementAndGet();
-        LOG.warn("event=stream_rejected from={} reason=\"all {} stream workers busy\"", conn.remoteAddress(), MAX_STREAM_WORKERS);
+        LOG.debug("event=stream_dropped from={} reason=\"transport closing\"", conn.remoteAddress());
         conn.close();
       }
     }
+  }
+
+  private static String remoteOf(SocketChannel ch) {
+    try {
+      return String.valueOf(ch.getRemoteAddress());
+    } catch (IOException e) {
+      return "?";
+    }
+  }
+
+  /** An inbound stream closed: its slot is free again. */
+  void inboundClosed() {
+    inboundPermits.release();
+  }
+
+  /** An inbound stream's deadline passed before it finished. */
+  void inboundExpired(InetSocketAddress remote) {
+    refusals.refused(
+        Limit.STREAM_DEADLINE,
+        "closed a connection from " + remote + " still open " + limits.streamDeadline().toMillis() + " ms after accept");
   }
 
   private void serve(StreamHandler handler, NioStreamConnection conn) {
@@ -250,14 +320,19 @@ public final class NioTransport implements Transport {
     }
   }
 
-  private NioStreamConnection register(SocketChannel ch) throws IOException {
+  /**
+   * @param hardDeadlineNanos for an inbound stream, the {@link System#nanoTime()} at which it is closed whatever its
+   *     handler asks; {@link NioStreamConnection#NO_DEADLINE} for an outbound one
+   */
+  private NioStreamConnection register(SocketChannel ch, long hardDeadlineNanos) throws IOException {
     ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-    NioStreamConnection conn = new NioStreamConnection(ch, this);
+    NioStreamConnection conn = new NioStreamConnection(ch, this, hardDeadlineNanos);
     open.add(conn);
     if (closed.get()) {
       conn.close();
       throw new ClosedChannelException();
     }
+    conn.armHardDeadline();
     return conn;
   }
 
@@ -314,7 +389,7 @@ public final class NioTransport implements Transport {
     SocketChannel ch = SocketChannel.open();
     try {
       ch.socket().connect(to, (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis())));
-      NioStreamConnection conn = register(ch);
+      NioStreamConnection conn = register(ch, NioStreamConnection.NO_DEADLINE);
       streamsOpened.incrementAndGet();
       return conn;
     } catch (IOException e) {

@@ -1,6 +1,7 @@
 package dev.fencing.memberlist.codec;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -34,7 +35,7 @@ class CodecFuzzTest {
   private static final List<StreamCodec> STREAM_CODECS =
       List.of(new StreamCodec(PacketOptions.plain()), new StreamCodec(KEYED), new StreamCodec(LABELLED));
   /** Decompression may legitimately produce up to its cap; nothing else comes close. */
-  private static final long ALLOCATION_BOUND = 2L * PacketCodec.MAX_DECOMPRESSED_BYTES + (8 << 20);
+  private static final long ALLOCATION_BOUND = 2L * WireLimits.DEFAULT_MAX_DECOMPRESSED_BYTES + (8 << 20);
 
   private static final List<byte[]> PACKET_CORPUS = packetCorpus();
   private static final List<byte[]> STREAM_CORPUS = streamCorpus();
@@ -238,6 +239,33 @@ class CodecFuzzTest {
     nested[3] = 'X';
     Arrays.fill(nested, 4, nested.length, (byte) 0x91);
     bounded(nested, false, () -> MessageCodec.decode(nested));
+  }
+
+  /** One LZW bomb: a user message of 600 KiB of zeros in about 5 KiB; two of them exceed the packet budget. */
+  private static final byte[] BOMB = PacketCodec.compressed(MessageCodec.encode(new UserMsg(new byte[600 << 10])));
+
+  @Property(tries = 40, seed = "20261128")
+  void nestedLzwBombsStayWithinOnePacketsBudget(
+      @ForAll @IntRange(min = 2, max = 40) int width,
+      @ForAll @IntRange(min = 1, max = 3) int depth,
+      @ForAll boolean compressLayers) {
+    // a tree of compounds (optionally compressed) whose leaves each inflate to 600 KiB: up to 40^3 leaves
+    byte[] layer = BOMB;
+    // LZW does not shrink LZW output, so every layer multiplies the size: keep the packet a datagram (64 KiB)
+    int parts = width;
+    while (parts > 2 && Math.pow(parts, depth) * (BOMB.length + 2) > 45_000) {
+      parts--;
+    }
+    for (int i = 0; i < depth; i++) {
+      byte[] compound = PacketCodec.compound(java.util.Collections.nCopies(parts, layer));
+      layer = compressLayers ? PacketCodec.compressed(compound) : compound;
+    }
+    byte[] packet = layer;
+    assertThat(packet.length).isLessThan(65_536);
+    PacketCodec codec = PACKET_CODECS.get(0);
+    // the whole packet may inflate to maxDecompressedBytes once, whatever its shape; then it is refused
+    bounded(packet, false, () -> codec.decode(packet));
+    assertThatThrownBy(() -> codec.decode(packet)).isInstanceOf(LimitExceededException.class);
   }
 
   @Property(tries = 300, seed = "20261126")

@@ -287,7 +287,7 @@ class GoGoldenTest {
     }
     if (buf[at] == 9) {
       seen.add(MessageType.COMPRESS);
-      buf = PacketCodec.decompress(buf, at + 1, buf.length);
+      buf = PacketCodec.decompress(buf, at + 1, buf.length, new DecodeBudget(WireLimits.defaults()));
       at = 0;
     }
     if (buf[at] == 7) {

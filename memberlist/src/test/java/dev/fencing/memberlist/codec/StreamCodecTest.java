@@ -3,11 +3,13 @@ package dev.fencing.memberlist.codec;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.fencing.memberlist.limits.Limit;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
 import java.util.Arrays;
 import java.util.List;
+import org.assertj.core.api.ThrowingConsumer;
 import org.junit.jupiter.api.Test;
 
 class StreamCodecTest {
@@ -77,22 +79,26 @@ class StreamCodecTest {
     StreamCodec plain = new StreamCodec(PacketOptions.plain());
     StreamCodec keyed = new StreamCodec(new PacketOptions(new Keyring(KEY), "", true, true));
     assertThatThrownBy(() -> keyed.read(in(Hex.bytes("0affffffff00"))))
-        .isInstanceOf(MalformedMessageException.class)
-        .hasMessageContaining("exceeds the limit");
+        .isInstanceOf(LimitExceededException.class)
+        .hasMessageContaining("announces 4294967295 bytes");
     // pushPullHeader{Join:false, Nodes: 2^21, UserStateLen: 0}
     assertThatThrownBy(() -> plain.read(in(Hex.bytes("0683a44a6f696ec2a54e6f646573ce00200000ac5573657253746174654c656e00"))))
-        .hasMessageContaining("over the limit");
+        .satisfies(refusedBy(Limit.PUSH_PULL_NODES));
     // UserStateLen 2^31
     assertThatThrownBy(() -> plain.read(in(Hex.bytes("0683a44a6f696ec2a54e6f64657300ac5573657253746174654c656ece80000000"))))
-        .hasMessageContaining("exceeds the limit");
+        .satisfies(refusedBy(Limit.USER_STATE_BYTES));
     // userMsgHeader{UserMsgLen: 4 GiB - 1}
     assertThatThrownBy(() -> plain.read(in(Hex.bytes("0881aa557365724d73674c656eceffffffff"))))
-        .hasMessageContaining("exceeds the limit");
-    // a user message claiming 1 MiB that delivers 3 bytes ends in EOF, having allocated only what arrived
-    assertThatThrownBy(() -> plain.read(in(Hex.bytes("0881aa557365724d73674c656ece00100000010203"))))
+        .satisfies(refusedBy(Limit.USER_STATE_BYTES));
+    // a user message claiming 64 KiB that delivers 3 bytes ends in EOF, having allocated only what arrived
+    assertThatThrownBy(() -> plain.read(in(Hex.bytes("0881aa557365724d73674c656ece00010000010203"))))
         .isInstanceOf(EOFException.class);
     assertThatThrownBy(() -> plain.read(in(new byte[0]))).isInstanceOf(EOFException.class);
     assertThatThrownBy(() -> plain.read(in(Hex.bytes("04")))).hasMessageContaining("invalid stream message type 4");
+  }
+
+  static ThrowingConsumer<Throwable> refusedBy(Limit limit) {
+    return e -> assertThat(e).isInstanceOfSatisfying(LimitExceededException.class, l -> assertThat(l.limit()).isEqualTo(limit));
   }
 
   @Test

@@ -1,0 +1,54 @@
+package dev.fencing.memberlist;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.fencing.memberlist.codec.Keyring;
+import dev.fencing.memberlist.codec.WireLimits;
+import dev.fencing.memberlist.limits.Limit;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The resource-limit fields of {@link Config} and their effect on a running node. */
+class ResourceLimitsTest {
+  @Test
+  void configDefaultsAreTheCodecAndTransportDefaults() {
+    Config c = Config.defaultLan();
+    assertThat(c.wireLimits()).isEqualTo(WireLimits.defaults());
+    assertThat(c.maxInboundStreams()).isEqualTo(16);
+    assertThat(c.inboundStreamLimits().streamDeadline()).isEqualTo(c.tcpTimeout());
+    Config tuned = c.toBuilder().maxStreamMessageBytes(4096).maxInboundStreams(3).build();
+    assertThat(tuned.wireLimits().maxStreamMessageBytes()).isEqualTo(4096);
+    assertThat(tuned.toBuilder().build().inboundStreamLimits().maxInboundStreams()).isEqualTo(3);
+    assertThatThrownBy(() -> c.toBuilder().maxDecompressedBytes(0).build()).hasMessageContaining("maxDecompressedBytes");
+    assertThatThrownBy(() -> c.toBuilder().maxInboundStreams(-1).build()).hasMessageContaining("maxInboundStreams");
+  }
+
+  @Test
+  void aNodeRefusesA20MiBFrameAndKeepsServingItsPeers() throws Exception {
+    Keyring keys = new Keyring(new byte[16]);
+    Config base = Config.defaultLocal().toBuilder().bindAddr("127.0.0.1").bindPort(0).keyring(keys).build();
+    try (Memberlist a = Memberlist.create(base.toBuilder().name("a").build());
+        Memberlist b = Memberlist.create(base.toBuilder().name("b").build())) {
+      Node self = a.localNode();
+      try (Socket s = new Socket(self.address().getAddress(), self.address().getPort())) {
+        OutputStream out = s.getOutputStream();
+        out.write(new byte[] {10, 0x01, 0x40, 0x00, 0x00}); // [encrypt][20 MiB], and then a trickle
+        out.write(new byte[64 << 10]);
+        out.flush();
+        s.setSoTimeout(5000);
+        assertThat(s.getInputStream().read()).isEqualTo(-1);
+      } catch (IOException reset) {
+        // a reset is as good as an orderly close: the node hung up
+      }
+      await().atMost(Duration.ofSeconds(5)).until(() -> a.refusals().get(Limit.STREAM_MESSAGE_BYTES) == 1L);
+      assertThat(b.join(List.of(self.hostPort()))).isEqualTo(1);
+      await().atMost(Duration.ofSeconds(10)).until(() -> a.members().size() == 2);
+    }
+  }
+}
