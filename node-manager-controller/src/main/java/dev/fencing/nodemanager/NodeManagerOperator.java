@@ -67,8 +67,9 @@ public final class NodeManagerOperator implements Callable<Integer> {
     String agentControllerAddress;
 
     @Option(names = "--agent-resource", split = ",",
-            defaultValue = "${env:NMC_AGENT_RESOURCE:-requests.cpu=10m,requests.memory=64Mi,limits.memory=128Mi}",
-            description = "Agent container resources, e.g. requests.cpu=10m,limits.memory=128Mi.")
+            defaultValue = "${env:NMC_AGENT_RESOURCE:-requests.cpu=10m,requests.memory=96Mi,limits.memory=192Mi}",
+            description = "Agent container resources, e.g. requests.cpu=10m,limits.memory=192Mi (the memory limit"
+                    + " must hold the agent JVM's bounds, at least 192Mi).")
     List<String> agentResources;
 
     @Option(names = "--agent-toleration", split = ",", defaultValue = "${env:NMC_AGENT_TOLERATION:-Exists}",

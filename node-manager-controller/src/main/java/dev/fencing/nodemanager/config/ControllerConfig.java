@@ -70,6 +70,10 @@ public record ControllerConfig(
         if (maxOutOfService < 0) {
             throw new IllegalArgumentException("--max-out-of-service must not be negative");
         }
+        String memory = dev.fencing.nodemanager.dependent.AgentJvm.memoryLimitProblem(agentResources);
+        if (memory != null) {
+            throw new IllegalArgumentException(memory);
+        }
         if (historyLimit < 1 || streamQueue < 1) {
             throw new IllegalArgumentException("--history-limit and --stream-queue must be positive");
         }
@@ -79,7 +83,7 @@ public record ControllerConfig(
     public static ControllerConfig forTests(String namespace) {
         return new ControllerConfig(namespace, 0, -1, 7946, "registry.example/fencing-agent:test",
                 "node-manager-controller." + namespace + ".svc:9650",
-                Map.of("requests.cpu", "10m", "requests.memory", "64Mi", "limits.memory", "128Mi"),
+                Map.of("requests.cpu", "10m", "requests.memory", "96Mi", "limits.memory", "192Mi"),
                 List.of(new io.fabric8.kubernetes.api.model.TolerationBuilder().withOperator("Exists").build()),
                 "system-node-critical", false, "node-manager-controller", null, null, Duration.ofSeconds(2),
                 Duration.ofSeconds(30), 4096, 4096, Duration.ofSeconds(30), 1, true, "127.0.0.1");
