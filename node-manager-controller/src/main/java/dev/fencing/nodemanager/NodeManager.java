@@ -3,6 +3,7 @@ package dev.fencing.nodemanager;
 import dev.fencing.api.v1.NodeGroup;
 import dev.fencing.nodemanager.cache.ClusterCache;
 import dev.fencing.nodemanager.cache.Leadership;
+import dev.fencing.nodemanager.cache.NodeLeases;
 import dev.fencing.nodemanager.config.ControllerConfig;
 import dev.fencing.nodemanager.dependent.AgentDaemonSets;
 import dev.fencing.nodemanager.dependent.GossipKeyringSecrets;
@@ -55,6 +56,7 @@ public final class NodeManager implements AutoCloseable {
     private final Leadership leadership = new Leadership();
     private final TieBreakArbiter arbiter;
     private final ClusterCache cache;
+    private final NodeLeases nodeLeases;
     private final AgentControlService service;
     private final AgentDaemonSets daemonSets;
     private final ClusterWriter writer;
@@ -94,7 +96,7 @@ public final class NodeManager implements AutoCloseable {
             }
         });
         this.cache = new ClusterCache(client, config.gossipPort(), distributor, config.namespace(),
-                config.gossipEncryption());
+                config.gossipEncryption(), nodeLeases = new NodeLeases(clock));
         this.leaderLink = new LeaderLink(address -> {
             NettyChannelBuilder b = NettyChannelBuilder.forTarget(address)
                     .keepAliveTime(30, java.util.concurrent.TimeUnit.SECONDS);
@@ -121,7 +123,7 @@ public final class NodeManager implements AutoCloseable {
         cache.addGroupDeletedListener(g -> scheduler.execute(() -> groupDeleted(g)));
         NodeGroupReconciler reconciler = new NodeGroupReconciler(config, daemonSets,
                 config.gossipEncryption() ? new GossipKeyringSecrets(client, config.namespace()) : null, reports,
-                writer, clock, leadership::isLeader);
+                writer, clock, leadership::isLeader, nodeLeases::renewedAt);
         cache.addModelListener(m -> reconciler.trigger(m.group()));
         this.reconciler = reconciler;
     }
@@ -219,6 +221,11 @@ public final class NodeManager implements AutoCloseable {
     /** Agent reports held by this replica. */
     public AgentReports reports() {
         return reports;
+    }
+
+    /** The kubelets' Lease renewals as this replica saw them (tests). */
+    public NodeLeases nodeLeases() {
+        return nodeLeases;
     }
 
     /** Leadership of this replica. */
