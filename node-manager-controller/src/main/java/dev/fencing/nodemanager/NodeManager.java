@@ -2,6 +2,7 @@ package dev.fencing.nodemanager;
 
 import dev.fencing.api.v1.NodeGroup;
 import dev.fencing.nodemanager.cache.ClusterCache;
+import dev.fencing.nodemanager.cache.LeaderLeaseWatch;
 import dev.fencing.nodemanager.cache.Leadership;
 import dev.fencing.nodemanager.cache.NodeLeases;
 import dev.fencing.nodemanager.config.ControllerConfig;
@@ -68,6 +69,7 @@ public final class NodeManager implements AutoCloseable {
     private final NodeGroupReconciler reconciler;
     private final LeaderLink leaderLink;
     private volatile Operator operator;
+    private LeaderLeaseWatch leaderLeaseWatch;
     private AgentControlServer server;
     private HealthServer health;
     private volatile boolean closing;
@@ -83,7 +85,8 @@ public final class NodeManager implements AutoCloseable {
                 config.gossipEncryption());
         Duration leaseDuration = config.leaderElection()
                 ? LeaderElectionConfiguration.LEASE_DURATION_DEFAULT_VALUE : Duration.ZERO;
-        this.arbiter = new TieBreakArbiter(System::nanoTime, config.maxTieLease(), leaseDuration);
+        this.arbiter = new TieBreakArbiter(System::nanoTime, config.maxTieLease(), leaseDuration,
+                config.leaderElection() ? LeaderElectionConfiguration.RENEW_DEADLINE_DEFAULT_VALUE : null);
         leadership.addListener(new Leadership.Listener() {
             @Override
             public void startedLeading() {
@@ -185,6 +188,12 @@ public final class NodeManager implements AutoCloseable {
         server = new AgentControlServer(config.grpcPort(), config.tlsCert(), config.tlsKey(), service).start();
         String identity = identity(config.advertiseHost(), server.port());
         leaderLink.self(identity.substring(identity.lastIndexOf('@') + 1));
+        if (config.leaderElection()) {
+            // Before the operator starts, so the acquiring write is seen. renewTime is written by the elector with
+            // the system clock, so its age is taken on that clock (not on the injected status clock).
+            leaderLeaseWatch = new LeaderLeaseWatch(client, config.namespace(), config.leaseName(), identity,
+                    InstantSource.system(), System::nanoTime, arbiter::leaseRenewed).start();
+        }
         operator = newOperator(identity);
         operator.start();
         if (!config.leaderElection()) {
@@ -289,6 +298,9 @@ public final class NodeManager implements AutoCloseable {
             operator.stop();
         }
         leaderLink.close();
+        if (leaderLeaseWatch != null) {
+            leaderLeaseWatch.close();
+        }
         if (server != null) {
             server.close();
         }
