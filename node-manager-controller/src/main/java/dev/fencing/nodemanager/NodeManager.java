@@ -5,6 +5,7 @@ import dev.fencing.nodemanager.cache.ClusterCache;
 import dev.fencing.nodemanager.cache.LeaderLeaseWatch;
 import dev.fencing.nodemanager.cache.Leadership;
 import dev.fencing.nodemanager.cache.NodeLeases;
+import dev.fencing.nodemanager.config.ApiServerProbes;
 import dev.fencing.nodemanager.config.ControllerConfig;
 import dev.fencing.nodemanager.dependent.AgentDaemonSets;
 import dev.fencing.nodemanager.dependent.GossipKeyringSecrets;
@@ -82,7 +83,7 @@ public final class NodeManager implements AutoCloseable {
         byte[] epochBytes = new byte[8];
         new SecureRandom().nextBytes(epochBytes);
         this.distributor = new ConfigDistributor(HexFormat.of().formatHex(epochBytes), config.historyLimit(),
-                config.gossipEncryption());
+                config.gossipEncryption(), ApiServerProbes.from(client.getConfiguration(), config.apiServerProbeUrl()));
         Duration leaseDuration = config.leaderElection()
                 ? LeaderElectionConfiguration.LEASE_DURATION_DEFAULT_VALUE : Duration.ZERO;
         this.arbiter = new TieBreakArbiter(System::nanoTime, config.maxTieLease(), leaseDuration,

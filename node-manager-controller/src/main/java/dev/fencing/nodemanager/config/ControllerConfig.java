@@ -33,6 +33,8 @@ import java.util.Objects;
  *                           only once it is known
  * @param advertiseHost      host other replicas reach this one's AgentControl port on (pod IP), or null for the
  *                           local host address; part of the leader election identity so non-leaders can forward
+ * @param apiServerProbeUrl  the API server URL agents probe for APIReachable instead of the one the controller uses,
+ *                           or null for the same
  */
 public record ControllerConfig(
         String namespace,
@@ -55,7 +57,21 @@ public record ControllerConfig(
         Duration maxTieLease,
         int maxOutOfService,
         boolean gossipEncryption,
-        String advertiseHost) {
+        String advertiseHost,
+        String apiServerProbeUrl) {
+
+    /** Without an APIReachable URL override. */
+    public ControllerConfig(String namespace, int grpcPort, int healthPort, int gossipPort, String agentImage,
+                            String agentControllerAddress, Map<String, String> agentResources,
+                            List<Toleration> agentTolerations, String agentPriorityClass, boolean leaderElection,
+                            String leaseName, File tlsCert, File tlsKey, Duration statusInterval,
+                            Duration reportStaleAfter, int historyLimit, int streamQueue, Duration maxTieLease,
+                            int maxOutOfService, boolean gossipEncryption, String advertiseHost) {
+        this(namespace, grpcPort, healthPort, gossipPort, agentImage, agentControllerAddress, agentResources,
+                agentTolerations, agentPriorityClass, leaderElection, leaseName, tlsCert, tlsKey, statusInterval,
+                reportStaleAfter, historyLimit, streamQueue, maxTieLease, maxOutOfService, gossipEncryption,
+                advertiseHost, null);
+    }
 
     /** Validates. */
     public ControllerConfig {
@@ -73,6 +89,19 @@ public record ControllerConfig(
         String memory = dev.fencing.nodemanager.dependent.AgentJvm.memoryLimitProblem(agentResources);
         if (memory != null) {
             throw new IllegalArgumentException(memory);
+        }
+        if (apiServerProbeUrl != null && !apiServerProbeUrl.isBlank()) {
+            java.net.URI uri;
+            try {
+                uri = new java.net.URI(apiServerProbeUrl);
+            } catch (java.net.URISyntaxException e) {
+                throw new IllegalArgumentException("--api-server-probe-url " + apiServerProbeUrl + ": "
+                        + e.getMessage());
+            }
+            if (!("https".equals(uri.getScheme()) || "http".equals(uri.getScheme())) || uri.getHost() == null) {
+                throw new IllegalArgumentException("--api-server-probe-url " + apiServerProbeUrl
+                        + ": expected https://<host>[:<port>], the API server address agents can reach");
+            }
         }
         if (historyLimit < 1 || streamQueue < 1) {
             throw new IllegalArgumentException("--history-limit and --stream-queue must be positive");

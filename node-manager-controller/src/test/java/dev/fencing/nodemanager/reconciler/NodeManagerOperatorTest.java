@@ -171,6 +171,9 @@ class NodeManagerOperatorTest {
         assertThat(full.getFull().getGroup()).isEqualTo("workers");
         assertThat(full.getFull().getNodeName()).isEqualTo("workers-2");
         assertThat(full.getFull().getPolicy().getMode()).isEqualTo(FencingMode.FENCING_MODE_WATCHDOG);
+        // APIReachable probes the API server this controller itself uses.
+        assertThat(full.getFull().getApiServerProbe().getUrl() + "/")
+                .isEqualTo(client.getConfiguration().getMasterUrl());
     }
 
     @Test
