@@ -126,11 +126,22 @@ public final class LeaderLink implements AutoCloseable {
             }
         }
 
-        /** Closes the upstream stream (the agent's own stream ended). */
+        /** Cancels the upstream stream (the agent's own stream broke off); messages in flight may be lost. */
         public synchronized void close() {
             if (!ended) {
                 ended = true;
                 requests.cancel("agent stream ended", null);
+            }
+        }
+
+        /**
+         * Half-closes the upstream stream after everything forwarded (the agent closed its own stream on purpose):
+         * a cancel could drop the final report still in flight, and the leader would never learn of the clean stop.
+         */
+        public synchronized void finish() {
+            if (!ended) {
+                ended = true;
+                requests.onCompleted();
             }
         }
 
