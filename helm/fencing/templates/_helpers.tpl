@@ -53,7 +53,7 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | 
 {{- end -}}
 
 {{/*
-agent.resources as the controller's --agent-resource list: requests.cpu=10m,limits.memory=128Mi (sorted, so the
+agent.resources as the controller's --agent-resource list: requests.cpu=10m,limits.memory=192Mi (sorted, so the
 rendered arguments are stable). Empty when no resources are set.
 */}}
 {{- define "fencing.agentResources" -}}

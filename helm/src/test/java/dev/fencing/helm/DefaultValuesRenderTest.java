@@ -30,6 +30,7 @@ import org.junit.jupiter.api.Test;
 class DefaultValuesRenderTest {
 
     static final String NAME = "node-manager-controller";
+    static final String NODE_LEASES = NAME + "-node-leases";
     static final Map<String, String> SELECTOR = Map.of(
             "app.kubernetes.io/name", NAME,
             "app.kubernetes.io/instance", "fencing",
@@ -46,7 +47,8 @@ class DefaultValuesRenderTest {
     void rendersTheControllerItsServiceAccessAndDisruptionBudgetButNoCrdOrAgentDaemonSet() {
         assertThat(rendered.describe()).containsExactlyInAnyOrder(
                 "Deployment/" + NAME, "Service/" + NAME, "ServiceAccount/" + NAME, "ClusterRole/" + NAME,
-                "ClusterRoleBinding/" + NAME, "Role/" + NAME, "RoleBinding/" + NAME, "PodDisruptionBudget/" + NAME);
+                "ClusterRoleBinding/" + NAME, "Role/" + NAME, "RoleBinding/" + NAME, "PodDisruptionBudget/" + NAME,
+                "Role/" + NODE_LEASES, "RoleBinding/" + NODE_LEASES);
         assertThat(rendered.all(CustomResourceDefinition.class)).isEmpty();
         assertThat(rendered.all(DaemonSet.class)).isEmpty();
     }
@@ -60,8 +62,9 @@ class DefaultValuesRenderTest {
                     .containsEntry("app.kubernetes.io/version", "0.1.0")
                     .containsEntry("helm.sh/chart", "fencing-0.1.0");
             boolean clusterScoped = o instanceof ClusterRole || o instanceof ClusterRoleBinding;
+            boolean nodeLeases = NODE_LEASES.equals(o.getMetadata().getName());
             assertThat(o.getMetadata().getNamespace()).as(o.getKind())
-                    .isEqualTo(clusterScoped ? null : FencingChart.NAMESPACE);
+                    .isEqualTo(clusterScoped ? null : nodeLeases ? "kube-node-lease" : FencingChart.NAMESPACE);
         }
     }
 
@@ -99,7 +102,7 @@ class DefaultValuesRenderTest {
                 "--gossip-port=7946",
                 "--agent-image=ghcr.io/fencing/fencing-agent:0.1.0",
                 "--agent-controller-address=node-manager-controller.d8-fencing.svc:9650",
-                "--agent-resource=requests.cpu=10m,requests.memory=64Mi,limits.memory=128Mi",
+                "--agent-resource=requests.cpu=10m,requests.memory=96Mi,limits.memory=192Mi",
                 "--agent-toleration=Exists",
                 "--agent-priority-class=system-node-critical");
         Container c = rendered.controllerContainer();
@@ -195,26 +198,42 @@ class DefaultValuesRenderTest {
 
     @Test
     void roleGrantsDaemonSetsAndTheLeaseOnlyInTheReleaseNamespace() {
-        Role role = rendered.one(Role.class);
+        Role role = rendered.named(Role.class, NAME);
 
         assertThat(role.getMetadata().getNamespace()).isEqualTo(FencingChart.NAMESPACE);
         assertThat(role.getRules()).extracting(PolicyRule::getApiGroups, PolicyRule::getResources,
                 PolicyRule::getVerbs).containsExactly(
                 tuple(List.of("apps"), List.of("daemonsets"),
                         List.of("get", "list", "watch", "create", "update", "patch", "delete")),
-                tuple(List.of("coordination.k8s.io"), List.of("leases"), List.of("get", "create", "update")));
+                tuple(List.of("coordination.k8s.io"), List.of("leases"),
+                        List.of("get", "list", "watch", "create", "update")));
+    }
+
+    @Test
+    void kubeletHeartbeatLeasesAreReadableOnlyInKubeNodeLease() {
+        Role role = rendered.named(Role.class, NODE_LEASES);
+        RoleBinding rb = rendered.named(RoleBinding.class, NODE_LEASES);
+
+        assertThat(role.getMetadata().getNamespace()).isEqualTo("kube-node-lease");
+        assertThat(role.getRules()).extracting(PolicyRule::getApiGroups, PolicyRule::getResources,
+                PolicyRule::getVerbs).containsExactly(
+                tuple(List.of("coordination.k8s.io"), List.of("leases"), List.of("get", "list", "watch")));
+        assertThat(rb.getMetadata().getNamespace()).isEqualTo("kube-node-lease");
+        assertThat(rb.getRoleRef().getName()).isEqualTo(NODE_LEASES);
+        assertThat(rb.getSubjects()).extracting(Subject::getName, Subject::getNamespace)
+                .containsExactly(tuple(NAME, FencingChart.NAMESPACE));
     }
 
     @Test
     void bindingsGiveBothRolesToTheControllerServiceAccount() {
         ServiceAccount sa = rendered.one(ServiceAccount.class);
         ClusterRoleBinding crb = rendered.one(ClusterRoleBinding.class);
-        RoleBinding rb = rendered.one(RoleBinding.class);
+        RoleBinding rb = rendered.named(RoleBinding.class, NAME);
 
         assertThat(crb.getRoleRef().getKind()).isEqualTo("ClusterRole");
         assertThat(crb.getRoleRef().getName()).isEqualTo(rendered.one(ClusterRole.class).getMetadata().getName());
         assertThat(rb.getRoleRef().getKind()).isEqualTo("Role");
-        assertThat(rb.getRoleRef().getName()).isEqualTo(rendered.one(Role.class).getMetadata().getName());
+        assertThat(rb.getRoleRef().getName()).isEqualTo(NAME);
         for (List<Subject> subjects : List.of(crb.getSubjects(), rb.getSubjects())) {
             assertThat(subjects).extracting(Subject::getKind, Subject::getName, Subject::getNamespace)
                     .containsExactly(tuple("ServiceAccount", sa.getMetadata().getName(), FencingChart.NAMESPACE));

@@ -1,7 +1,9 @@
 package dev.fencing.helm;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fabric8.kubernetes.api.model.apps.Deployment;
 import org.junit.jupiter.api.Test;
 
 class InvalidValuesTest {
@@ -10,6 +12,23 @@ class InvalidValuesTest {
     void zeroReplicasAreRejectedBySchema() {
         assertThatThrownBy(() -> FencingChart.render("controller.replicas", 0))
                 .hasMessageContaining("/controller/replicas").hasMessageContaining("minimum");
+    }
+
+    @Test
+    void severalReplicasWithoutLeaderElectionAreRefusedBecauseEachWouldGrantTies() {
+        assertThatThrownBy(() -> FencingChart.renderWithValues("""
+                controller:
+                  replicas: 2
+                  leaderElection:
+                    enabled: false
+                """)).hasMessageContaining("controller.replicas=2 with controller.leaderElection.enabled=false")
+                .hasMessageContaining("set controller.replicas=1 or enable leader election");
+        assertThat(FencingChart.renderWithValues("""
+                controller:
+                  replicas: 1
+                  leaderElection:
+                    enabled: false
+                """).one(Deployment.class).getSpec().getReplicas()).isEqualTo(1);
     }
 
     @Test

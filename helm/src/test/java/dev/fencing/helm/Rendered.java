@@ -24,6 +24,13 @@ record Rendered(List<HasMetadata> objects) {
         return matching.get(0);
     }
 
+    /** The object of {@code type} named {@code name}, failing when there is none. */
+    <T extends HasMetadata> T named(Class<T> type, String name) {
+        return all(type).stream().filter(o -> name.equals(o.getMetadata().getName())).findFirst()
+                .orElseThrow(() -> new NoSuchElementException("no " + type.getSimpleName() + "/" + name + " in "
+                        + describe()));
+    }
+
     /** The only object of {@code type}, if rendered. */
     <T extends HasMetadata> Optional<T> find(Class<T> type) {
         List<T> matching = all(type);

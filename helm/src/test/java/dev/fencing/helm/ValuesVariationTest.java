@@ -239,7 +239,8 @@ class ValuesVariationTest {
     void fullnameOverrideRenamesEveryObjectAndTheAgentAddress() {
         Rendered r = FencingChart.render("fullnameOverride", "fencing-controller");
 
-        assertThat(r.objects()).allSatisfy(o -> assertThat(o.getMetadata().getName()).isEqualTo("fencing-controller"));
+        assertThat(r.objects()).allSatisfy(o -> assertThat(o.getMetadata().getName())
+                .isIn("fencing-controller", "fencing-controller-node-leases"));
         assertThat(r.arg("--agent-controller-address")).hasValue("fencing-controller.d8-fencing.svc:9650");
         assertThat(r.arg("--lease-name")).hasValue("fencing-controller");
         assertThat(r.one(ClusterRoleBinding.class).getSubjects().get(0).getName()).isEqualTo("fencing-controller");

@@ -2,7 +2,10 @@ package dev.fencing.nodemanager;
 
 import dev.fencing.api.v1.NodeGroup;
 import dev.fencing.nodemanager.cache.ClusterCache;
+import dev.fencing.nodemanager.cache.LeaderLeaseWatch;
 import dev.fencing.nodemanager.cache.Leadership;
+import dev.fencing.nodemanager.cache.NodeLeases;
+import dev.fencing.nodemanager.config.ApiServerProbes;
 import dev.fencing.nodemanager.config.ControllerConfig;
 import dev.fencing.nodemanager.dependent.AgentDaemonSets;
 import dev.fencing.nodemanager.dependent.GossipKeyringSecrets;
@@ -55,6 +58,7 @@ public final class NodeManager implements AutoCloseable {
     private final Leadership leadership = new Leadership();
     private final TieBreakArbiter arbiter;
     private final ClusterCache cache;
+    private final NodeLeases nodeLeases;
     private final AgentControlService service;
     private final AgentDaemonSets daemonSets;
     private final ClusterWriter writer;
@@ -66,6 +70,7 @@ public final class NodeManager implements AutoCloseable {
     private final NodeGroupReconciler reconciler;
     private final LeaderLink leaderLink;
     private volatile Operator operator;
+    private LeaderLeaseWatch leaderLeaseWatch;
     private AgentControlServer server;
     private HealthServer health;
     private volatile boolean closing;
@@ -78,10 +83,11 @@ public final class NodeManager implements AutoCloseable {
         byte[] epochBytes = new byte[8];
         new SecureRandom().nextBytes(epochBytes);
         this.distributor = new ConfigDistributor(HexFormat.of().formatHex(epochBytes), config.historyLimit(),
-                config.gossipEncryption());
+                config.gossipEncryption(), ApiServerProbes.from(client.getConfiguration(), config.apiServerProbeUrl()));
         Duration leaseDuration = config.leaderElection()
                 ? LeaderElectionConfiguration.LEASE_DURATION_DEFAULT_VALUE : Duration.ZERO;
-        this.arbiter = new TieBreakArbiter(System::nanoTime, config.maxTieLease(), leaseDuration);
+        this.arbiter = new TieBreakArbiter(System::nanoTime, config.maxTieLease(), leaseDuration,
+                config.leaderElection() ? LeaderElectionConfiguration.RENEW_DEADLINE_DEFAULT_VALUE : null);
         leadership.addListener(new Leadership.Listener() {
             @Override
             public void startedLeading() {
@@ -94,7 +100,7 @@ public final class NodeManager implements AutoCloseable {
             }
         });
         this.cache = new ClusterCache(client, config.gossipPort(), distributor, config.namespace(),
-                config.gossipEncryption());
+                config.gossipEncryption(), nodeLeases = new NodeLeases(clock));
         this.leaderLink = new LeaderLink(address -> {
             NettyChannelBuilder b = NettyChannelBuilder.forTarget(address)
                     .keepAliveTime(30, java.util.concurrent.TimeUnit.SECONDS);
@@ -121,7 +127,7 @@ public final class NodeManager implements AutoCloseable {
         cache.addGroupDeletedListener(g -> scheduler.execute(() -> groupDeleted(g)));
         NodeGroupReconciler reconciler = new NodeGroupReconciler(config, daemonSets,
                 config.gossipEncryption() ? new GossipKeyringSecrets(client, config.namespace()) : null, reports,
-                writer, clock, leadership::isLeader);
+                writer, clock, leadership::isLeader, nodeLeases::renewedAt);
         cache.addModelListener(m -> reconciler.trigger(m.group()));
         this.reconciler = reconciler;
     }
@@ -183,6 +189,12 @@ public final class NodeManager implements AutoCloseable {
         server = new AgentControlServer(config.grpcPort(), config.tlsCert(), config.tlsKey(), service).start();
         String identity = identity(config.advertiseHost(), server.port());
         leaderLink.self(identity.substring(identity.lastIndexOf('@') + 1));
+        if (config.leaderElection()) {
+            // Before the operator starts, so the acquiring write is seen. renewTime is written by the elector with
+            // the system clock, so its age is taken on that clock (not on the injected status clock).
+            leaderLeaseWatch = new LeaderLeaseWatch(client, config.namespace(), config.leaseName(), identity,
+                    InstantSource.system(), System::nanoTime, arbiter::leaseRenewed).start();
+        }
         operator = newOperator(identity);
         operator.start();
         if (!config.leaderElection()) {
@@ -219,6 +231,11 @@ public final class NodeManager implements AutoCloseable {
     /** Agent reports held by this replica. */
     public AgentReports reports() {
         return reports;
+    }
+
+    /** The kubelets' Lease renewals as this replica saw them (tests). */
+    public NodeLeases nodeLeases() {
+        return nodeLeases;
     }
 
     /** Leadership of this replica. */
@@ -282,6 +299,9 @@ public final class NodeManager implements AutoCloseable {
             operator.stop();
         }
         leaderLink.close();
+        if (leaderLeaseWatch != null) {
+            leaderLeaseWatch.close();
+        }
         if (server != null) {
             server.close();
         }

@@ -67,8 +67,9 @@ public final class NodeManagerOperator implements Callable<Integer> {
     String agentControllerAddress;
 
     @Option(names = "--agent-resource", split = ",",
-            defaultValue = "${env:NMC_AGENT_RESOURCE:-requests.cpu=10m,requests.memory=64Mi,limits.memory=128Mi}",
-            description = "Agent container resources, e.g. requests.cpu=10m,limits.memory=128Mi.")
+            defaultValue = "${env:NMC_AGENT_RESOURCE:-requests.cpu=10m,requests.memory=96Mi,limits.memory=192Mi}",
+            description = "Agent container resources, e.g. requests.cpu=10m,limits.memory=192Mi (the memory limit"
+                    + " must hold the agent JVM's bounds, at least 192Mi).")
     List<String> agentResources;
 
     @Option(names = "--agent-toleration", split = ",", defaultValue = "${env:NMC_AGENT_TOLERATION:-Exists}",
@@ -128,6 +129,11 @@ public final class NodeManagerOperator implements Callable<Integer> {
                     + " non-leaders forward agents' tie-break requests and reports to the leader there.")
     String advertiseHost;
 
+    @Option(names = "--api-server-probe-url", defaultValue = "${env:NMC_API_SERVER_PROBE_URL}",
+            description = "API server URL agents probe (GET /readyz) for the APIReachable tie-breaker (default: the"
+                    + " URL this controller uses; its CA is sent either way).")
+    String apiServerProbeUrl;
+
     public static void main(String[] args) {
         System.exit(new CommandLine(new NodeManagerOperator()).execute(args));
     }
@@ -154,7 +160,8 @@ public final class NodeManagerOperator implements Callable<Integer> {
                 tlsKey, duration("--status-interval", statusInterval),
                 duration("--report-stale-after", reportStaleAfter), historyLimit, streamQueue,
                 duration("--max-tie-lease", maxTieLease), maxOutOfService, gossipEncryption,
-                advertiseHost == null || advertiseHost.isBlank() ? null : advertiseHost);
+                advertiseHost == null || advertiseHost.isBlank() ? null : advertiseHost,
+                apiServerProbeUrl == null || apiServerProbeUrl.isBlank() ? null : apiServerProbeUrl);
     }
 
     private Duration duration(String flag, String text) {

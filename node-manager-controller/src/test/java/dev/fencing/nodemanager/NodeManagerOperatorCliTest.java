@@ -45,6 +45,15 @@ class NodeManagerOperatorCliTest {
     }
 
     @Test
+    void theApiReachableProbeUrlCanBeOverriddenAndMustBeAnHttpUrl() {
+        assertThat(parse().apiServerProbeUrl()).isNull();
+        assertThat(parse("--api-server-probe-url", "https://10.0.0.1:6443").apiServerProbeUrl())
+                .isEqualTo("https://10.0.0.1:6443");
+        assertThatThrownBy(() -> parse("--api-server-probe-url", "10.0.0.1:6443"))
+                .hasMessageContaining("--api-server-probe-url 10.0.0.1:6443");
+    }
+
+    @Test
     void aMalformedResourceOrDurationSaysWhichFlag() {
         assertThatThrownBy(() -> parse("--agent-resource", "cpu=10m"))
                 .hasMessageContaining("--agent-resource cpu=10m");

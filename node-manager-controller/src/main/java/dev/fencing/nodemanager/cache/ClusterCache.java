@@ -8,6 +8,7 @@ import dev.fencing.nodemanager.model.NodeLabels;
 import dev.fencing.nodemanager.stream.ConfigDistributor;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import dev.fencing.nodemanager.model.GossipKeyringSecret;
 import dev.fencing.proto.nodemanager.v1.GossipKeyring;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -31,7 +32,8 @@ import org.slf4j.LoggerFactory;
  * NodeGroups, feeding the AgentControl streams on every replica, leader or not. Any event marks the affected groups
  * (for a relabel: the old and the new one) dirty; one publisher thread recomputes each dirty group's
  * {@link GroupModel} from the caches and hands it to the {@link ConfigDistributor}. Marks coalesce, so a burst of
- * changes costs one recompute per group.
+ * changes costs one recompute per group. A third informer follows the kubelets' heartbeat Leases into
+ * {@link NodeLeases} (the fenced-node rule needs Kubernetes to agree that a node is gone).
  */
 public final class ClusterCache implements AgentDirectory, AutoCloseable {
 
@@ -43,6 +45,7 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
     private final ConfigDistributor distributor;
     private final String namespace;
     private final boolean gossipEncryption;
+    private final NodeLeases nodeLeases;
     private final Map<String, String> keyringProblems = new ConcurrentHashMap<>();
     private final Map<String, GroupModel> models = new ConcurrentHashMap<>();
     private final Set<String> dirty = ConcurrentHashMap.newKeySet();
@@ -56,14 +59,17 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
     private SharedIndexInformer<Node> nodes;
     private SharedIndexInformer<NodeGroup> groups;
     private SharedIndexInformer<Secret> keyrings;
+    private SharedIndexInformer<Lease> leases;
 
     /**
      * @param namespace        where keyring Secrets live
      * @param gossipEncryption stream each group's keyring from its Secret
+     * @param nodeLeases       fed with the kubelets' heartbeat Leases
      */
     public ClusterCache(KubernetesClient client, int gossipPort, ConfigDistributor distributor, String namespace,
-                        boolean gossipEncryption) {
+                        boolean gossipEncryption, NodeLeases nodeLeases) {
         this.client = client;
+        this.nodeLeases = nodeLeases;
         this.gossipPort = gossipPort;
         this.distributor = distributor;
         this.namespace = namespace;
@@ -140,6 +146,24 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
             });
             keyrings.start().toCompletableFuture().join();
         }
+        leases = client.leases().inNamespace(NodeLeases.NAMESPACE).runnableInformer(0);
+        leases.addEventHandler(new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(Lease l) {
+                nodeLeases.observed(l);
+            }
+
+            @Override
+            public void onUpdate(Lease old, Lease l) {
+                nodeLeases.observed(l);
+            }
+
+            @Override
+            public void onDelete(Lease l, boolean unknownFinalState) {
+                nodeLeases.deleted(l);
+            }
+        });
+        leases.start().toCompletableFuture().join();
         nodes.start().toCompletableFuture().join();
         groups.start().toCompletableFuture().join();
         LOG.info("event=caches_synced nodes={} nodegroups={}", nodes.getStore().list().size(),
@@ -149,6 +173,7 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
     /** True once the informers are watching. */
     public boolean healthy() {
         return nodes != null && groups != null && nodes.isWatching() && groups.isWatching()
+                && leases != null && leases.isWatching()
                 && (keyrings == null || keyrings.isWatching());
     }
 
@@ -253,6 +278,9 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
         }
         if (keyrings != null) {
             keyrings.close();
+        }
+        if (leases != null) {
+            leases.close();
         }
         publisher.shutdownNow();
         try {

@@ -33,6 +33,8 @@ import java.util.Objects;
  *                           only once it is known
  * @param advertiseHost      host other replicas reach this one's AgentControl port on (pod IP), or null for the
  *                           local host address; part of the leader election identity so non-leaders can forward
+ * @param apiServerProbeUrl  the API server URL agents probe for APIReachable instead of the one the controller uses,
+ *                           or null for the same
  */
 public record ControllerConfig(
         String namespace,
@@ -55,7 +57,21 @@ public record ControllerConfig(
         Duration maxTieLease,
         int maxOutOfService,
         boolean gossipEncryption,
-        String advertiseHost) {
+        String advertiseHost,
+        String apiServerProbeUrl) {
+
+    /** Without an APIReachable URL override. */
+    public ControllerConfig(String namespace, int grpcPort, int healthPort, int gossipPort, String agentImage,
+                            String agentControllerAddress, Map<String, String> agentResources,
+                            List<Toleration> agentTolerations, String agentPriorityClass, boolean leaderElection,
+                            String leaseName, File tlsCert, File tlsKey, Duration statusInterval,
+                            Duration reportStaleAfter, int historyLimit, int streamQueue, Duration maxTieLease,
+                            int maxOutOfService, boolean gossipEncryption, String advertiseHost) {
+        this(namespace, grpcPort, healthPort, gossipPort, agentImage, agentControllerAddress, agentResources,
+                agentTolerations, agentPriorityClass, leaderElection, leaseName, tlsCert, tlsKey, statusInterval,
+                reportStaleAfter, historyLimit, streamQueue, maxTieLease, maxOutOfService, gossipEncryption,
+                advertiseHost, null);
+    }
 
     /** Validates. */
     public ControllerConfig {
@@ -70,6 +86,23 @@ public record ControllerConfig(
         if (maxOutOfService < 0) {
             throw new IllegalArgumentException("--max-out-of-service must not be negative");
         }
+        String memory = dev.fencing.nodemanager.dependent.AgentJvm.memoryLimitProblem(agentResources);
+        if (memory != null) {
+            throw new IllegalArgumentException(memory);
+        }
+        if (apiServerProbeUrl != null && !apiServerProbeUrl.isBlank()) {
+            java.net.URI uri;
+            try {
+                uri = new java.net.URI(apiServerProbeUrl);
+            } catch (java.net.URISyntaxException e) {
+                throw new IllegalArgumentException("--api-server-probe-url " + apiServerProbeUrl + ": "
+                        + e.getMessage());
+            }
+            if (!("https".equals(uri.getScheme()) || "http".equals(uri.getScheme())) || uri.getHost() == null) {
+                throw new IllegalArgumentException("--api-server-probe-url " + apiServerProbeUrl
+                        + ": expected https://<host>[:<port>], the API server address agents can reach");
+            }
+        }
         if (historyLimit < 1 || streamQueue < 1) {
             throw new IllegalArgumentException("--history-limit and --stream-queue must be positive");
         }
@@ -79,7 +112,7 @@ public record ControllerConfig(
     public static ControllerConfig forTests(String namespace) {
         return new ControllerConfig(namespace, 0, -1, 7946, "registry.example/fencing-agent:test",
                 "node-manager-controller." + namespace + ".svc:9650",
-                Map.of("requests.cpu", "10m", "requests.memory", "64Mi", "limits.memory", "128Mi"),
+                Map.of("requests.cpu", "10m", "requests.memory", "96Mi", "limits.memory", "192Mi"),
                 List.of(new io.fabric8.kubernetes.api.model.TolerationBuilder().withOperator("Exists").build()),
                 "system-node-critical", false, "node-manager-controller", null, null, Duration.ofSeconds(2),
                 Duration.ofSeconds(30), 4096, 4096, Duration.ofSeconds(30), 1, true, "127.0.0.1");

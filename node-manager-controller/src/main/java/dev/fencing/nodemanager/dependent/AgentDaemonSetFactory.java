@@ -29,6 +29,9 @@ import java.util.Map;
  * (agents never call the Kubernetes API), read-only root filesystem, and only three host paths: the watchdog device,
  * {@code /var/run} (the local API socket and the bashible disable file) and the state dir. Host network: gossip
  * peers reach each other on node addresses.
+ *
+ * <p>Memory: the JVM runs with the bounded options of {@link AgentJvm} (through {@code JAVA_TOOL_OPTIONS}, which
+ * every launcher reads, so the image's entrypoint stays as it is) under a memory limit that holds them.
  */
 public final class AgentDaemonSetFactory {
 
@@ -64,6 +67,8 @@ public final class AgentDaemonSetFactory {
                 limits.put(k.substring("limits.".length()), new Quantity(v));
             }
         });
+        // Without a limit the pod could take the node's memory; ControllerConfig already refused a smaller one.
+        limits.putIfAbsent("memory", AgentJvm.MEMORY_LIMIT);
         DaemonSet ds = new DaemonSetBuilder()
                 .withNewMetadata()
                     .withName(name(g))
@@ -102,6 +107,7 @@ public final class AgentDaemonSetFactory {
                                     .addNewEnv().withName("NODE_NAME").withNewValueFrom()
                                         .withNewFieldRef().withFieldPath("spec.nodeName").endFieldRef()
                                     .endValueFrom().endEnv()
+                                    .addNewEnv().withName(AgentJvm.ENV).withValue(AgentJvm.OPTIONS).endEnv()
                                     .addNewPort().withName("gossip-tcp").withContainerPort(config.gossipPort())
                                         .withProtocol("TCP").endPort()
                                     .addNewPort().withName("gossip-udp").withContainerPort(config.gossipPort())

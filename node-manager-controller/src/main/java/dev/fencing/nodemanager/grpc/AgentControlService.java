@@ -256,10 +256,16 @@ public final class AgentControlService extends AgentControlGrpc.AgentControlImpl
         @Override
         public void onCompleted() {
             stream.complete();
-            ended();
+            ended(true);
         }
 
         void ended() {
+            ended(false);
+        }
+
+        // completed: the agent closed its stream on purpose, so the upstream is half-closed and what was forwarded
+        // (a final report) still reaches the leader; otherwise it is cancelled.
+        private void ended(boolean completed) {
             synchronized (this) {
                 if (ended) {
                     return;
@@ -269,7 +275,11 @@ public final class AgentControlService extends AgentControlGrpc.AgentControlImpl
             stream.cancelled();
             synchronized (this) {
                 if (upstream != null) {
-                    upstream.close();
+                    if (completed) {
+                        upstream.finish();
+                    } else {
+                        upstream.close();
+                    }
                 }
             }
             ConfigDistributor.Subscription s = subscription;

@@ -5,6 +5,7 @@ import dev.fencing.proto.nodemanager.v1.AgentHello;
 import dev.fencing.proto.nodemanager.v1.AgentMessage;
 import dev.fencing.proto.nodemanager.v1.ControllerMessage;
 import dev.fencing.proto.nodemanager.v1.TieBreakGrant;
+import io.grpc.Context;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.stub.ClientCallStreamObserver;
@@ -66,6 +67,22 @@ public final class LeaderLink implements AutoCloseable {
             channel = channelFactory.apply(leaderAddress);
         }
         Upstream up = new Upstream(generation, onEnd);
+        // Opened from the agent's server call, whose gRPC Context is cancelled as soon as that call ends. A forked
+        // context does not inherit that cancellation, so a half-closed upstream still delivers the agent's final
+        // report; the upstream ends by its own finish() or close().
+        Context detached = Context.current().fork();
+        Context previous = detached.attach();
+        try {
+            connect(node, onGrant, up);
+        } finally {
+            detached.detach(previous);
+        }
+        up.send(AgentMessage.newBuilder().setHello(AgentHello.newBuilder().setNodeName(node)
+                .setAgentVersion("proxied-by:" + self)).build());
+        return Optional.of(up);
+    }
+
+    private void connect(String node, Consumer<TieBreakGrant> onGrant, Upstream up) {
         AgentControlGrpc.newStub(channel).connect(new ClientResponseObserver<AgentMessage, ControllerMessage>() {
             @Override
             public void beforeStart(ClientCallStreamObserver<AgentMessage> requests) {
@@ -90,9 +107,6 @@ public final class LeaderLink implements AutoCloseable {
                 up.ended();
             }
         });
-        up.send(AgentMessage.newBuilder().setHello(AgentHello.newBuilder().setNodeName(node)
-                .setAgentVersion("proxied-by:" + self)).build());
-        return Optional.of(up);
     }
 
     /** True while {@code up} still points at the current leader. */
@@ -126,11 +140,22 @@ public final class LeaderLink implements AutoCloseable {
             }
         }
 
-        /** Closes the upstream stream (the agent's own stream ended). */
+        /** Cancels the upstream stream (the agent's own stream broke off); messages in flight may be lost. */
         public synchronized void close() {
             if (!ended) {
                 ended = true;
                 requests.cancel("agent stream ended", null);
+            }
+        }
+
+        /**
+         * Half-closes the upstream stream after everything forwarded (the agent closed its own stream on purpose):
+         * a cancel could drop the final report still in flight, and the leader would never learn of the clean stop.
+         */
+        public synchronized void finish() {
+            if (!ended) {
+                ended = true;
+                requests.onCompleted();
             }
         }
 

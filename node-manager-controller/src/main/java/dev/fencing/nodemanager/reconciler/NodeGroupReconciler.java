@@ -25,7 +25,10 @@ import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.inbound.SimpleInboundEventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import java.time.Instant;
 import java.time.InstantSource;
+import java.util.Optional;
+import java.util.function.Function;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -53,6 +56,7 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
     private final ClusterWriter writer;
     private final InstantSource clock;
     private final BooleanSupplier leading;
+    private final Function<String, Optional<Instant>> leaseRenewedAt;
     private final SimpleInboundEventSource<NodeGroup> reportEvents = new SimpleInboundEventSource<>("agent-reports");
     // What this leader last wrote. The informer caches lag behind our own writes; judging transitions against them
     // would announce the same transition (Event) twice.
@@ -61,11 +65,12 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
     private static final String REMOVED = "\u0000removed";
 
     /**
-     * @param keyrings null when gossip encryption is off
+     * @param keyrings       null when gossip encryption is off
+     * @param leaseRenewedAt per node, when its kubelet last renewed its heartbeat Lease (empty: never seen)
      */
     public NodeGroupReconciler(ControllerConfig config, AgentDaemonSets daemonSets, GossipKeyringSecrets keyrings,
-                               AgentReports reports,
-                               ClusterWriter writer, InstantSource clock, BooleanSupplier leading) {
+                               AgentReports reports, ClusterWriter writer, InstantSource clock,
+                               BooleanSupplier leading, Function<String, Optional<Instant>> leaseRenewedAt) {
         this.config = config;
         this.daemonSets = daemonSets;
         this.keyrings = keyrings;
@@ -73,6 +78,7 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
         this.writer = writer;
         this.clock = clock;
         this.leading = leading;
+        this.leaseRenewedAt = leaseRenewedAt;
         reports.addListener(this::trigger);
     }
 
@@ -138,8 +144,10 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
             });
             labels.put(n, view);
         });
+        Map<String, NodeFacts> facts = new HashMap<>();
+        nodes.forEach((n, node) -> facts.put(n, NodeFacts.of(node, leaseRenewedAt.apply(n).orElse(null))));
         NodeGroupStatus previous = lastStatus.getOrDefault(name, group.getStatus());
-        StatusOutcome outcome = GroupStatusCalculator.calculate(model, previous, reports::latest, labels,
+        StatusOutcome outcome = GroupStatusCalculator.calculate(model, previous, reports::latest, labels, facts,
                 clock.instant(), config.reportStaleAfter());
         // Remembered before any write, so a failing write never makes the next reconcile announce an Event twice.
         lastStatus.put(name, outcome.status());
@@ -152,14 +160,12 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
         for (GroupEvent e : outcome.events()) {
             writer.emit(e, group, nodes);
         }
-        Map<String, NodeFacts> facts = new HashMap<>();
-        nodes.forEach((n, node) -> facts.put(n, NodeFacts.of(node)));
         Set<String> fenced = new TreeSet<>();
         if (outcome.status().getFencedNodes() != null) {
             outcome.status().getFencedNodes().forEach(f -> fenced.add(f.getName()));
         }
         FencedNodeRecovery.Plan recovery = FencedNodeRecovery.plan(fenced, facts, outcome.reporting(),
-                model.fencingEnabled(), config.maxOutOfService());
+                model.fencingEnabled(), GroupStatusCalculator.fencesNodes(model), config.maxOutOfService());
         recovery.actions().forEach(a -> writer.setOutOfService(a.node(), a.add()));
         for (GroupEvent e : recovery.events()) {
             writer.emit(e, group, nodes);

@@ -65,6 +65,7 @@ public final class AgentReports {
         return a.getArmed() == b.getArmed()
                 && a.getQuorumHeld() == b.getQuorumHeld()
                 && a.getFencingInProgress() == b.getFencingInProgress()
+                && a.getFinalReport() == b.getFinalReport()
                 && a.getMode() == b.getMode()
                 && a.getIsolated() == b.getIsolated()
                 && a.getConfirmed() == b.getConfirmed()

@@ -31,10 +31,12 @@ public final class FencedNodeRecovery {
      * @param nodes           facts of every node labelled into the group
      * @param reporting       nodes whose agent reported within the staleness window
      * @param fencingEnabled  false: fencing was switched off, our taints go once nodes are Ready
+     * @param fencesNodes     the group is Watchdog + Fence; otherwise (Exclude, Wait, Notify) its nodes keep running
+     *                        by design and none is ever tainted, whatever {@code fenced} says
      * @param maxOutOfService storm limit per group
      */
     public static Plan plan(Set<String> fenced, Map<String, NodeFacts> nodes, Set<String> reporting,
-                            boolean fencingEnabled, int maxOutOfService) {
+                            boolean fencingEnabled, boolean fencesNodes, int maxOutOfService) {
         List<Action> actions = new ArrayList<>();
         List<GroupEvent> events = new ArrayList<>();
         Set<String> tainted = new TreeSet<>();
@@ -52,7 +54,7 @@ public final class FencedNodeRecovery {
                         + " is Ready and its agent reports again: removed " + NodeFacts.OUT_OF_SERVICE_TAINT));
             }
         }
-        if (!fencingEnabled) {
+        if (!fencingEnabled || !fencesNodes) {
             return new Plan(actions, events);
         }
         for (String n : new TreeSet<>(fenced)) {

@@ -7,8 +7,11 @@ import dev.fencing.nodemanager.model.GroupModel;
 import dev.fencing.nodemanager.model.NodeLabels;
 import dev.fencing.nodemanager.report.ReceivedReport;
 import dev.fencing.policy.DurationFormat;
+import dev.fencing.policy.Mode;
+import dev.fencing.policy.QuorumLossAction;
 import dev.fencing.policy.Violation;
 import dev.fencing.proto.fencing.v1.FencingMode;
+import dev.fencing.proto.nodemanager.v1.AgentReport;
 import dev.fencing.proto.nodemanager.v1.PeerReport;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
@@ -47,13 +50,14 @@ public final class GroupStatusCalculator {
      * @param previous    the current status (for transitions), may be null
      * @param reports     latest report per node
      * @param nodeLabels  current labels of every node labelled into the group
+     * @param nodeFacts   what Kubernetes says of every node labelled into the group (Ready, kubelet Lease)
      * @param now         controller wall clock
      * @param staleAfter  a report older than this no longer counts as the agent being heard
      */
     public static StatusOutcome calculate(GroupModel model, NodeGroupStatus previous,
                                           Function<String, Optional<ReceivedReport>> reports,
-                                          Map<String, Map<String, String>> nodeLabels, Instant now,
-                                          Duration staleAfter) {
+                                          Map<String, Map<String, String>> nodeLabels,
+                                          Map<String, NodeFacts> nodeFacts, Instant now, Duration staleAfter) {
         List<GroupEvent> events = new ArrayList<>();
         Map<String, Map<String, String>> labelChanges = new TreeMap<>();
         NodeGroupStatus status = new NodeGroupStatus().withObservedGeneration(model.generation());
@@ -91,8 +95,9 @@ public final class GroupStatusCalculator {
             }
         });
 
-        // Labels and arming events: fencing-enabled follows the latest report's armed flag. A silent agent keeps
-        // its label: silence may be a node that is fencing itself, and the label is what marks it as such.
+        // Labels and arming events: fencing-enabled follows the latest report's armed flag, and goes on a clean stop
+        // (final report). A silent agent keeps its label: silence may be a node that is fencing itself; a label left
+        // by a clean stop would make a healthy node look fenced.
         for (Map.Entry<String, Map<String, String>> e : nodeLabels.entrySet()) {
             String node = e.getKey();
             ReceivedReport r = latest.get(node);
@@ -100,7 +105,7 @@ public final class GroupStatusCalculator {
                 continue;
             }
             Map<String, String> change = new LinkedHashMap<>();
-            boolean armedNow = r.report().getArmed();
+            boolean armedNow = armedAtReport(r.report());
             boolean labelled = e.getValue().containsKey(NodeLabels.FENCING_ENABLED);
             if (armedNow && !labelled) {
                 change.put(NodeLabels.FENCING_ENABLED, "");
@@ -112,7 +117,8 @@ public final class GroupStatusCalculator {
                         .map(d -> d.getKind().name().replace("KIND_", "").toLowerCase()
                                 + (d.getDetail().isEmpty() ? "" : ": " + d.getDetail()))
                         .collect(Collectors.joining(", "));
-                events.add(new GroupEvent(true, node, "Normal", "Disarmed", "fencing agent disarmed the watchdog"
+                events.add(new GroupEvent(true, node, "Normal", "Disarmed", (cleanStop(r.report())
+                        ? "fencing agent stopped cleanly (final report)" : "fencing agent disarmed the watchdog")
                         + (why.isEmpty() ? "" : " (" + why + ")")));
             }
             String mode = modeLabel(r.report().getMode());
@@ -196,43 +202,83 @@ public final class GroupStatusCalculator {
         }
         status.withConditions(conditions);
 
-        List<FencedNode> fenced = fencedNodes(model, previous, latest, fresh, holding, nodeLabels, now, events);
+        List<FencedNode> fenced = fencedNodes(model, previous, latest, fresh, holding, nodeLabels, nodeFacts, now,
+                events);
         status.withFencedNodes(fenced.isEmpty() ? null : fenced);
         return new StatusOutcome(status, labelChanges, events, fresh.keySet());
     }
 
     /**
-     * Safe-to-assume-fenced: X was armed (its label says so), its own reports stopped, and the agents holding quorum
-     * (at least a quorum of them) no longer confirm it. lastContact(X) = the latest instant any of them heard X
-     * (receive time − since_last_heard), or X's own last report; X counts as fenced from lastContact +
-     * safeToAssumeFencedDelay.
+     * True when the group's policy makes a node that loses quorum reset itself: mode Watchdog with quorumLossAction
+     * Fence. Only then can silence mean "fenced"; Exclude and Wait nodes keep running by design (ARCHITECTURE §7).
+     */
+    public static boolean fencesNodes(GroupModel model) {
+        return model.policy() != null && model.policy().mode() == Mode.WATCHDOG
+                && model.policy().quorumLossAction() == QuorumLossAction.FENCE;
+    }
+
+    /**
+     * The agent's own last word on its watchdog: armed, and not a clean stop. A final report that says fencing is
+     * in progress (SIGTERM while already starving) leaves the node fencing, so it still counts as armed.
+     */
+    static boolean armedAtReport(AgentReport report) {
+        return report.getArmed() && !cleanStop(report);
+    }
+
+    /** The agent closed its stream on purpose after disarming (final report, not starving). */
+    static boolean cleanStop(AgentReport report) {
+        return report.getFinalReport() && !report.getFencingInProgress();
+    }
+
+    /**
+     * Safe-to-assume-fenced (ARCHITECTURE §7). X is recorded only when all hold:
+     * <ul>
+     * <li>the group is Watchdog + Fence ({@link #fencesNodes});</li>
+     * <li>X was armed: its latest report (any age) says armed and is not a clean stop; only when this replica holds
+     *     no report of X at all (e.g. after a controller restart) does the fencing-enabled label stand in, which is
+     *     safe because a clean stop removes it and the Kubernetes checks below still apply;</li>
+     * <li>its own reports stopped, at least a quorum of fresh reports hold quorum and none of them confirms X, and
+     *     the clock has passed lastContact(X) + safeToAssumeFencedDelay, where lastContact(X) is the latest instant
+     *     any of them heard X (receive time − since_last_heard) or X's own last report;</li>
+     * <li>Kubernetes agrees: X's Node is not Ready and its kubelet has not renewed its Lease within that delay.</li>
+     * </ul>
+     * Without a majority view nothing is added; entries already recorded stay while Kubernetes still agrees.
      */
     private static List<FencedNode> fencedNodes(GroupModel model, NodeGroupStatus previous,
                                                 Map<String, ReceivedReport> latest,
                                                 Map<String, ReceivedReport> fresh, Set<String> holding,
-                                                Map<String, Map<String, String>> nodeLabels, Instant now,
+                                                Map<String, Map<String, String>> nodeLabels,
+                                                Map<String, NodeFacts> nodeFacts, Instant now,
                                                 List<GroupEvent> events) {
+        if (!fencesNodes(model)) {
+            return List.of();
+        }
+        Duration delay = model.policy().timings().safeToAssumeFencedDelay();
         Map<String, FencedNode> before = new HashMap<>();
         if (previous != null && previous.getFencedNodes() != null) {
             previous.getFencedNodes().forEach(f -> before.put(f.getName(), f));
         }
         List<FencedNode> out = new ArrayList<>();
         if (holding.size() < model.policy().quorumSize()) {
-            // No majority view: keep what was already recorded, add nothing.
-            before.values().stream().filter(f -> !fresh.containsKey(f.getName())).forEach(out::add);
+            // No majority view: keep what was already recorded while Kubernetes agrees, add nothing.
+            before.values().stream().filter(f -> !fresh.containsKey(f.getName()))
+                    .filter(f -> nodeFacts.containsKey(f.getName())
+                            && nodeFacts.get(f.getName()).goneFor(now, delay))
+                    .forEach(out::add);
             return out;
         }
-        Duration delay = model.policy().timings().safeToAssumeFencedDelay();
         for (String x : model.expected().keySet()) {
-            if (fresh.containsKey(x)) {
+            NodeFacts facts = nodeFacts.get(x);
+            if (fresh.containsKey(x) || facts == null) {
                 continue;
             }
-            boolean wasArmed = nodeLabels.getOrDefault(x, Map.of()).containsKey(NodeLabels.FENCING_ENABLED)
-                    || Optional.ofNullable(latest.get(x)).map(r -> r.report().getArmed()).orElse(false);
+            ReceivedReport last = latest.get(x);
+            boolean wasArmed = last != null ? armedAtReport(last.report())
+                    : nodeLabels.getOrDefault(x, Map.of()).containsKey(NodeLabels.FENCING_ENABLED);
             if (!wasArmed) {
                 continue;
             }
-            Instant lastContact = Optional.ofNullable(latest.get(x)).map(ReceivedReport::receivedAt).orElse(null);
+            Instant lastContact = last == null ? null : last.receivedAt();
             boolean confirmedBySomeone = false;
             for (String member : holding) {
                 for (PeerReport peer : fresh.get(member).report().getPeersList()) {
@@ -249,17 +295,22 @@ public final class GroupStatusCalculator {
                     }
                 }
             }
-            if (confirmedBySomeone || lastContact == null) {
+            if (confirmedBySomeone || lastContact == null || !facts.goneFor(now, delay)) {
                 continue;
             }
-            Instant fencedAt = lastContact.plus(delay);
+            Instant goneSince = facts.leaseRenewedAt() != null && facts.leaseRenewedAt().isAfter(lastContact)
+                    ? facts.leaseRenewedAt() : lastContact;
+            Instant fencedAt = goneSince.plus(delay);
             if (now.isBefore(fencedAt)) {
                 continue;
             }
             FencedNode entry = before.get(x);
             if (entry == null) {
                 entry = new FencedNode().withName(x).withFencedAt(fencedAt.toString())
-                        .withReason("armed, unheard by the majority since " + lastContact
+                        .withReason("armed at its last report, unheard by the majority since " + lastContact
+                                + "; Node not Ready, kubelet Lease "
+                                + (facts.leaseRenewedAt() == null ? "never seen renewed"
+                                        : "last renewed " + facts.leaseRenewedAt())
                                 + "; safe-to-assume-fenced delay " + DurationFormat.format(delay) + " elapsed");
                 events.add(new GroupEvent(true, x, "Warning", "NodeFenced", "node " + x
                         + " is treated as fenced (powered off) from " + fencedAt + ": " + entry.getReason()));

@@ -1,6 +1,7 @@
 package dev.fencing.nodemanager.stream;
 
 import dev.fencing.nodemanager.model.GroupModel;
+import dev.fencing.proto.nodemanager.v1.ApiServerProbe;
 import dev.fencing.proto.nodemanager.v1.ConfigDelta;
 import dev.fencing.proto.nodemanager.v1.ControllerMessage;
 import dev.fencing.proto.nodemanager.v1.GroupConfig;
@@ -29,6 +30,7 @@ public final class ConfigDistributor {
     private final String epoch;
     private final int historyLimit;
     private final boolean requireKeyring;
+    private final ApiServerProbe apiServerProbe;
     private final AtomicLong revisions = new AtomicLong();
     private final Map<String, GroupChannel> groups = new ConcurrentHashMap<>();
     private final Map<String, String> lastServedGroup = new ConcurrentHashMap<>();
@@ -45,9 +47,20 @@ public final class ConfigDistributor {
      * @param requireKeyring serve a group's agents only once its gossip keyring is known
      */
     public ConfigDistributor(String epoch, int historyLimit, boolean requireKeyring) {
+        this(epoch, historyLimit, requireKeyring, null);
+    }
+
+    /**
+     * @param requireKeyring serve a group's agents only once its gossip keyring is known
+     * @param apiServerProbe where agents probe the API server for the APIReachable tie-breaker, put in every full
+     *                       config; null: not sent (APIReachable then never answers). It is fixed for the life of
+     *                       the process, i.e. of the epoch, so agents resuming with deltas already hold it.
+     */
+    public ConfigDistributor(String epoch, int historyLimit, boolean requireKeyring, ApiServerProbe apiServerProbe) {
         this.epoch = epoch;
         this.historyLimit = historyLimit;
         this.requireKeyring = requireKeyring;
+        this.apiServerProbe = apiServerProbe;
     }
 
     /** This process's epoch. */
@@ -164,6 +177,9 @@ public final class ConfigDistributor {
                         agentRevision, changes.size());
             } else {
                 GroupConfig full = channel.log.full(sink.node()).orElseThrow();
+                if (apiServerProbe != null) {
+                    full = full.toBuilder().setApiServerProbe(apiServerProbe).build();
+                }
                 long revision = Math.max(channel.log.revision(), 1);
                 s.lastSent = revision;
                 ok = sink.send(ControllerMessage.newBuilder()

@@ -25,6 +25,12 @@ import java.util.function.LongSupplier;
  * (Remembering only the latest let an overlapping side hand the tie across: {@code {2,4,5}} granted, then the mixed
  * side {@code {1,2,5}} — asked while old round trips across the cut were still in the window — renewed over it, then
  * {@code {0,1,3}} overlapping that, while {@code {2,4,5}} still held its lease.)
+ *
+ * <p>Honest leadership: with leader election, a grant is given only while this replica saw a renewal of its own
+ * election Lease within the renew deadline, on the monotonic clock ({@link #leaseRenewed}). JOSDK learns it lost the
+ * Lease only on its next renew attempt, so a leader paused (SIGSTOP, a long GC, a frozen VM) for longer than the
+ * Lease would otherwise still grant after it resumes, while another replica already leads and may grant the other
+ * side. The renew deadline is shorter than the Lease duration another candidate waits before taking over.
  */
 public final class TieBreakArbiter {
 
@@ -34,20 +40,49 @@ public final class TieBreakArbiter {
     private final LongSupplier nanoClock;
     private final Duration maxLease;
     private final Duration leadershipSlack;
+    private final Duration renewDeadline;
     /** Per group: every grant that may still be valid, by side. */
     private final Map<String, Map<SortedSet<String>, Long>> grants = new HashMap<>();
     private boolean leader;
     private long grantsAllowedFromNanos;
+    private boolean renewalSeen;
+    private long lastRenewalNanos;
 
     /**
+     * An arbiter that leads without an election Lease (leader election off: this is the only replica).
+     *
      * @param nanoClock       monotonic clock
      * @param maxLease        the longest lease ever granted
      * @param leadershipSlack how long a deposed leader may still act (leader election lease duration)
      */
     public TieBreakArbiter(LongSupplier nanoClock, Duration maxLease, Duration leadershipSlack) {
+        this(nanoClock, maxLease, leadershipSlack, null);
+    }
+
+    /**
+     * @param nanoClock       monotonic clock
+     * @param maxLease        the longest lease ever granted
+     * @param leadershipSlack how long a deposed leader may still act (leader election lease duration)
+     * @param renewDeadline   with leader election: grant only within this long after a renewal of this replica's
+     *                        election Lease (see {@link #leaseRenewed}); null without leader election
+     */
+    public TieBreakArbiter(LongSupplier nanoClock, Duration maxLease, Duration leadershipSlack,
+                           Duration renewDeadline) {
         this.nanoClock = nanoClock;
         this.maxLease = maxLease;
         this.leadershipSlack = leadershipSlack;
+        this.renewDeadline = renewDeadline;
+    }
+
+    /**
+     * This replica's election Lease was renewed (or acquired) by this replica at {@code renewedAtNanos} on the
+     * monotonic clock (an estimate that is never later than the renewal was sent).
+     */
+    public synchronized void leaseRenewed(long renewedAtNanos) {
+        if (!renewalSeen || renewedAtNanos - lastRenewalNanos > 0) {
+            lastRenewalNanos = renewedAtNanos;
+            renewalSeen = true;
+        }
     }
 
     /** This replica became leader: forget nothing it could not see, wait out any previous grant. */
@@ -60,6 +95,7 @@ public final class TieBreakArbiter {
     /** This replica lost leadership: it grants nothing more. */
     public synchronized void stoppedLeading() {
         leader = false;
+        renewalSeen = false;
         grants.clear();
     }
 
@@ -90,6 +126,16 @@ public final class TieBreakArbiter {
                     + " expected members the controller knows");
         }
         long now = nanoClock.getAsLong();
+        if (renewDeadline != null) {
+            if (!renewalSeen) {
+                return TieBreakDecision.refuse("leader Lease renewal not seen yet");
+            }
+            if (now - lastRenewalNanos > renewDeadline.toNanos()) {
+                return TieBreakDecision.refuse("leader Lease last renewed "
+                        + TimeUnit.NANOSECONDS.toMillis(now - lastRenewalNanos) + "ms ago, beyond the renew deadline "
+                        + renewDeadline.toMillis() + "ms: this replica may no longer lead");
+            }
+        }
         if (now - grantsAllowedFromNanos < 0) {
             return TieBreakDecision.refuse("waiting out a previous grant ("
                     + TimeUnit.NANOSECONDS.toMillis(grantsAllowedFromNanos - now) + "ms left)");

@@ -1,6 +1,7 @@
 package dev.fencing.nodemanager.dependent;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencing.api.v1.Fencing;
 import dev.fencing.api.v1.NodeGroup;
@@ -9,8 +10,10 @@ import dev.fencing.api.v1.NodeType;
 import dev.fencing.nodemanager.config.ControllerConfig;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import java.time.Duration;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class AgentDaemonSetFactoryTest {
@@ -42,6 +45,41 @@ class AgentDaemonSetFactoryTest {
         assertThat(agent.getResources().getLimits()).containsKey("memory");
         assertThat(pod.getVolumes()).extracting(v -> v.getHostPath().getType())
                 .containsExactly("CharDevice", "Directory", "DirectoryOrCreate");
+    }
+
+    @Test
+    void theAgentJvmHasAnExplicitHeapExitsOnOutOfMemoryAndFitsItsMemoryLimit() {
+        Container agent = AgentDaemonSetFactory.desired(group(), ControllerConfig.forTests("ns")).getSpec()
+                .getTemplate().getSpec().getContainers().get(0);
+        String options = agent.getEnv().stream().filter(e -> e.getName().equals("JAVA_TOOL_OPTIONS"))
+                .map(e -> e.getValue()).findFirst().orElseThrow();
+        assertThat(options.split(" ")).contains("-Xmx64m", "-XX:+ExitOnOutOfMemoryError",
+                "-XX:MaxDirectMemorySize=32m", "-XX:MaxMetaspaceSize=64m");
+        assertThat(Quantity.getAmountInBytes(agent.getResources().getLimits().get("memory")))
+                .isGreaterThanOrEqualTo(Quantity.getAmountInBytes(new Quantity("192Mi")));
+    }
+
+    @Test
+    void withoutAConfiguredLimitTheAgentGetsTheJvmBudgetAsItsLimit() {
+        ControllerConfig base = ControllerConfig.forTests("ns");
+        ControllerConfig noLimit = new ControllerConfig("ns", 0, -1, 7946, base.agentImage(),
+                base.agentControllerAddress(), Map.of("requests.cpu", "10m"), base.agentTolerations(),
+                base.agentPriorityClass(), false, "l", null, null, Duration.ofSeconds(1), Duration.ofSeconds(30),
+                10, 10, Duration.ofSeconds(30), 1, true, "127.0.0.1");
+        Container agent = AgentDaemonSetFactory.desired(group(), noLimit).getSpec().getTemplate().getSpec()
+                .getContainers().get(0);
+        assertThat(agent.getResources().getLimits()).containsEntry("memory", new Quantity("192Mi"));
+    }
+
+    @Test
+    void aMemoryLimitBelowTheJvmBudgetIsRefusedNamingTheFlag() {
+        ControllerConfig base = ControllerConfig.forTests("ns");
+        assertThatThrownBy(() -> new ControllerConfig("ns", 0, -1, 7946, base.agentImage(),
+                base.agentControllerAddress(), Map.of("limits.memory", "128Mi"), base.agentTolerations(),
+                base.agentPriorityClass(), false, "l", null, null, Duration.ofSeconds(1), Duration.ofSeconds(30),
+                10, 10, Duration.ofSeconds(30), 1, true, "127.0.0.1"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("--agent-resource limits.memory=128Mi").hasMessageContaining("192Mi");
     }
 
     @Test

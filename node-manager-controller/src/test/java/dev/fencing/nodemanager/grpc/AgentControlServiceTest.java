@@ -10,6 +10,7 @@ import dev.fencing.nodemanager.report.AgentReports;
 import dev.fencing.nodemanager.stream.ConfigDistributor;
 import dev.fencing.nodemanager.tiebreak.TieBreakArbiter;
 import dev.fencing.policy.FencingSpec;
+import dev.fencing.proto.nodemanager.v1.AgentControlGrpc;
 import dev.fencing.proto.nodemanager.v1.AgentMessage;
 import dev.fencing.proto.nodemanager.v1.AgentReport;
 import dev.fencing.proto.nodemanager.v1.ConfigDelta;
@@ -22,6 +23,7 @@ import io.grpc.Server;
 import io.grpc.Status;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
+import io.grpc.stub.StreamObserver;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -29,7 +31,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -49,9 +53,8 @@ class AgentControlServiceTest {
     private Server server;
     private ManagedChannel channel;
 
-    @BeforeEach
-    void setUp() throws Exception {
-        AgentDirectory directory = new AgentDirectory() {
+    private AgentDirectory directory() {
+        return new AgentDirectory() {
             @Override
             public Optional<String> groupOf(String n) {
                 return models.values().stream().filter(m -> m.signals().containsKey(n)).map(GroupModel::group)
@@ -63,7 +66,11 @@ class AgentControlServiceTest {
                 return Optional.ofNullable(models.get(group));
             }
         };
-        AgentControlService service = new AgentControlService(distributor, directory, reports, arbiter,
+    }
+
+    @BeforeEach
+    void setUp() throws Exception {
+        AgentControlService service = new AgentControlService(distributor, directory(), reports, arbiter,
                 InstantSource.system(), scheduler, new AgentControlService.Settings(8, Duration.ofMillis(500),
                         Duration.ofSeconds(2), Duration.ofSeconds(10)));
         String name = InProcessServerBuilder.generateName();
@@ -99,6 +106,62 @@ class AgentControlServiceTest {
         TestAgent a = TestAgent.connect(channel, node);
         agents.add(a);
         return a;
+    }
+
+    @Test
+    void aFollowerHalfClosesItsUpstreamWhenTheAgentStopsSoTheLeaderGetsTheFinalReport() throws Exception {
+        List<AgentMessage> atLeader = new CopyOnWriteArrayList<>();
+        CompletableFuture<String> leaderSaw = new CompletableFuture<>();
+        String leaderName = InProcessServerBuilder.generateName();
+        AgentControlGrpc.AgentControlImplBase fakeLeader = new AgentControlGrpc.AgentControlImplBase() {
+            @Override
+            public StreamObserver<AgentMessage> connect(StreamObserver<ControllerMessage> out) {
+                return new StreamObserver<>() {
+                    @Override
+                    public void onNext(AgentMessage m) {
+                        atLeader.add(m);
+                    }
+
+                    @Override
+                    public void onError(Throwable t) {
+                        leaderSaw.complete("error " + Status.fromThrowable(t).getCode());
+                    }
+
+                    @Override
+                    public void onCompleted() {
+                        leaderSaw.complete("completed");
+                        out.onCompleted();
+                    }
+                };
+            }
+        };
+        Server leader = InProcessServerBuilder.forName(leaderName).addService(fakeLeader).build().start();
+        LeaderLink link = new LeaderLink(address -> InProcessChannelBuilder.forName(leaderName).build());
+        link.self("follower:1");
+        link.leaderChanged("leader:1");
+        AgentControlService follower = new AgentControlService(distributor, directory(), reports, arbiter,
+                InstantSource.system(), scheduler, AgentControlService.Settings.DEFAULTS, link);
+        String followerName = InProcessServerBuilder.generateName();
+        Server followerServer = InProcessServerBuilder.forName(followerName).addService(follower).build().start();
+        ManagedChannel toFollower = InProcessChannelBuilder.forName(followerName).build();
+        try {
+            publish(nodes(3));
+            TestAgent agent = TestAgent.connect(toFollower, "w-0001");
+            agents.add(agent);
+            assertThat(agent.next().hasFull()).isTrue();
+            agent.send(AgentMessage.newBuilder().setReport(AgentReport.newBuilder().setArmed(false)
+                    .setFinalReport(true)).build());
+            agent.finish();
+
+            assertThat(leaderSaw.get(5, TimeUnit.SECONDS)).isEqualTo("completed");
+            assertThat(atLeader).filteredOn(AgentMessage::hasReport)
+                    .extracting(m -> m.getReport().getFinalReport()).containsExactly(true);
+        } finally {
+            toFollower.shutdownNow();
+            followerServer.shutdownNow();
+            link.close();
+            leader.shutdownNow();
+        }
     }
 
     @Test

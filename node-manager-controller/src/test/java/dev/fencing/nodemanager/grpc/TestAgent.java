@@ -80,6 +80,11 @@ public final class TestAgent implements AutoCloseable {
         return m;
     }
 
+    /** Closes the stream on purpose (half-close), as an agent does after its final report. */
+    public synchronized void finish() {
+        requests.onCompleted();
+    }
+
     @Override
     public void close() {
         requests.cancel("test done", null);

@@ -16,6 +16,7 @@ import dev.fencing.nodemanager.model.NodeLabels;
 import dev.fencing.nodemanager.model.TestNodes;
 import dev.fencing.nodemanager.status.NodeFacts;
 import dev.fencing.policy.PolicyResolver;
+import dev.fencing.proto.fencing.v1.DisarmReason;
 import dev.fencing.proto.fencing.v1.FencingMode;
 import dev.fencing.proto.nodemanager.v1.AgentMessage;
 import dev.fencing.proto.nodemanager.v1.AgentReport;
@@ -25,6 +26,8 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.grpc.ManagedChannel;
@@ -35,6 +38,8 @@ import java.io.InputStream;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -42,7 +47,12 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** Safe-to-assume-fenced on a controllable wall clock: record, out-of-service taint, and release on return. */
+/**
+ * Safe-to-assume-fenced on a controllable wall clock: record, out-of-service taint, and release on return; and every
+ * case the fenced-node rule excludes (Exclude, Wait, clean stop, Node still Ready, kubelet Lease still renewed).
+ * In each scenario workers-3 was armed and the majority (workers-1, workers-2) has not heard it for longer than the
+ * safe-to-assume-fenced delay; only the one condition under test differs from the positive case.
+ */
 @EnableKubernetesMockClient(crud = true)
 class FencedNodeRecoveryOperatorTest {
 
@@ -51,6 +61,11 @@ class FencedNodeRecoveryOperatorTest {
     private final List<TestAgent> agents = new ArrayList<>();
     private NodeManager manager;
     private ManagedChannel channel;
+    private Duration delay;
+    private Instant lastContact;
+    private TestAgent a1;
+    private TestAgent a2;
+    private TestAgent a3;
 
     @AfterEach
     void tearDown() throws Exception {
@@ -63,9 +78,9 @@ class FencedNodeRecoveryOperatorTest {
         }
     }
 
-    private static Node readyNode(String name, int ip) {
+    private static Node node(String name, int ip, boolean ready) {
         return new NodeBuilder(TestNodes.node(name, "workers", ip)).editStatus().addNewCondition().withType("Ready")
-                .withStatus("True").endCondition().endStatus().build();
+                .withStatus(ready ? "True" : "False").endCondition().endStatus().build();
     }
 
     private TestAgent connect(String node) throws InterruptedException {
@@ -87,8 +102,24 @@ class FencedNodeRecoveryOperatorTest {
         a.send(AgentMessage.newBuilder().setReport(r).build());
     }
 
-    @Test
-    void anArmedNodeUnheardPastTheSafeDelayIsRecordedTaintedAndReleasedWhenItReturns() throws Exception {
+    // The kubelet of node renewed its heartbeat Lease at the given instant.
+    private void kubeletRenewed(String node, Instant at) {
+        Lease lease = new LeaseBuilder().withNewMetadata().withName(node).withNamespace("kube-node-lease")
+                .endMetadata().withNewSpec().withHolderIdentity(node).withLeaseDurationSeconds(40)
+                .withRenewTime(ZonedDateTime.ofInstant(at, ZoneOffset.UTC)).endSpec().build();
+        client.leases().inNamespace("kube-node-lease").resource(lease).createOr(e -> e.update());
+        await().atMost(10, TimeUnit.SECONDS).until(() -> manager.nodeLeases().renewedAt(node)
+                .filter(t -> !t.isBefore(at)).isPresent());
+    }
+
+    private void setReady(String node, boolean ready) {
+        client.nodes().withName(node).editStatus(n -> new NodeBuilder(n).editStatus().editMatchingCondition(
+                c -> "Ready".equals(c.getType())).withStatus(ready ? "True" : "False").endCondition().endStatus()
+                .build());
+    }
+
+    /** A group of three, every agent armed and reporting, every kubelet renewing; workers-3 Ready as given. */
+    private void startArmedGroup(String quorumLossAction) throws Exception {
         try (InputStream crd = getClass().getResourceAsStream("/META-INF/fabric8/nodegroups.deckhouse.io-v1.yml")) {
             client.apiextensions().v1().customResourceDefinitions()
                     .resource(client.getKubernetesSerialization().unmarshal(crd, CustomResourceDefinition.class))
@@ -104,39 +135,71 @@ class FencedNodeRecoveryOperatorTest {
         channel = NettyChannelBuilder.forAddress("127.0.0.1", manager.grpcPort()).usePlaintext().build();
         NodeGroup group = new NodeGroup();
         group.setMetadata(new ObjectMetaBuilder().withName("workers").build());
-        group.setSpec(new NodeGroupSpec().withNodeType(NodeType.STATIC).withFencing(new Fencing().withMode("Watchdog")));
+        group.setSpec(new NodeGroupSpec().withNodeType(NodeType.STATIC).withFencing(new Fencing().withMode("Watchdog")
+                .withQuorumLossAction(quorumLossAction)));
         client.resource(group).create();
         for (int i = 1; i <= 3; i++) {
-            client.nodes().resource(readyNode("workers-" + i, i)).create();
+            client.nodes().resource(node("workers-" + i, i, true)).create();
+            kubeletRenewed("workers-" + i, now.get());
         }
-        Duration delay = PolicyResolver.resolve(NodeGroupFencing.toFencingSpec(group), 3).timings()
+        delay = PolicyResolver.resolve(NodeGroupFencing.toFencingSpec(group), 3).timings()
                 .safeToAssumeFencedDelay();
         await().atMost(10, TimeUnit.SECONDS).until(() -> manager.distributor().ready("workers"));
-        TestAgent a1 = connect("workers-1");
-        TestAgent a2 = connect("workers-2");
-        TestAgent a3 = connect("workers-3");
+        a1 = connect("workers-1");
+        a2 = connect("workers-2");
+        a3 = connect("workers-3");
         for (TestAgent a : List.of(a1, a2, a3)) {
             report(a, true, 3, null);
         }
         await().atMost(10, TimeUnit.SECONDS).until(() -> client.nodes().withName("workers-3").get().getMetadata()
                 .getLabels().containsKey(NodeLabels.FENCING_ENABLED));
-        Instant lastContact = now.get();
+        lastContact = now.get();
+    }
 
-        // workers-3 goes silent; the others hold quorum without it.
-        a3.close();
-        now.set(lastContact.plus(delay).minusSeconds(1));
+    /** The majority reports workers-3 unheard since lastContact, {@code past} after the safe delay. */
+    private void majorityUnheardPastTheDelay(Duration past) {
+        now.set(lastContact.plus(delay).plus(past));
         report(a1, true, 2, Duration.between(lastContact, now.get()));
         report(a2, true, 2, Duration.between(lastContact, now.get()));
-        // Over several reconcile periods nothing may be recorded before the delay has passed.
-        await().during(1, TimeUnit.SECONDS).atMost(3, TimeUnit.SECONDS).until(() -> client.resources(NodeGroup.class)
-                .withName("workers").get().getStatus().getFencedNodes() == null);
+    }
 
-        now.set(lastContact.plus(delay).plusSeconds(1));
-        report(a1, true, 2, Duration.between(lastContact, now.get()));
-        report(a2, true, 2, Duration.between(lastContact, now.get()));
+    private List<FencedNode> fencedNodes() {
+        return client.resources(NodeGroup.class).withName("workers").get().getStatus().getFencedNodes();
+    }
+
+    private boolean workers3Tainted() {
+        Node n3 = client.nodes().withName("workers-3").get();
+        return n3.getSpec() != null && n3.getSpec().getTaints() != null && !n3.getSpec().getTaints().isEmpty();
+    }
+
+    // Over several reconcile periods (300 ms each) workers-3 is neither recorded nor tainted.
+    private void assertWorkers3NeverFenced() {
+        await().during(1500, TimeUnit.MILLISECONDS).atMost(5, TimeUnit.SECONDS)
+                .until(() -> fencedNodes() == null && !workers3Tainted());
+        assertThat(client.v1().events().inNamespace("default").list().getItems()).extracting(e -> e.getReason())
+                .doesNotContain("NodeFenced", "OutOfServiceAdded");
+    }
+
+    private void awaitWorkers3Fenced() {
         await().atMost(10, TimeUnit.SECONDS).untilAsserted(() -> {
-            List<FencedNode> fenced = client.resources(NodeGroup.class).withName("workers").get().getStatus()
-                    .getFencedNodes();
+            assertThat(fencedNodes()).extracting(FencedNode::getName).containsExactly("workers-3");
+            assertThat(workers3Tainted()).isTrue();
+        });
+    }
+
+    @Test
+    void anArmedNodeUnheardPastTheSafeDelayIsRecordedTaintedAndReleasedWhenItReturns() throws Exception {
+        startArmedGroup("Fence");
+        // workers-3 goes silent and Kubernetes agrees: NotReady, its kubelet stops renewing.
+        a3.close();
+        setReady("workers-3", false);
+        majorityUnheardPastTheDelay(Duration.ofSeconds(-1));
+        // Over several reconcile periods nothing may be recorded before the delay has passed.
+        assertWorkers3NeverFenced();
+
+        majorityUnheardPastTheDelay(Duration.ofSeconds(1));
+        await().atMost(10, TimeUnit.SECONDS).untilAsserted(() -> {
+            List<FencedNode> fenced = fencedNodes();
             assertThat(fenced).extracting(FencedNode::getName).containsExactly("workers-3");
             assertThat(fenced.get(0).getFencedAt()).isEqualTo(lastContact.plus(delay).toString());
             Node n3 = client.nodes().withName("workers-3").get();
@@ -147,16 +210,82 @@ class FencedNodeRecoveryOperatorTest {
         Node n1 = client.nodes().withName("workers-1").get();
         assertThat(n1.getSpec() == null ? null : n1.getSpec().getTaints()).isNullOrEmpty();
 
-        // workers-3 reboots and its agent reports again: the record and the taint go.
+        // workers-3 reboots: Ready again and its agent reports again: the record and the taint go.
+        setReady("workers-3", true);
+        kubeletRenewed("workers-3", now.get());
         TestAgent back = connect("workers-3");
         report(back, false, 3, null);
         await().atMost(10, TimeUnit.SECONDS).untilAsserted(() -> {
             assertThat(client.nodes().withName("workers-3").get().getSpec().getTaints()).isNullOrEmpty();
-            assertThat(client.resources(NodeGroup.class).withName("workers").get().getStatus().getFencedNodes())
-                    .isNull();
+            assertThat(fencedNodes()).isNull();
             assertThat(client.v1().events().inNamespace("default").list().getItems())
                     .extracting(e -> e.getReason())
                     .contains("NodeFenced", "OutOfServiceAdded", "OutOfServiceRemoved");
         });
+    }
+
+    @Test
+    void anExcludeNodeKeepsRunningByDesignAndIsNeverRecordedOrTainted() throws Exception {
+        startArmedGroup("Exclude");
+        a3.close();
+        setReady("workers-3", false);
+        majorityUnheardPastTheDelay(Duration.ofMinutes(5));
+        assertWorkers3NeverFenced();
+    }
+
+    @Test
+    void aWaitNodeKeepsRunningByDesignAndIsNeverRecordedOrTainted() throws Exception {
+        startArmedGroup("Wait");
+        a3.close();
+        setReady("workers-3", false);
+        majorityUnheardPastTheDelay(Duration.ofMinutes(5));
+        assertWorkers3NeverFenced();
+    }
+
+    @Test
+    void aCleanStopIsNeverRecordedEvenWhenAStaleArmedLabelComesBack() throws Exception {
+        startArmedGroup("Fence");
+        // SIGTERM: the agent disarms, says so in its final report, then closes its stream; the node then shuts down.
+        a3.send(AgentMessage.newBuilder().setReport(AgentReport.newBuilder().setArmed(false).setFinalReport(true)
+                .setQuorumHeld(true).setMode(FencingMode.FENCING_MODE_WATCHDOG).addDisarmReasons(DisarmReason
+                        .newBuilder().setKind(DisarmReason.Kind.KIND_SHUTTING_DOWN))).build());
+        await().atMost(10, TimeUnit.SECONDS).until(() -> !client.nodes().withName("workers-3").get().getMetadata()
+                .getLabels().containsKey(NodeLabels.FENCING_ENABLED));
+        a3.close();
+        setReady("workers-3", false);
+        // A previous leader that never saw the final report writes the label back.
+        client.nodes().withName("workers-3").edit(n -> new NodeBuilder(n).editMetadata()
+                .addToLabels(NodeLabels.FENCING_ENABLED, "").endMetadata().build());
+        majorityUnheardPastTheDelay(Duration.ofMinutes(5));
+        assertWorkers3NeverFenced();
+    }
+
+    @Test
+    void aNodeKubernetesStillSeesReadyIsNeverRecordedUntilItIsNotReady() throws Exception {
+        startArmedGroup("Fence");
+        a3.close();
+        majorityUnheardPastTheDelay(Duration.ofMinutes(5));
+        assertWorkers3NeverFenced();
+
+        setReady("workers-3", false);
+        awaitWorkers3Fenced();
+    }
+
+    @Test
+    void aNodeWhoseKubeletStillRenewsItsLeaseIsNeverRecordedUntilItStops() throws Exception {
+        startArmedGroup("Fence");
+        a3.close();
+        setReady("workers-3", false);
+        Instant renewed = lastContact.plus(delay).plusSeconds(10);
+        kubeletRenewed("workers-3", renewed);
+        majorityUnheardPastTheDelay(Duration.ofSeconds(20));
+        assertWorkers3NeverFenced();
+
+        // The kubelet stops too: from its last renewal + the delay, Kubernetes agrees.
+        now.set(renewed.plus(delay).plusSeconds(1));
+        report(a1, true, 2, Duration.between(lastContact, now.get()));
+        report(a2, true, 2, Duration.between(lastContact, now.get()));
+        awaitWorkers3Fenced();
+        assertThat(fencedNodes().get(0).getFencedAt()).isEqualTo(renewed.plus(delay).toString());
     }
 }

@@ -7,10 +7,12 @@ import static org.awaitility.Awaitility.await;
 import dev.fencing.api.v1.Fencing;
 import dev.fencing.api.v1.NodeGroup;
 import dev.fencing.api.v1.NodeGroupSpec;
+import dev.fencing.api.v1.NodeGroupStatus;
 import dev.fencing.api.v1.NodeType;
 import dev.fencing.nodemanager.NodeManager;
 import dev.fencing.nodemanager.config.ControllerConfig;
 import dev.fencing.nodemanager.grpc.TestAgent;
+import dev.fencing.proto.fencing.v1.DisarmReason;
 import dev.fencing.proto.fencing.v1.FencingMode;
 import dev.fencing.proto.nodemanager.v1.AgentMessage;
 import dev.fencing.proto.nodemanager.v1.AgentReport;
@@ -100,8 +102,10 @@ class MultiReplicaTest {
             four.add(a);
         }
         // Only the leader writes status: armed=4 proves the follower passed the reports on.
-        await().atMost(20, TimeUnit.SECONDS).untilAsserted(() -> assertThat(
-                client.resources(NodeGroup.class).withName("workers").get().getStatus().getArmed()).isEqualTo(4));
+        await().atMost(20, TimeUnit.SECONDS).until(() -> {
+            NodeGroupStatus status = client.resources(NodeGroup.class).withName("workers").get().getStatus();
+            return status != null && Integer.valueOf(4).equals(status.getArmed());
+        });
 
         // A follower answers tie-breaks with the leader's decision, never its own "not leader".
         four.get(0).send(AgentMessage.newBuilder().setTieBreakRequest(TieBreakRequest.newBuilder().setRequestId(1)
@@ -110,5 +114,15 @@ class MultiReplicaTest {
                 .until(() -> four.get(0).received.poll(100, TimeUnit.MILLISECONDS), m -> m != null && m.hasTieBreak());
         assertThat(answer.getTieBreak().getRequestId()).isEqualTo(1);
         assertThat(answer.getTieBreak().getReason()).isNotEqualTo("not leader");
+
+        // A clean stop: the final report, sent just before the agent closes its stream, still reaches the leader.
+        NodeManager leader = replicas.stream().filter(r -> r.leadership().isLeader()).findFirst().orElseThrow();
+        TestAgent stopping = four.get(3);
+        stopping.send(AgentMessage.newBuilder().setReport(AgentReport.newBuilder().setArmed(false).setFinalReport(true)
+                .setMode(FencingMode.FENCING_MODE_WATCHDOG).addDisarmReasons(DisarmReason.newBuilder()
+                        .setKind(DisarmReason.Kind.KIND_SHUTTING_DOWN))).build());
+        stopping.finish();
+        await().atMost(10, TimeUnit.SECONDS).until(() -> leader.reports().latest("workers-4")
+                .map(r -> r.report().getFinalReport()).orElse(false));
     }
 }

@@ -145,6 +145,12 @@ class NodeManagerOperatorTest {
         return g.getStatus().getConditions().stream().filter(c -> type.equals(c.getType())).findFirst();
     }
 
+    // An AssertionError (retried by untilAsserted) rather than NoSuchElementException (which ends the wait at once).
+    private static Condition present(Optional<Condition> condition) {
+        assertThat(condition).as("condition written yet").isPresent();
+        return condition.get();
+    }
+
     private void report(TestAgent agent, boolean armed, boolean quorumHeld, int confirmed) {
         agent.send(AgentMessage.newBuilder().setReport(AgentReport.newBuilder()
                 .setArmed(armed).setQuorumHeld(quorumHeld).setConfirmed(confirmed).setExpected(3).setQuorumSize(2)
@@ -171,6 +177,9 @@ class NodeManagerOperatorTest {
         assertThat(full.getFull().getGroup()).isEqualTo("workers");
         assertThat(full.getFull().getNodeName()).isEqualTo("workers-2");
         assertThat(full.getFull().getPolicy().getMode()).isEqualTo(FencingMode.FENCING_MODE_WATCHDOG);
+        // APIReachable probes the API server this controller itself uses.
+        assertThat(full.getFull().getApiServerProbe().getUrl() + "/")
+                .isEqualTo(client.getConfiguration().getMasterUrl());
     }
 
     @Test
@@ -241,7 +250,7 @@ class NodeManagerOperatorTest {
         report(three.get(0), true, false, 1);
         report(three.get(1), false, false, 1);
         await().atMost(10, TimeUnit.SECONDS).untilAsserted(() -> {
-            Condition q = condition("workers", "QuorumHealthy").orElseThrow();
+            Condition q = present(condition("workers", "QuorumHealthy"));
             assertThat(q.getStatus()).isEqualTo("False");
             assertThat(q.getReason()).isEqualTo("QuorumLost");
             assertThat(q.getMessage()).contains("only 1 of 3").contains("workers-1").contains("workers-2");
@@ -338,7 +347,7 @@ class NodeManagerOperatorTest {
         client.nodes().resource(node("broken-1", "broken", 1)).create();
 
         await().atMost(10, TimeUnit.SECONDS).untilAsserted(() -> {
-            Condition ready = condition("broken", "Ready").orElseThrow();
+            Condition ready = present(condition("broken", "Ready"));
             assertThat(ready.getStatus()).isEqualTo("False");
             assertThat(ready.getReason()).isEqualTo("InvalidSpec");
             assertThat(ready.getMessage()).contains("spec.fencing.quorumLossAction");

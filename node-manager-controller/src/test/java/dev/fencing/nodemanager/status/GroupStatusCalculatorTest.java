@@ -10,6 +10,8 @@ import dev.fencing.nodemanager.model.GroupSpecView;
 import dev.fencing.nodemanager.model.NodeLabels;
 import dev.fencing.nodemanager.report.ReceivedReport;
 import dev.fencing.policy.FencingSpec;
+import dev.fencing.policy.QuorumLossAction;
+import dev.fencing.proto.fencing.v1.DisarmReason;
 import dev.fencing.proto.fencing.v1.FencingMode;
 import dev.fencing.proto.nodemanager.v1.AgentReport;
 import dev.fencing.proto.nodemanager.v1.PeerReport;
@@ -29,6 +31,9 @@ class GroupStatusCalculatorTest {
     private final GroupModel model = GroupModel.from(new GroupSpecView("g", 4, FencingSpec.DEFAULTS, List.of()),
             List.of(node("a", "g", 1), node("b", "g", 2), node("c", "g", 3)), 7946);
     private final Map<String, ReceivedReport> reports = new HashMap<>();
+    // Kubernetes' view: every node Ready with a fresh kubelet Lease unless a test says otherwise.
+    private final Map<String, NodeFacts> facts = new HashMap<>(Map.of("a", new NodeFacts(false, true, now),
+            "b", new NodeFacts(false, true, now), "c", new NodeFacts(false, true, now)));
     private final Map<String, Map<String, String>> labels = new HashMap<>(Map.of(
             "a", Map.of(NodeLabels.GROUP, "g"), "b", Map.of(NodeLabels.GROUP, "g"), "c", Map.of(NodeLabels.GROUP, "g")));
 
@@ -37,8 +42,12 @@ class GroupStatusCalculatorTest {
     }
 
     private StatusOutcome calc(NodeGroupStatus previous, Instant at) {
-        return GroupStatusCalculator.calculate(model, previous, n -> Optional.ofNullable(reports.get(n)), labels, at,
-                STALE);
+        return calc(model, previous, at);
+    }
+
+    private StatusOutcome calc(GroupModel m, NodeGroupStatus previous, Instant at) {
+        return GroupStatusCalculator.calculate(m, previous, n -> Optional.ofNullable(reports.get(n)), labels, facts,
+                at, STALE);
     }
 
     private static Condition cond(StatusOutcome o, String type) {
@@ -116,7 +125,8 @@ class GroupStatusCalculatorTest {
     void anInvalidSpecIsReadyFalseWithEveryViolation() {
         GroupModel invalid = GroupModel.from(new GroupSpecView("g", 2, FencingSpec.DEFAULTS.withQuorumSize(9),
                 List.of()), List.of(node("a", "g", 1)), 7946);
-        StatusOutcome o = GroupStatusCalculator.calculate(invalid, null, n -> Optional.empty(), labels, now, STALE);
+        StatusOutcome o = GroupStatusCalculator.calculate(invalid, null, n -> Optional.empty(), labels, facts, now,
+                STALE);
         Condition ready = cond(o, "Ready");
         assertThat(ready.getStatus()).isEqualTo("False");
         assertThat(ready.getReason()).isEqualTo("InvalidSpec");
@@ -127,6 +137,7 @@ class GroupStatusCalculatorTest {
     void anArmedNodeUnheardByTheMajorityIsRecordedFencedOnlyAfterTheSafeDelay() {
         labels.put("c", Map.of(NodeLabels.GROUP, "g", NodeLabels.FENCING_ENABLED, ""));
         Duration delay = model.safeToAssumeFencedDelay();
+        kubernetesSeesCGone(delay);
         report("c", now.minus(delay).minusSeconds(60), AgentReport.newBuilder().setArmed(true).setQuorumHeld(true));
 
         // lastContact(c) = receive time of a's and b's reports minus what they say; fenced from lastContact + delay.
@@ -144,6 +155,99 @@ class GroupStatusCalculatorTest {
         // Recorded once: with the entry in the previous status, no second event.
         assertThat(calc(fenced.status(), now.plusSeconds(1)).events()).extracting(GroupEvent::reason)
                 .doesNotContain("NodeFenced");
+    }
+
+    // c's Node is NotReady and its kubelet last renewed its Lease well before the delay.
+    private void kubernetesSeesCGone(Duration delay) {
+        facts.put("c", new NodeFacts(false, false, now.minus(delay).minusSeconds(60)));
+    }
+
+    // c armed, then silent for longer than the safe delay, as a and b (the majority) report it.
+    private Duration cArmedThenUnheardPastTheDelay(GroupModel m) {
+        Duration delay = m.safeToAssumeFencedDelay();
+        labels.put("c", Map.of(NodeLabels.GROUP, "g", NodeLabels.FENCING_ENABLED, ""));
+        report("c", now.minus(delay).minusSeconds(60), AgentReport.newBuilder().setArmed(true).setQuorumHeld(true));
+        reportUnheard("a", delay.plusSeconds(30));
+        reportUnheard("b", delay.plusSeconds(30));
+        return delay;
+    }
+
+    @Test
+    void excludeAndWaitGroupsNeverRecordAFencedNode() {
+        for (QuorumLossAction action : List.of(QuorumLossAction.EXCLUDE, QuorumLossAction.WAIT)) {
+            GroupModel m = GroupModel.from(new GroupSpecView("g", 4, FencingSpec.DEFAULTS
+                    .withQuorumLossAction(action), List.of()), List.of(node("a", "g", 1), node("b", "g", 2),
+                    node("c", "g", 3)), 7946);
+            kubernetesSeesCGone(cArmedThenUnheardPastTheDelay(m));
+            StatusOutcome o = calc(m, null, now);
+            assertThat(o.status().getFencedNodes()).as(action.crdValue()).isNull();
+            assertThat(o.events()).extracting(GroupEvent::reason).doesNotContain("NodeFenced");
+        }
+        // The same facts under Fence do record c: only the policy differs.
+        assertThat(calc(null, now).status().getFencedNodes()).extracting(FencedNode::getName).containsExactly("c");
+    }
+
+    @Test
+    void aCleanStopIsNeverRecordedFencedAndItsLabelGoesEvenIfTheNodeThenGoesAway() {
+        Duration delay = cArmedThenUnheardPastTheDelay(model);
+        kubernetesSeesCGone(delay);
+        report("c", now.minus(delay).minusSeconds(60), AgentReport.newBuilder().setArmed(false).setFinalReport(true)
+                .addDisarmReasons(DisarmReason.newBuilder().setKind(DisarmReason.Kind.KIND_SHUTTING_DOWN)));
+        StatusOutcome o = calc(null, now);
+        assertThat(o.status().getFencedNodes()).isNull();
+        assertThat(o.labelChanges().get("c")).containsEntry(NodeLabels.FENCING_ENABLED, null);
+        assertThat(o.events()).filteredOn(e -> e.reason().equals("Disarmed")).extracting(GroupEvent::message)
+                .containsExactly("fencing agent stopped cleanly (final report) (shutting_down)");
+    }
+
+    @Test
+    void aFinalReportWhileAlreadyStarvingStillCountsAsFencing() {
+        Duration delay = cArmedThenUnheardPastTheDelay(model);
+        kubernetesSeesCGone(delay);
+        report("c", now.minus(delay).minusSeconds(60), AgentReport.newBuilder().setArmed(true).setFinalReport(true)
+                .setFencingInProgress(true));
+        StatusOutcome o = calc(null, now);
+        assertThat(o.status().getFencedNodes()).extracting(FencedNode::getName).containsExactly("c");
+        assertThat(o.labelChanges().getOrDefault("c", Map.of())).doesNotContainKey(NodeLabels.FENCING_ENABLED);
+    }
+
+    @Test
+    void theLatestReportDecidesOverAStaleArmedLabel() {
+        Duration delay = cArmedThenUnheardPastTheDelay(model);
+        kubernetesSeesCGone(delay);
+        report("c", now.minus(delay).minusSeconds(60), AgentReport.newBuilder().setArmed(false)
+                .addDisarmReasons(DisarmReason.newBuilder().setKind(DisarmReason.Kind.KIND_MAINTENANCE)));
+        assertThat(calc(null, now).status().getFencedNodes()).isNull();
+    }
+
+    @Test
+    void withoutAnyReportTheArmedLabelStandsInAndKubernetesMustStillAgree() {
+        Duration delay = cArmedThenUnheardPastTheDelay(model);
+        reports.remove("c");
+        assertThat(calc(null, now).status().getFencedNodes()).as("Node still Ready").isNull();
+        kubernetesSeesCGone(delay);
+        assertThat(calc(null, now).status().getFencedNodes()).extracting(FencedNode::getName).containsExactly("c");
+        labels.put("c", Map.of(NodeLabels.GROUP, "g"));
+        assertThat(calc(null, now).status().getFencedNodes()).as("no label, no report").isNull();
+    }
+
+    @Test
+    void aNodeKubernetesStillSeesReadyIsNeverRecordedFenced() {
+        Duration delay = cArmedThenUnheardPastTheDelay(model);
+        facts.put("c", new NodeFacts(false, true, now.minus(delay).minusSeconds(60)));
+        assertThat(calc(null, now).status().getFencedNodes()).isNull();
+    }
+
+    @Test
+    void aNodeWhoseKubeletRenewedItsLeaseWithinTheDelayIsNeverRecordedFenced() {
+        Duration delay = cArmedThenUnheardPastTheDelay(model);
+        facts.put("c", new NodeFacts(false, false, now.minus(delay).plusMillis(1)));
+        assertThat(calc(null, now).status().getFencedNodes()).isNull();
+        facts.put("c", new NodeFacts(false, false, now.minus(delay)));
+        StatusOutcome fenced = calc(null, now);
+        assertThat(fenced.status().getFencedNodes()).extracting(FencedNode::getName).containsExactly("c");
+        // fencedAt counts from the later of lastContact and the last Lease renewal.
+        assertThat(fenced.status().getFencedNodes().get(0).getFencedAt()).isEqualTo(now.toString());
     }
 
     private void reportUnheard(String reporter, Duration sinceLastHeardC) {
@@ -171,7 +275,7 @@ class GroupStatusCalculatorTest {
                 7946);
         labels.put("a", Map.of(NodeLabels.GROUP, "g", NodeLabels.FENCING_ENABLED, "",
                 NodeLabels.FENCING_MODE, "Watchdog"));
-        StatusOutcome o = GroupStatusCalculator.calculate(off, null, n -> Optional.empty(), labels, now, STALE);
+        StatusOutcome o = GroupStatusCalculator.calculate(off, null, n -> Optional.empty(), labels, facts, now, STALE);
         Map<String, String> expectedRemoval = new HashMap<>();
         expectedRemoval.put(NodeLabels.FENCING_ENABLED, null);
         expectedRemoval.put(NodeLabels.FENCING_MODE, null);

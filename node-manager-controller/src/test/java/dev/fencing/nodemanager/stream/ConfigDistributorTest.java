@@ -3,9 +3,11 @@ package dev.fencing.nodemanager.stream;
 import static dev.fencing.nodemanager.model.TestNodes.node;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.google.protobuf.ByteString;
 import dev.fencing.nodemanager.model.GroupModel;
 import dev.fencing.nodemanager.model.GroupSpecView;
 import dev.fencing.policy.FencingSpec;
+import dev.fencing.proto.nodemanager.v1.ApiServerProbe;
 import dev.fencing.proto.nodemanager.v1.ConfigDelta;
 import dev.fencing.proto.nodemanager.v1.ControllerMessage;
 import io.fabric8.kubernetes.api.model.Node;
@@ -44,6 +46,22 @@ class ConfigDistributorTest {
         public void close(Status status) {
             closed = status;
         }
+    }
+
+    @Test
+    void everyFullConfigCarriesTheApiServerProbe() {
+        ApiServerProbe probe = ApiServerProbe.newBuilder().setUrl("https://198.18.0.1:6443")
+                .setCaBundlePem(ByteString.copyFromUtf8("-----BEGIN CERTIFICATE-----")).build();
+        ConfigDistributor d = new ConfigDistributor("e", 3, false, probe);
+        d.publish(model(List.of(node("a", "g", 1), node("b", "g", 2))));
+        RecordingSink sink = new RecordingSink("b");
+        d.subscribe("g", sink, "", 0).orElseThrow();
+        assertThat(sink.sent.get(0).getFull().getApiServerProbe()).isEqualTo(probe);
+        RecordingSink without = new RecordingSink("a");
+        ConfigDistributor none = new ConfigDistributor("e", 3);
+        none.publish(model(List.of(node("a", "g", 1))));
+        none.subscribe("g", without, "", 0).orElseThrow();
+        assertThat(without.sent.get(0).getFull().hasApiServerProbe()).isFalse();
     }
 
     @Test

@@ -37,6 +37,44 @@ class TieBreakArbiterTest {
     }
 
     @Test
+    void aLeaderWhoseLeaseRenewalIsOlderThanTheRenewDeadlineGrantsNothingUntilItRenewsAgain() {
+        Duration renewDeadline = Duration.ofSeconds(10);
+        TieBreakArbiter arbiter = new TieBreakArbiter(now::get, MAX, SLACK, renewDeadline);
+        arbiter.startedLeading();
+        advance(MAX.plus(SLACK));
+        TieBreakDecision unseen = arbiter.decide("g", "a", LEFT, EXPECTED, LEASE);
+        assertThat(unseen.granted()).isFalse();
+        assertThat(unseen.reason()).isEqualTo("leader Lease renewal not seen yet");
+
+        arbiter.leaseRenewed(now.get());
+        assertThat(arbiter.decide("g", "a", LEFT, EXPECTED, LEASE).granted()).isTrue();
+        // Paused (SIGSTOP) past the deadline: JOSDK still believes it leads, the arbiter does not.
+        advance(renewDeadline.plusNanos(1));
+        TieBreakDecision stale = arbiter.decide("g", "a", LEFT, EXPECTED, LEASE);
+        assertThat(stale.granted()).isFalse();
+        assertThat(stale.reason()).isEqualTo("leader Lease last renewed 10000ms ago, beyond the renew deadline"
+                + " 10000ms: this replica may no longer lead");
+        // A renewal event sent before the pause but delivered after it changes nothing.
+        arbiter.leaseRenewed(now.get() - renewDeadline.toNanos() - 1);
+        assertThat(arbiter.decide("g", "a", LEFT, EXPECTED, LEASE).granted()).isFalse();
+
+        arbiter.leaseRenewed(now.get());
+        assertThat(arbiter.decide("g", "a", LEFT, EXPECTED, LEASE).granted()).isTrue();
+    }
+
+    @Test
+    void losingLeadershipForgetsTheRenewal() {
+        TieBreakArbiter arbiter = new TieBreakArbiter(now::get, MAX, SLACK, Duration.ofSeconds(10));
+        arbiter.startedLeading();
+        arbiter.leaseRenewed(now.get());
+        arbiter.stoppedLeading();
+        arbiter.startedLeading();
+        advance(MAX.plus(SLACK));
+        assertThat(arbiter.decide("g", "a", LEFT, EXPECTED, LEASE).reason())
+                .isEqualTo("leader Lease renewal not seen yet");
+    }
+
+    @Test
     void twoSidesAskingConcurrentlyGetExactlyOneGrant() throws Exception {
         for (int round = 0; round < 50; round++) {
             TieBreakArbiter arbiter = leaderPastWaitOut();
