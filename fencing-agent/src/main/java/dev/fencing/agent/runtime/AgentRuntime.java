@@ -57,6 +57,7 @@ public final class AgentRuntime implements AutoCloseable {
    * @param bind gossip bind address override (port 0 = the configured port)
    * @param transportWrapper wraps gossip's transport (tests cut nodes off there)
    * @param agentVersion build version
+   * @param allowPlaintextGossip arm even when the group has no gossip keyring (labs only)
    */
   public record Options(
       String node,
@@ -69,7 +70,17 @@ public final class AgentRuntime implements AutoCloseable {
       int metricsPort,
       Optional<InetSocketAddress> bind,
       Optional<UnaryOperator<Transport>> transportWrapper,
-      String agentVersion) {}
+      String agentVersion,
+      boolean allowPlaintextGossip) {
+
+    /** Options of an agent that refuses to arm on plaintext gossip. */
+    public Options(String node, Optional<AgentConfig> fileConfig, Optional<String> controller, Path socket,
+        WatchdogDevice device, Path disableFile, Path stateDir, int metricsPort, Optional<InetSocketAddress> bind,
+        Optional<UnaryOperator<Transport>> transportWrapper, String agentVersion) {
+      this(node, fileConfig, controller, socket, device, disableFile, stateDir, metricsPort, bind, transportWrapper,
+          agentVersion, false);
+    }
+  }
 
   private final Options options;
   private final List<AutoCloseable> started = new ArrayList<>();
@@ -112,7 +123,13 @@ public final class AgentRuntime implements AutoCloseable {
         options.transportWrapper());
     agent = new FencingAgent(options.node(), new FencingAgent.Dependencies(clock, InstantSource.system(),
         options.device(), gossip, hub, registry, options.agentVersion(), Optional.of(new StateDirectory(
-            options.stateDir())), controlPlane, Duration.ofSeconds(5), Duration.ofSeconds(10)));
+            options.stateDir())), controlPlane, Duration.ofSeconds(5), Duration.ofSeconds(10),
+        options.allowPlaintextGossip()));
+    if (options.allowPlaintextGossip()) {
+      LOG.warn("node={} event=plaintext_gossip_allowed msg=\"--allow-plaintext-gossip: a group without a keyring"
+          + " gossips and exchanges quorum heartbeats unauthenticated; anyone on the network can join or forge"
+          + " them. For labs only.\"", options.node());
+    }
     agent.start();
     started.add(agent);
     options.fileConfig().ifPresent(agent::applyConfig);

@@ -81,6 +81,11 @@ public final class RunCommand implements Callable<Integer> {
       description = "node-manager controller's AgentControl endpoint")
   String controller;
 
+  @Option(names = "--allow-plaintext-gossip",
+      description = "arm the watchdog even when the group has no gossip keyring (unauthenticated gossip and"
+          + " heartbeats: labs only). Without it such an agent stays disarmed (reason NO_GOSSIP_KEY).")
+  boolean allowPlaintextGossip;
+
   @Override
   public Integer call() {
     PrintWriter err = spec.commandLine().getErr();
@@ -102,6 +107,11 @@ public final class RunCommand implements Callable<Integer> {
               + warning.message());
         }
         fileConfig = Optional.of(AgentConfig.fromStandalone(standalone, node, config.toString()));
+        if (standalone.gossipKeys().isEmpty()) {
+          err.println("warning: " + config + ": no gossipKeys: gossip and quorum heartbeats are unauthenticated; "
+              + (allowPlaintextGossip ? "running anyway (--allow-plaintext-gossip)"
+                  : "the watchdog will not arm (pass --allow-plaintext-gossip for a lab)"));
+        }
       } catch (ConfigException e) {
         err.println(e.getMessage());
         return 2;
@@ -116,7 +126,8 @@ public final class RunCommand implements Callable<Integer> {
     }
     String version = Optional.ofNullable(RunCommand.class.getPackage().getImplementationVersion()).orElse("dev");
     AgentRuntime.Options options = new AgentRuntime.Options(node, fileConfig, Optional.ofNullable(controller), socket,
-        watchdog(watchdogDevice), disableFile, stateDir, metricsPort, bindAddress, Optional.empty(), version);
+        watchdog(watchdogDevice), disableFile, stateDir, metricsPort, bindAddress, Optional.empty(), version,
+        allowPlaintextGossip);
     AgentRuntime runtime;
     try {
       runtime = AgentRuntime.start(options);

@@ -106,7 +106,7 @@ final class AgentCluster implements AutoCloseable {
         new InetSocketAddress(InetAddress.getLoopbackAddress(), port), Optional.of(cut::wrap));
     FencingAgent agent = new FencingAgent(name, new FencingAgent.Dependencies(MonotonicClock.system(),
         InstantSource.system(), device, gossip, hub, new SimpleMeterRegistry(), "test", Optional.empty(),
-        Optional.empty(), Duration.ofSeconds(1), Duration.ofSeconds(1)));
+        Optional.empty(), Duration.ofSeconds(1), Duration.ofSeconds(1), true));
     agent.start();
     AgentConfig own = AgentConfig.fromStandalone(config, name, "cluster.yaml");
     byte[] key = gossipKeyByNode.get(name);
