@@ -108,7 +108,7 @@ public final class RunCommand implements Callable<Integer> {
         }
         fileConfig = Optional.of(AgentConfig.fromStandalone(standalone, node, config.toString()));
         if (standalone.gossipKeys().isEmpty()) {
-          err.println("warning: " + config + ": no gossipKeys: gossip and quorum heartbeats are unauthenticated; "
+          err.println("warning: " + config + ": no gossip.keys: gossip and quorum heartbeats are unauthenticated; "
               + (allowPlaintextGossip ? "running anyway (--allow-plaintext-gossip)"
                   : "the watchdog will not arm (pass --allow-plaintext-gossip for a lab)"));
         }

@@ -256,9 +256,9 @@ class FencingAgentCliTest {
     Run allowed = run("run", "--config", config.toString(), "--node", "node-a", "--bind", "127.0.0.1:x",
         "--allow-plaintext-gossip");
 
-    assertThat(refused.err()).contains("no gossipKeys").contains("the watchdog will not arm")
+    assertThat(refused.err()).contains("no gossip.keys").contains("the watchdog will not arm")
         .contains("--allow-plaintext-gossip");
-    assertThat(allowed.err()).contains("no gossipKeys").contains("running anyway (--allow-plaintext-gossip)");
+    assertThat(allowed.err()).contains("no gossip.keys").contains("running anyway (--allow-plaintext-gossip)");
     assertThat(allowed.code()).isEqualTo(ExitCodes.USAGE);
   }
 
