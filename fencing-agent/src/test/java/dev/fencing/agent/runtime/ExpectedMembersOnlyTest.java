@@ -32,9 +32,7 @@ class ExpectedMembersOnlyTest {
 
   @Test
   void heartbeatsNamingARealPeerFromAnotherAddressAreRejectedAndCounted() throws Exception {
-    try (AgentCluster cluster = AgentCluster.startKeyed(3, AgentCluster.FAST_TIMINGS, KEY)) {
-      await().atMost(Duration.ofSeconds(20)).until(() -> cluster.agents.stream()
-          .allMatch(a -> a.agent().snapshot().quorumHeld() && a.members().equals(ABC)));
+    try (AgentCluster cluster = startedGroup()) {
       AgentCluster.Agent a = cluster.agent("node-a");
       int portB = cluster.agent("node-b").port();
       double before = a.counter("fencing.heartbeats.wrong.source");
@@ -55,9 +53,7 @@ class ExpectedMembersOnlyTest {
 
   @Test
   void gossipNodesWithAnUnknownNameOrAtAnotherAddressNeverReachGetAllOrStreamEvents() throws Exception {
-    try (AgentCluster cluster = AgentCluster.startKeyed(3, AgentCluster.FAST_TIMINGS, KEY)) {
-      await().atMost(Duration.ofSeconds(20)).until(() -> cluster.agents.stream()
-          .allMatch(a -> a.agent().snapshot().quorumHeld() && a.members().equals(ABC)));
+    try (AgentCluster cluster = startedGroup()) {
       AgentCluster.Agent a = cluster.agent("node-a");
       try (Memberlist stranger = intruder("stranger"); Memberlist impostor = intruder("node-b")) {
         String seed = "127.0.0.1:" + a.port();
@@ -78,6 +74,19 @@ class ExpectedMembersOnlyTest {
         assertThat(x.events()).filteredOn(e -> e.getNode().getName().equals("node-b"))
             .allMatch(e -> "10.0.0.2".equals(e.getNode().getAddressesMap().get("InternalIP")));
       }
+    }
+  }
+
+  /** node-a, node-b, node-c with the group key, all holding quorum and seeing each other. */
+  private static AgentCluster startedGroup() throws Exception {
+    AgentCluster cluster = AgentCluster.startKeyed(3, AgentCluster.FAST_TIMINGS, KEY);
+    try {
+      await().atMost(Duration.ofSeconds(20)).until(() -> cluster.agents.stream()
+          .allMatch(a -> a.agent().snapshot().quorumHeld() && a.members().equals(ABC)));
+      return cluster;
+    } catch (RuntimeException e) {
+      cluster.close();
+      throw e;
     }
   }
 
