@@ -521,6 +521,10 @@ public final class FencingAgent implements AutoCloseable {
       supervisor = rebuildSupervisorIfIdle(newConfig);
     }
     meta = new NodeMeta(newConfig.selfMember().addresses(), meta.isolated());
+    if (newConfig.gossipKeys().isEmpty() && (old == null || !old.gossipKeys().isEmpty())) {
+      LOG.warn("{} event=gossip_unencrypted arming_allowed={} msg=\"the group has no gossip keyring: gossip and"
+          + " heartbeats are unauthenticated\"", logContext(), deps.allowPlaintextGossip());
+    }
     ExpectedPeers peers = ExpectedPeers.of(newConfig.members());
     expectedPeers = peers;
     if (old == null || gossipRestartNeeded(old, newConfig) || latestGossip == null) {

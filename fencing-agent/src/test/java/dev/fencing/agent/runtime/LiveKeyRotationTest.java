@@ -22,7 +22,7 @@ class LiveKeyRotationTest {
 
   @Test
   void keysRotateThroughAllThreePhasesWithoutLeftEventsQuorumLossOrGossipRestart() throws Exception {
-    try (AgentCluster cluster = AgentCluster.startKeyed(5, AgentCluster.FAST_TIMINGS, OLD)) {
+    try (AgentCluster cluster = AgentCluster.startKeyed(5, GroupResizeTest.AUTO, OLD)) {
       await().atMost(STARTUP).until(() -> cluster.agents.stream().allMatch(a -> a.agent().snapshot().watchdog().armed()
           && a.members().equals(ALL)));
 
