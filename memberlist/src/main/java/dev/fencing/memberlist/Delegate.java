@@ -1,5 +1,6 @@
 package dev.fencing.memberlist;
 
+import java.net.InetSocketAddress;
 import java.util.List;
 
 /**
@@ -14,6 +15,15 @@ public interface Delegate {
 
   /** A user message (best-effort or reliable) arrived. The array is owned by the callee. */
   default void notifyMsg(byte[] msg) {}
+
+  /**
+   * A user message arrived from {@code from}: the UDP source address of a packet, or the remote address of a TCP
+   * stream (an ephemeral port). The default hands it to {@link #notifyMsg(byte[])}; implement this one when the sender's
+   * address matters (e.g. to accept a message only from the address of the node it names).
+   */
+  default void notifyMsg(byte[] msg, InetSocketAddress from) {
+    notifyMsg(msg);
+  }
 
   /**
    * Application broadcasts to piggyback on gossip; each costs {@code overhead} bytes of framing plus its length and the

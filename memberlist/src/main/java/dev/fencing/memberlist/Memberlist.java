@@ -321,6 +321,30 @@ public final class Memberlist implements AutoCloseable {
                 protocol.count(NodeState.SUSPECT)));
   }
 
+  /**
+   * Applies new protocol timings to this running node without leaving the cluster: the probe, gossip and push/pull
+   * timers are rescheduled on the new periods, and the next probes, suspicions and broadcasts use the new values.
+   * {@link #config()} keeps the values the node started with; {@link #timings()} returns the ones in effect.
+   */
+  public void applyTimings(ProtocolTimings timings) {
+    requireRunning();
+    locked(
+        () -> {
+          protocol.applyTimings(timings);
+          return null;
+        });
+    LOG.info(
+        "event=timings_applied node={} probe_interval={} probe_timeout={} suspicion_mult={} gossip_interval={}"
+            + " gossip_nodes={} retransmit_mult={} push_pull_interval={}",
+        config.name(), timings.probeInterval(), timings.probeTimeout(), timings.suspicionMult(),
+        timings.gossipInterval(), timings.gossipNodes(), timings.retransmitMult(), timings.pushPullInterval());
+  }
+
+  /** The protocol timings in effect (those of {@link #config()} until {@link #applyTimings} changes them). */
+  public ProtocolTimings timings() {
+    return locked(protocol::timings);
+  }
+
   /** The keyring in use (install/use/remove keys at runtime), or null without encryption. */
   public Keyring keyring() {
     return config.keyring();
@@ -406,7 +430,7 @@ public final class Memberlist implements AutoCloseable {
     for (Message m : messages) {
       if (m instanceof UserMsg u) {
         // Heartbeats ride on user messages: hand them over without waiting for the protocol lock.
-        protocol.deliverUserMessage(u.payload());
+        protocol.deliverUserMessage(u.payload(), from);
         continue;
       }
       lock.lock();
@@ -445,7 +469,7 @@ public final class Memberlist implements AutoCloseable {
         PushPull answer = locked(() -> protocol.handlePushPull(pp));
         reply(conn, answer);
       } else if (request instanceof UserMsg u) {
-        protocol.deliverUserMessage(u.payload());
+        protocol.deliverUserMessage(u.payload(), conn.remoteAddress());
       } else {
         reply(conn, new ErrResp("unsupported stream message type " + request.type()));
       }

@@ -28,6 +28,7 @@ class MemberlistLoopbackTest {
     final List<String> messages = new CopyOnWriteArrayList<>();
     final List<String> remoteStates = new CopyOnWriteArrayList<>();
     final Map<String, NodeState> leaves = new ConcurrentHashMap<>();
+    final List<java.net.InetSocketAddress> sources = new CopyOnWriteArrayList<>();
 
     Recorder(String state) {
       this.state = state;
@@ -46,6 +47,12 @@ class MemberlistLoopbackTest {
     @Override
     public void notifyMsg(byte[] msg) {
       messages.add(new String(msg, StandardCharsets.UTF_8));
+    }
+
+    @Override
+    public void notifyMsg(byte[] msg, java.net.InetSocketAddress from) {
+      sources.add(from);
+      notifyMsg(msg);
     }
 
     @Override
@@ -89,6 +96,43 @@ class MemberlistLoopbackTest {
 
   private static Node member(Memberlist m, String name) {
     return m.members().stream().filter(n -> n.name().equals(name)).findFirst().orElseThrow();
+  }
+
+  @Test
+  void timingsAppliedToRunningNodesTakeEffectWithoutAnyoneLeaving() throws IOException {
+    Recorder ra = new Recorder("a");
+    Recorder rb = new Recorder("b");
+    Memberlist a = start("a", ra);
+    Memberlist b = start("b", rb);
+    b.join(List.of(a.localNode().hostPort()));
+    await().atMost(Duration.ofSeconds(10)).until(() -> a.numMembers() == 2 && b.numMembers() == 2);
+
+    ProtocolTimings slower = new ProtocolTimings(Duration.ofMillis(400), Duration.ofMillis(150), 5, 7,
+        Duration.ofMillis(150), 2, 5, Duration.ofSeconds(20));
+    a.applyTimings(slower);
+    b.applyTimings(slower);
+    long probes = a.stats().probes();
+    await().atMost(Duration.ofSeconds(10)).until(() -> a.stats().probes() >= probes + 3);
+
+    assertThat(a.timings()).isEqualTo(slower);
+    assertThat(a.config().probeInterval()).as("the start configuration is kept").isEqualTo(
+        Config.defaultLocal().probeInterval());
+    assertThat(a.numMembers()).isEqualTo(2);
+    assertThat(ra.leaves).isEmpty();
+    assertThat(rb.leaves).isEmpty();
+  }
+
+  @Test
+  void userMessagesCarryTheSendersAddress() throws IOException {
+    Recorder rb = new Recorder("b");
+    Memberlist a = start("a", new Recorder("a"));
+    Memberlist b = start("b", rb);
+    await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(200)).until(() -> {
+      a.sendToAddress(b.localNode().address(), "hi".getBytes(StandardCharsets.UTF_8));
+      return !rb.sources.isEmpty();
+    });
+    assertThat(rb.sources.get(0)).isEqualTo(a.localNode().address());
+    assertThat(rb.messages).contains("hi");
   }
 
   @Test

@@ -45,10 +45,16 @@ public record AgentSettings(Duration watchdogTimeout, String quorumLossAction, L
         return new AgentSettings(watchdogTimeout, action, tieBreakers, timings);
     }
 
-    /** @return the standalone agent file for {@code group} with {@code members} (name, gossip address, ip) */
+    /**
+     * @return the standalone agent file for {@code group} with {@code members} (name, gossip address, ip) and a fresh
+     *     random gossip key (an agent without a keyring would not arm)
+     */
     public String standaloneYaml(String group, List<Member> members) {
+        byte[] key = new byte[32];
+        new java.security.SecureRandom().nextBytes(key);
         StringBuilder yaml = new StringBuilder();
         yaml.append("group: ").append(group).append('\n');
+        yaml.append("gossip:\n  keys: [\"").append(java.util.Base64.getEncoder().encodeToString(key)).append("\"]\n");
         yaml.append("expected:\n");
         for (Member m : members) {
             yaml.append("  - name: ").append(m.name()).append('\n');

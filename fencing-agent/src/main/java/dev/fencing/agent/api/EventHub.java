@@ -118,6 +118,23 @@ public final class EventHub {
     }
   }
 
+  /**
+   * Forgets every node outside {@code names} that is not a current member (its last addresses and disconnect time),
+   * so what the hub remembers stays bounded by the expected set when the group changes. Publishes nothing.
+   */
+  public void retainOnly(Set<String> names) {
+    synchronized (lock) {
+      known.keySet().removeIf(name -> !names.contains(name) && !members.containsKey(name));
+    }
+  }
+
+  /** Number of nodes the hub remembers (current members and the last state of departed ones), for tests. */
+  int rememberedNodes() {
+    synchronized (lock) {
+      return known.size();
+    }
+  }
+
   /** The current members in order of first JOIN, as served by GetAll. */
   public List<Node> currentMembers() {
     synchronized (lock) {

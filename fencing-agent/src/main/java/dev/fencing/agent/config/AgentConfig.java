@@ -19,6 +19,7 @@ import java.util.Optional;
  * @param source "file", "controller" or "cache"
  * @param epoch the controller's configuration history identity ("" for a file)
  * @param revision the configuration revision (0 for a file)
+ * @param keyringRevision the revision of {@code gossipKeys} (GossipKeyring.revision; 0 for a file)
  */
 public record AgentConfig(
     String group,
@@ -30,7 +31,8 @@ public record AgentConfig(
     Optional<String> beingRemoved,
     String source,
     String epoch,
-    long revision) {
+    long revision,
+    long keyringRevision) {
 
   /** Source of a standalone file's config. */
   public static final String SOURCE_FILE = "file";
@@ -45,6 +47,13 @@ public record AgentConfig(
     Objects.requireNonNull(beingRemoved, "beingRemoved");
     Objects.requireNonNull(source, "source");
     Objects.requireNonNull(epoch, "epoch");
+  }
+
+  /** A config whose keyring carries no revision (a standalone file, a test). */
+  public AgentConfig(String group, String self, List<ExpectedMember> members, ResolvedPolicy policy,
+      List<byte[]> gossipKeys, Optional<String> maintenance, Optional<String> beingRemoved, String source, String epoch,
+      long revision) {
+    this(group, self, members, policy, gossipKeys, maintenance, beingRemoved, source, epoch, revision, 0);
   }
 
   /**
@@ -65,7 +74,7 @@ public record AgentConfig(
   /** A copy marked as being removed (disarm) for {@code reason}. */
   public AgentConfig withBeingRemoved(String reason) {
     return new AgentConfig(group, self, members, policy, gossipKeys, maintenance, Optional.of(reason), source,
-        epoch, revision);
+        epoch, revision, keyringRevision);
   }
 
   /** This node's own entry. */

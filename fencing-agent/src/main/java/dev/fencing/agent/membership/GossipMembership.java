@@ -1,5 +1,6 @@
 package dev.fencing.agent.membership;
 
+import dev.fencing.policy.ResolvedTimings;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -25,6 +26,27 @@ public interface GossipMembership extends AutoCloseable {
 
   /** Replaces this node's metadata and announces it. */
   void updateMeta(NodeMeta meta, Duration timeout);
+
+  /**
+   * Applies the gossip timings of {@code timings} (probe, suspicion, gossip, retransmit, push/pull) to the running
+   * member without leaving the cluster; before {@link #start} they become the timings it starts with.
+   */
+  void applyTimings(ResolvedTimings timings);
+
+  /**
+   * Swaps the keyring of the running member to exactly {@code keys} (first = primary) without leaving the cluster:
+   * new keys are installed, the primary is switched, keys not listed are removed.
+   *
+   * @throws IllegalStateException when this member runs without encryption (adding the first key, or dropping the
+   *     last one, needs a restart: the other members would refuse the other kind of packet)
+   */
+  void applyKeys(List<byte[]> keys);
+
+  /**
+   * Replaces the set of members this node admits: from now on an alive message about any other name, or about an
+   * expected name at another address, is dropped (and reported through {@link GossipListener#onUnexpectedMember}).
+   */
+  void expectMembers(ExpectedPeers expected);
 
   /** Traffic counters for metrics. */
   GossipTraffic traffic();

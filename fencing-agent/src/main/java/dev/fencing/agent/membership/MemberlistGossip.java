@@ -2,12 +2,14 @@ package dev.fencing.agent.membership;
 
 import dev.fencing.agent.config.AgentConfig;
 import dev.fencing.agent.config.ExpectedMember;
+import dev.fencing.memberlist.AliveDelegate;
 import dev.fencing.memberlist.Config;
 import dev.fencing.memberlist.Delegate;
 import dev.fencing.memberlist.EventDelegate;
 import dev.fencing.memberlist.Memberlist;
 import dev.fencing.memberlist.MemberlistStats;
 import dev.fencing.memberlist.Node;
+import dev.fencing.memberlist.ProtocolTimings;
 import dev.fencing.memberlist.codec.Keyring;
 import dev.fencing.memberlist.transport.NioTransport;
 import dev.fencing.memberlist.transport.Transport;
@@ -17,6 +19,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.UnaryOperator;
@@ -27,6 +30,10 @@ import org.slf4j.LoggerFactory;
  * {@link GossipMembership} on the Java memberlist: one cluster per group (gossip label = group name, so two groups
  * sharing a network never merge), timings from the resolved policy, the group keyring when configured (memberlist
  * then seals every packet with AES-GCM, which authenticates heartbeats too), node metadata = {@link NodeMeta}.
+ *
+ * <p>Timings and keys change on the running member ({@link #applyTimings}, {@link #applyKeys}), never by leaving and
+ * rejoining. Only {@link ExpectedPeers expected} names at their configured addresses enter memberlist's node table:
+ * the {@link AliveDelegate} vetoes every other alive message, whether it came in a packet or a push/pull merge.
  */
 public final class MemberlistGossip implements GossipMembership {
 
@@ -38,16 +45,22 @@ public final class MemberlistGossip implements GossipMembership {
   private final Config config;
   private final String self;
   private final Optional<UnaryOperator<Transport>> transportWrapper;
+  private final Optional<Keyring> keyring;
+  private volatile ProtocolTimings timings;
+  private volatile ExpectedPeers expected;
   private volatile NodeMeta meta;
   private volatile GossipListener listener;
   private volatile Memberlist memberlist;
 
   private MemberlistGossip(Config config, String self, NodeMeta meta,
-      Optional<UnaryOperator<Transport>> transportWrapper) {
+      Optional<UnaryOperator<Transport>> transportWrapper, ExpectedPeers expected) {
     this.config = config;
     this.self = self;
     this.meta = meta;
     this.transportWrapper = transportWrapper;
+    this.keyring = Optional.ofNullable(config.keyring());
+    this.timings = ProtocolTimings.of(config);
+    this.expected = expected;
   }
 
   /**
@@ -59,41 +72,80 @@ public final class MemberlistGossip implements GossipMembership {
   public static MemberlistGossip create(AgentConfig agent, NodeMeta initialMeta, InetSocketAddress bind,
       Optional<UnaryOperator<Transport>> transportWrapper) {
     ExpectedMember me = agent.selfMember();
-    ResolvedTimings t = agent.policy().timings();
-    Config.Builder builder = Config.defaultLan().toBuilder()
+    Config.Builder builder = protocolTimings(agent.policy().timings()).applyTo(Config.defaultLan().toBuilder()
         .name(agent.self())
         .bindAddr(bind.getAddress().getHostAddress())
         .bindPort(bind.getPort())
         .advertiseAddr(me.host())
         .advertisePort(me.port())
         .label(agent.group())
-        .tcpTimeout(TCP_TIMEOUT)
-        .probeInterval(t.probeInterval())
-        .probeTimeout(t.probeTimeout())
-        .suspicionMult(t.suspicionMult())
-        .suspicionMaxTimeoutMult(t.suspicionMaxTimeoutMult())
-        .gossipInterval(t.gossipInterval())
-        .gossipNodes(t.gossipNodes())
-        .retransmitMult(t.retransmitMult())
-        .pushPullInterval(t.pushPullInterval());
+        .tcpTimeout(TCP_TIMEOUT));
     if (!agent.gossipKeys().isEmpty()) {
       List<byte[]> keys = agent.gossipKeys();
       builder.keyring(new Keyring(keys.get(0), keys.subList(1, keys.size()).toArray(new byte[0][])));
     }
-    return new MemberlistGossip(builder.build(), agent.self(), initialMeta, transportWrapper);
+    return new MemberlistGossip(builder.build(), agent.self(), initialMeta, transportWrapper,
+        ExpectedPeers.of(agent.members()));
+  }
+
+  /** memberlist's share of the resolved timings. */
+  static ProtocolTimings protocolTimings(ResolvedTimings t) {
+    return new ProtocolTimings(t.probeInterval(), t.probeTimeout(), t.suspicionMult(), t.suspicionMaxTimeoutMult(),
+        t.gossipInterval(), t.gossipNodes(), t.retransmitMult(), t.pushPullInterval());
   }
 
   @Override
   public void start(GossipListener gossipListener) throws IOException {
     this.listener = gossipListener;
-    Config.Builder builder = config.toBuilder().delegate(new MetaAndMessages()).events(new Events());
+    ProtocolTimings startWith = timings;
+    Config.Builder builder = startWith.applyTo(config.toBuilder()).delegate(new MetaAndMessages())
+        .events(new Events()).aliveDelegate(new AdmitExpected());
     if (transportWrapper.isPresent()) {
       Transport real = NioTransport.bind(new InetSocketAddress(InetAddress.getByName(config.bindAddr()),
           config.bindPort()), new InetSocketAddress(InetAddress.getByName(config.advertiseAddr()),
           config.advertisePort()));
       builder.transport(transportWrapper.get().apply(real));
     }
-    memberlist = Memberlist.create(builder.build());
+    Memberlist m = Memberlist.create(builder.build());
+    memberlist = m;
+    // Timings applied while memberlist was being created must not be lost.
+    ProtocolTimings latest = timings;
+    if (!latest.equals(startWith)) {
+      m.applyTimings(latest);
+    }
+  }
+
+  @Override
+  public void applyTimings(ResolvedTimings resolved) {
+    ProtocolTimings next = protocolTimings(resolved);
+    timings = next;
+    Memberlist m = memberlist;
+    if (m != null && !m.timings().equals(next)) {
+      m.applyTimings(next);
+    }
+  }
+
+  @Override
+  public void applyKeys(List<byte[]> keys) {
+    if (keyring.isEmpty() || keys.isEmpty()) {
+      throw new IllegalStateException("gossip runs " + (keyring.isEmpty() ? "unencrypted" : "encrypted")
+          + ": switching between plaintext and encrypted gossip needs a restart");
+    }
+    Keyring ring = keyring.get();
+    // Go memberlist's order: install every new key, then switch the primary, then remove what is no longer listed,
+    // so at no instant does this node refuse a key a peer may still encrypt with.
+    keys.forEach(ring::install);
+    ring.use(keys.get(0));
+    for (byte[] installed : ring.keys()) {
+      if (keys.stream().noneMatch(k -> Arrays.equals(k, installed))) {
+        ring.remove(installed);
+      }
+    }
+  }
+
+  @Override
+  public void expectMembers(ExpectedPeers peers) {
+    expected = peers;
   }
 
   @Override
@@ -195,11 +247,26 @@ public final class MemberlistGossip implements GossipMembership {
     }
 
     @Override
-    public void notifyMsg(byte[] msg) {
+    public void notifyMsg(byte[] msg, InetSocketAddress from) {
       GossipListener l = listener;
       if (l != null) {
-        l.onUserMessage(msg, System.nanoTime());
+        l.onUserMessage(msg, from, System.nanoTime());
       }
+    }
+  }
+
+  /** memberlist's NotifyAlive: only expected names at their configured addresses enter the node table. */
+  private final class AdmitExpected implements AliveDelegate {
+    @Override
+    public boolean notifyAlive(Node peer) {
+      if (expected.admits(peer.name(), peer.address())) {
+        return true;
+      }
+      GossipListener l = listener;
+      if (l != null) {
+        l.onUnexpectedMember(peer.name(), peer.hostPort());
+      }
+      return false;
     }
   }
 

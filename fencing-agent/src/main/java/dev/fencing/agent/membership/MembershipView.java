@@ -12,6 +12,11 @@ import org.slf4j.LoggerFactory;
  * Turns gossip member changes into the local API's JOIN / LEFT events: JOIN when a member is alive and not isolated
  * (and again when its addresses change), LEFT when it is dead or left (Lifeguard suspicion decides) or announces
  * itself isolated. Publishes only on change, in the order the gossip layer reported. Thread-safe.
+ *
+ * <p>Only {@link ExpectedPeers expected} members at their configured addresses are published or remembered, so
+ * consumers never see a stranger and the view is bounded by the group size. When the expected set changes, a member
+ * that is no longer expected gets a LEFT (source {@value #SOURCE_CONFIG}); one newly expected appears with its next
+ * gossip report.
  */
 public final class MembershipView {
 
@@ -19,6 +24,8 @@ public final class MembershipView {
   public static final String SOURCE_GOSSIP = "gossip";
   /** sourceName of events decided by a member's isolated flag (quorumLossAction Exclude). */
   public static final String SOURCE_ISOLATED = "isolated";
+  /** sourceName of LEFT events for members removed from the expected set. */
+  public static final String SOURCE_CONFIG = "config";
 
   private static final Logger LOG = LoggerFactory.getLogger(MembershipView.class);
 
@@ -29,22 +36,54 @@ public final class MembershipView {
   private final Map<String, GossipMember> latest = new HashMap<>();
   private final Map<String, NodeMeta> visible = new HashMap<>();
   private final java.util.Set<String> hiddenByIsolation = new java.util.HashSet<>();
+  private ExpectedPeers expected;
 
   /**
    * @param self this node's name (its own isolation never hides it from its own consumers)
    * @param sink where events go
    * @param clock wall clock for event times
    * @param logContext {@code node=… group=…}
+   * @param expected the members that may be published
    */
-  public MembershipView(String self, MembershipSink sink, InstantSource clock, String logContext) {
+  public MembershipView(String self, MembershipSink sink, InstantSource clock, String logContext,
+      ExpectedPeers expected) {
     this.self = self;
     this.sink = sink;
     this.clock = clock;
     this.logContext = logContext;
+    this.expected = expected;
   }
 
-  /** Applies one change reported by gossip. */
-  public synchronized void apply(GossipMember member) {
+  /**
+   * Replaces the expected set: every member no longer expected (or now expected at another address) is forgotten,
+   * with a LEFT if consumers saw it. Members newly expected appear when gossip reports them ({@link #apply}).
+   */
+  public synchronized void expect(ExpectedPeers peers) {
+    expected = peers;
+    for (String name : java.util.List.copyOf(latest.keySet())) {
+      GossipMember m = latest.get(name);
+      if (peers.admits(name, m.hostPort())) {
+        continue;
+      }
+      latest.remove(name);
+      hiddenByIsolation.remove(name);
+      NodeMeta shown = visible.remove(name);
+      if (shown != null) {
+        LOG.info("{} event=member_left peer={} source={} reason=not_expected", logContext, name, SOURCE_CONFIG);
+        sink.publish(EventType.LEFT, name, shown.addresses(), clock.instant(), SOURCE_CONFIG);
+      }
+    }
+  }
+
+  /**
+   * Applies one change reported by gossip.
+   *
+   * @return false when the member was dropped: not expected, or not at its configured address
+   */
+  public synchronized boolean apply(GossipMember member) {
+    if (!expected.admits(member.name(), member.hostPort())) {
+      return false;
+    }
     latest.put(member.name(), member);
     boolean alive = member.state() == GossipState.ALIVE || member.state() == GossipState.SUSPECT;
     boolean isolated = member.meta().isolated() && !member.name().equals(self);
@@ -58,7 +97,7 @@ public final class MembershipView {
         sink.publish(EventType.JOIN, member.name(), member.meta().addresses(), clock.instant(), source);
       }
       hiddenByIsolation.remove(member.name());
-      return;
+      return true;
     }
     if (alive) {
       hiddenByIsolation.add(member.name());
@@ -72,6 +111,7 @@ public final class MembershipView {
           member.state().name().toLowerCase(java.util.Locale.ROOT));
       sink.publish(EventType.LEFT, member.name(), shown.addresses(), clock.instant(), source);
     }
+    return true;
   }
 
   /** The gossip state of {@code name}, if gossip ever reported it. */

@@ -63,6 +63,7 @@ public final class AgentRuntime implements AutoCloseable {
    * @param transportWrapper wraps gossip's transport (tests cut nodes off there)
    * @param agentVersion build version
    * @param apiServer the standalone config's API server endpoint for APIReachable (a controller's config replaces it)
+   * @param allowPlaintextGossip arm even when the group has no gossip keyring (labs only)
    */
   public record Options(
       String node,
@@ -76,14 +77,35 @@ public final class AgentRuntime implements AutoCloseable {
       Optional<InetSocketAddress> bind,
       Optional<UnaryOperator<Transport>> transportWrapper,
       String agentVersion,
-      Optional<ApiServerEndpoint> apiServer) {
+      Optional<ApiServerEndpoint> apiServer,
+      boolean allowPlaintextGossip) {
 
-    /** Without a standalone API server endpoint (the controller's, if any, is used). */
+    /**
+     * Without a standalone API server endpoint (the controller's, if any, is used), refusing to arm on plaintext
+     * gossip.
+     */
     public Options(String node, Optional<AgentConfig> fileConfig, Optional<String> controller, Path socket,
         WatchdogDevice device, Path disableFile, Path stateDir, int metricsPort, Optional<InetSocketAddress> bind,
         Optional<UnaryOperator<Transport>> transportWrapper, String agentVersion) {
       this(node, fileConfig, controller, socket, device, disableFile, stateDir, metricsPort, bind, transportWrapper,
-          agentVersion, Optional.empty());
+          agentVersion, Optional.empty(), false);
+    }
+
+    /** Without a standalone API server endpoint (the controller's, if any, is used). */
+    public Options(String node, Optional<AgentConfig> fileConfig, Optional<String> controller, Path socket,
+        WatchdogDevice device, Path disableFile, Path stateDir, int metricsPort, Optional<InetSocketAddress> bind,
+        Optional<UnaryOperator<Transport>> transportWrapper, String agentVersion, boolean allowPlaintextGossip) {
+      this(node, fileConfig, controller, socket, device, disableFile, stateDir, metricsPort, bind, transportWrapper,
+          agentVersion, Optional.empty(), allowPlaintextGossip);
+    }
+
+    /** Refusing to arm on plaintext gossip. */
+    public Options(String node, Optional<AgentConfig> fileConfig, Optional<String> controller, Path socket,
+        WatchdogDevice device, Path disableFile, Path stateDir, int metricsPort, Optional<InetSocketAddress> bind,
+        Optional<UnaryOperator<Transport>> transportWrapper, String agentVersion,
+        Optional<ApiServerEndpoint> apiServer) {
+      this(node, fileConfig, controller, socket, device, disableFile, stateDir, metricsPort, bind, transportWrapper,
+          agentVersion, apiServer, false);
     }
   }
 
@@ -138,7 +160,12 @@ public final class AgentRuntime implements AutoCloseable {
     agent = new FencingAgent(options.node(), new FencingAgent.Dependencies(clock, InstantSource.system(),
         options.device(), gossip, hub, registry, options.agentVersion(), Optional.of(new StateDirectory(
             options.stateDir())), controlPlane, Duration.ofSeconds(5), Duration.ofSeconds(10),
-        FatalErrors.haltProcess(), Optional.of(new ApiReachableTieBreaker(prober))));
+        FatalErrors.haltProcess(), Optional.of(new ApiReachableTieBreaker(prober)), options.allowPlaintextGossip()));
+    if (options.allowPlaintextGossip()) {
+      LOG.warn("node={} event=plaintext_gossip_allowed msg=\"--allow-plaintext-gossip: a group without a keyring"
+          + " gossips and exchanges quorum heartbeats unauthenticated; anyone on the network can join or forge"
+          + " them. For labs only.\"", options.node());
+    }
     agent.start();
     started.add(agent);
     options.fileConfig().ifPresent(agent::applyConfig);

@@ -129,7 +129,8 @@ public record AgentSnapshot(
         .addAllDisarmReasons(watchdog.disarmReasons())
         .setWatchdogCondition(watchdog.condition());
     watchdog.lastFeedNanos().ifPresent(t -> out.setSinceLastFeed(nanos(nowNanos - t)));
-    config.ifPresent(c -> out.setAppliedRevision(c.revision())
+    // The keys of the config in effect are installed in the running memberlist (FencingAgent applies them first).
+    config.ifPresent(c -> out.setAppliedRevision(c.revision()).setKeyringRevision(c.keyringRevision())
         .setMode(PolicyProtos.toProto(c.policy().mode()))
         .setExpected(c.members().size())
         .setQuorumSize(c.policy().quorumSize()));

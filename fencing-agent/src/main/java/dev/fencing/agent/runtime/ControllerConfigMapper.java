@@ -51,6 +51,6 @@ final class ControllerConfigMapper {
         ? Optional.of(signals.getRemovalReason().isEmpty() ? "being removed" : signals.getRemovalReason())
         : Optional.empty();
     return new AgentConfig(config.getGroup(), node, members, policy, keys, maintenance, removed, update.source(),
-        update.epoch(), update.revision());
+        update.epoch(), update.revision(), keys.isEmpty() ? 0 : config.getKeyring().getRevision());
   }
 }

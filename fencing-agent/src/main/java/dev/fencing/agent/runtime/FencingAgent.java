@@ -4,6 +4,7 @@ import dev.fencing.agent.api.EventHub;
 import dev.fencing.agent.config.AgentConfig;
 import dev.fencing.agent.config.ExpectedMember;
 import dev.fencing.agent.config.StateDirectory;
+import dev.fencing.agent.membership.ExpectedPeers;
 import dev.fencing.agent.membership.GossipListener;
 import dev.fencing.agent.membership.GossipMember;
 import dev.fencing.agent.membership.GossipMembership;
@@ -30,6 +31,7 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -92,7 +94,8 @@ public final class FencingAgent implements AutoCloseable {
       Duration rejoinInterval,
       Duration watchdogReopenBackoff,
       FatalErrors.Handler fatalErrors,
-      Optional<TieBreaker> apiReachable) {
+      Optional<TieBreaker> apiReachable,
+      boolean allowPlaintextGossip) {
 
     public Dependencies {
       Objects.requireNonNull(clock, "clock");
@@ -111,17 +114,39 @@ public final class FencingAgent implements AutoCloseable {
     }
 
     /**
-     * As the canonical constructor; an Error in a loop halts the process ({@link FatalErrors#haltProcess()}) and no
-     * API server probe runs (APIReachable is then refused).
+     * As the canonical constructor; an Error in a loop halts the process ({@link FatalErrors#haltProcess()}), no
+     * API server probe runs (APIReachable is then refused) and plaintext gossip is refused.
      */
     public Dependencies(MonotonicClock clock, InstantSource wallClock, WatchdogDevice device,
         GossipFactory gossipFactory, EventHub hub, MeterRegistry registry, String agentVersion,
         Optional<StateDirectory> stateDir, Optional<TieBreaker> controlPlane, Duration rejoinInterval,
         Duration watchdogReopenBackoff) {
       this(clock, wallClock, device, gossipFactory, hub, registry, agentVersion, stateDir, controlPlane,
-          rejoinInterval, watchdogReopenBackoff, FatalErrors.haltProcess(), Optional.empty());
+          rejoinInterval, watchdogReopenBackoff, FatalErrors.haltProcess(), Optional.empty(), false);
+    }
+
+    /** As the canonical constructor, refusing plaintext gossip (no {@code --allow-plaintext-gossip}). */
+    public Dependencies(MonotonicClock clock, InstantSource wallClock, WatchdogDevice device,
+        GossipFactory gossipFactory, EventHub hub, MeterRegistry registry, String agentVersion,
+        Optional<StateDirectory> stateDir, Optional<TieBreaker> controlPlane, Duration rejoinInterval,
+        Duration watchdogReopenBackoff, FatalErrors.Handler fatalErrors, Optional<TieBreaker> apiReachable) {
+      this(clock, wallClock, device, gossipFactory, hub, registry, agentVersion, stateDir, controlPlane,
+          rejoinInterval, watchdogReopenBackoff, fatalErrors, apiReachable, false);
+    }
+
+    /** As the canonical constructor, halting on an Error and without an API server probe. */
+    public Dependencies(MonotonicClock clock, InstantSource wallClock, WatchdogDevice device,
+        GossipFactory gossipFactory, EventHub hub, MeterRegistry registry, String agentVersion,
+        Optional<StateDirectory> stateDir, Optional<TieBreaker> controlPlane, Duration rejoinInterval,
+        Duration watchdogReopenBackoff, boolean allowPlaintextGossip) {
+      this(clock, wallClock, device, gossipFactory, hub, registry, agentVersion, stateDir, controlPlane,
+          rejoinInterval, watchdogReopenBackoff, FatalErrors.haltProcess(), Optional.empty(), allowPlaintextGossip);
     }
   }
+
+  /** The disarm detail of a group without a gossip keyring. */
+  static final String NO_GOSSIP_KEY = "the group has no gossip keyring: gossip and quorum heartbeats are"
+      + " unauthenticated; configure keys or start with --allow-plaintext-gossip";
 
   private record Inbound(Heartbeat heartbeat, long receivedNanos) {}
 
@@ -150,11 +175,17 @@ public final class FencingAgent implements AutoCloseable {
   private final Counter heartbeatsConfirmed;
   private final Counter heartbeatsRejected;
   private final Counter heartbeatsDropped;
+  private final Counter heartbeatsWrongSource;
+  private final Counter unknownMembersDropped;
+  private final Counter quorumLosses;
 
   // Written by the scheduler thread only; volatile where gossip threads or gauges read them.
   private volatile AgentConfig config;
   private volatile GossipMembership gossip;
   private volatile MembershipView membershipView;
+  private volatile ExpectedPeers expectedPeers = ExpectedPeers.NONE;
+  // The gossip member of the current config, created but possibly not started yet (gossip is set once started).
+  private GossipMembership latestGossip;
   private QuorumEvaluator evaluator;
   private WatchdogSupervisor supervisor;
   private Optional<String> disableReason = Optional.empty();
@@ -208,6 +239,14 @@ public final class FencingAgent implements AutoCloseable {
         .description("Heartbeats dropped: malformed, other group, unknown sender").register(registry);
     this.heartbeatsDropped = Counter.builder("fencing.heartbeats.dropped")
         .description("Heartbeats dropped because the inbox was full (the quorum loop is stalled)").register(registry);
+    this.heartbeatsWrongSource = Counter.builder("fencing.heartbeats.wrong.source")
+        .description("Heartbeats dropped because they did not come from the configured gossip address of the"
+            + " member they name (spoofed sender, unknown sender, wrong address)").register(registry);
+    this.unknownMembersDropped = Counter.builder("fencing.gossip.unknown.members.dropped")
+        .description("Gossip announcements of nodes that are not expected members at their configured address,"
+            + " dropped before the node table and the local API").register(registry);
+    this.quorumLosses = Counter.builder("fencing.quorum.losses")
+        .description("Transitions from quorum held to quorum lost").register(registry);
     this.snapshot = AgentSnapshot.initial(node, deps.agentVersion(), supervisor.status());
     registerGauges(registry);
   }
@@ -496,14 +535,19 @@ public final class FencingAgent implements AutoCloseable {
 
   private ArmingConditions conditions() {
     ResolvedTimings t = config.policy().timings();
+    Optional<String> noGossipKey = config.gossipKeys().isEmpty() && !deps.allowPlaintextGossip()
+        ? Optional.of(NO_GOSSIP_KEY) : Optional.empty();
     return new ArmingConditions(true, config.policy().mode(), config.policy().quorumLossAction(),
         t.watchdogTimeout(), t.armingDelay(), t.feedInterval(), config.maintenance(), config.beingRemoved(),
-        disableReason);
+        disableReason, noGossipKey);
   }
 
   private void logQuorumTransitions(QuorumVerdict verdict, WatchdogStatus status) {
     if (verdict.held() != lastHeld) {
       lastHeld = verdict.held();
+      if (!verdict.held()) {
+        quorumLosses.increment();
+      }
       LOG.info("{} event={} heard={} expected={} quorum_size={} side={} tie_breaker=\"{}\" window_ms={} lag_ms={}",
           logContext(), verdict.held() ? "quorum_held" : "quorum_lost", verdict.heard(), verdict.expected(),
           verdict.quorumSize(), verdict.side(), verdict.tieBreakerOutcome(), verdict.windowNanos() / 1_000_000,
@@ -604,9 +648,18 @@ public final class FencingAgent implements AutoCloseable {
       supervisor = rebuildSupervisorIfIdle(newConfig);
     }
     meta = new NodeMeta(newConfig.selfMember().addresses(), meta.isolated());
-    if (old == null || gossipChanged(old, newConfig)) {
-      restartGossip(newConfig);
+    if (newConfig.gossipKeys().isEmpty() && (old == null || !old.gossipKeys().isEmpty())) {
+      LOG.warn("{} event=gossip_unencrypted arming_allowed={} msg=\"the group has no gossip keyring: gossip and"
+          + " heartbeats are unauthenticated\"", logContext(), deps.allowPlaintextGossip());
     }
+    ExpectedPeers peers = ExpectedPeers.of(newConfig.members());
+    expectedPeers = peers;
+    if (old == null || gossipRestartNeeded(old, newConfig) || latestGossip == null) {
+      restartGossip(newConfig);
+    } else {
+      applyToRunningGossip(old, newConfig, peers);
+    }
+    deps.hub().retainOnly(peers.names());
     LOG.info("{} event=config_applied source={} revision={} expected={} quorum_size={} mode={} action={}"
         + " profile=\"{}\" t_stop={} safe_to_assume_fenced={}", logContext(), newConfig.source(),
         newConfig.revision(), newConfig.members().size(), newConfig.policy().quorumSize(),
@@ -622,20 +675,54 @@ public final class FencingAgent implements AutoCloseable {
         "node=" + node + " group=" + newConfig.group());
   }
 
-  private static boolean gossipChanged(AgentConfig a, AgentConfig b) {
-    ResolvedTimings x = a.policy().timings();
-    ResolvedTimings y = b.policy().timings();
-    boolean keysEqual = a.gossipKeys().size() == b.gossipKeys().size();
-    for (int i = 0; keysEqual && i < a.gossipKeys().size(); i++) {
-      keysEqual = java.util.Arrays.equals(a.gossipKeys().get(i), b.gossipKeys().get(i));
-    }
+  /**
+   * Only what memberlist cannot change while running needs a new member (a leave and a rejoin): the group (its
+   * gossip label), this node's gossip address, and switching between plaintext and encrypted gossip. Timings, keys
+   * and the expected set are applied to the running member ({@link #applyToRunningGossip}).
+   */
+  static boolean gossipRestartNeeded(AgentConfig a, AgentConfig b) {
     return !a.group().equals(b.group())
         || !a.selfMember().gossipAddress().equals(b.selfMember().gossipAddress())
-        || !keysEqual
-        || !x.probeInterval().equals(y.probeInterval()) || !x.probeTimeout().equals(y.probeTimeout())
-        || x.suspicionMult() != y.suspicionMult() || x.suspicionMaxTimeoutMult() != y.suspicionMaxTimeoutMult()
-        || !x.gossipInterval().equals(y.gossipInterval()) || x.gossipNodes() != y.gossipNodes()
-        || x.retransmitMult() != y.retransmitMult() || !x.pushPullInterval().equals(y.pushPullInterval());
+        || a.gossipKeys().isEmpty() != b.gossipKeys().isEmpty();
+  }
+
+  private void applyToRunningGossip(AgentConfig old, AgentConfig newConfig, ExpectedPeers peers) {
+    GossipMembership g = latestGossip;
+    g.expectMembers(peers);
+    MembershipView view = membershipView;
+    view.expect(peers);
+    if (!sameKeys(old.gossipKeys(), newConfig.gossipKeys())) {
+      try {
+        g.applyKeys(newConfig.gossipKeys());
+        LOG.info("{} event=gossip_keys_applied keys={} keyring_revision={}", logContext(),
+            newConfig.gossipKeys().size(), newConfig.keyringRevision());
+      } catch (RuntimeException e) {
+        LOG.error("{} event=gossip_keys_failed keyring_revision={} error=\"{}\" action=restart_gossip", logContext(),
+            newConfig.keyringRevision(), e.getMessage());
+        restartGossip(newConfig);
+        return;
+      }
+    }
+    ResolvedTimings t = newConfig.policy().timings();
+    // memberlist takes its lock to reschedule timers; the quorum thread never waits for that lock.
+    io.execute(() -> {
+      g.applyTimings(t);
+      // A member newly expected may already be in memberlist's table (expected before, or admitted by a push/pull
+      // race): show it now rather than at its next change.
+      g.members().forEach(view::apply);
+    });
+  }
+
+  private static boolean sameKeys(List<byte[]> a, List<byte[]> b) {
+    if (a.size() != b.size()) {
+      return false;
+    }
+    for (int i = 0; i < a.size(); i++) {
+      if (!java.util.Arrays.equals(a.get(i), b.get(i))) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private void restartGossip(AgentConfig newConfig) {
@@ -643,11 +730,14 @@ public final class FencingAgent implements AutoCloseable {
     gossipStarting = true;
     long generation = ++gossipGeneration;
     lastGossipAttemptNanos = deps.clock().nanoTime();
-    membershipView = new MembershipView(node, deps.hub()::publish, deps.wallClock(), logContext());
+    membershipView = new MembershipView(node, deps.hub()::publish, deps.wallClock(), logContext(),
+        ExpectedPeers.of(newConfig.members()));
     MembershipView view = membershipView;
     GossipMembership created;
+    latestGossip = null;
     try {
       created = deps.gossipFactory().create(newConfig, meta);
+      latestGossip = created;
     } catch (IOException | RuntimeException e) {
       LOG.error("{} event=gossip_start_failed address={} error=\"{}\" retry_in={}", logContext(),
           newConfig.selfMember().gossipAddress(), e.toString(), deps.rejoinInterval());
@@ -809,10 +899,19 @@ public final class FencingAgent implements AutoCloseable {
     }
 
     @Override
-    public void onUserMessage(byte[] message, long receivedNanos) {
+    public void onUserMessage(byte[] message, InetSocketAddress from, long receivedNanos) {
       try {
         Optional<Heartbeat> heartbeat = HeartbeatCodec.decode(message);
         if (heartbeat.isEmpty()) {
+          return;
+        }
+        String sender = heartbeat.get().sender();
+        if (!expectedPeers.admits(sender, from)) {
+          // Only the configured address of the member it names may speak for it (§9): a spoofed name counts nothing.
+          heartbeatsWrongSource.increment();
+          heartbeatsRejected.increment();
+          LOG.debug("{} event=heartbeat_rejected peer={} from={} reason=not_the_configured_address", logContext(),
+              sender, from);
           return;
         }
         if (inboxSize.incrementAndGet() > INBOX_LIMIT) {
@@ -830,10 +929,18 @@ public final class FencingAgent implements AutoCloseable {
     @Override
     public void onMemberChange(GossipMember member) {
       try {
-        view.apply(member);
+        if (!view.apply(member)) {
+          unknownMembersDropped.increment();
+        }
       } catch (RuntimeException e) {
         LOG.error("{} event=member_change_failed peer={} error=\"{}\"", logContext(), member.name(), e.toString());
       }
+    }
+
+    @Override
+    public void onUnexpectedMember(String name, String hostPort) {
+      unknownMembersDropped.increment();
+      LOG.debug("{} event=unknown_member_dropped peer={} address={}", logContext(), name, hostPort);
     }
   }
 }

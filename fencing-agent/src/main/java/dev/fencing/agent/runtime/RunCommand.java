@@ -84,6 +84,11 @@ public final class RunCommand implements Callable<Integer> {
       description = "node-manager controller's AgentControl endpoint")
   String controller;
 
+  @Option(names = "--allow-plaintext-gossip",
+      description = "arm the watchdog even when the group has no gossip keyring (unauthenticated gossip and"
+          + " heartbeats: labs only). Without it such an agent stays disarmed (reason NO_GOSSIP_KEY).")
+  boolean allowPlaintextGossip;
+
   @Override
   public Integer call() {
     PrintWriter err = spec.commandLine().getErr();
@@ -112,6 +117,11 @@ public final class RunCommand implements Callable<Integer> {
               + warning.message());
         }
         fileConfig = Optional.of(AgentConfig.fromStandalone(standalone, node, config.toString()));
+        if (standalone.gossipKeys().isEmpty()) {
+          err.println("warning: " + config + ": no gossip.keys: gossip and quorum heartbeats are unauthenticated; "
+              + (allowPlaintextGossip ? "running anyway (--allow-plaintext-gossip)"
+                  : "the watchdog will not arm (pass --allow-plaintext-gossip for a lab)"));
+        }
       } catch (ConfigException e) {
         err.println(e.getMessage());
         return 2;
@@ -127,7 +137,7 @@ public final class RunCommand implements Callable<Integer> {
     String version = Optional.ofNullable(RunCommand.class.getPackage().getImplementationVersion()).orElse("dev");
     AgentRuntime.Options options = new AgentRuntime.Options(node, fileConfig, Optional.ofNullable(controller), socket,
         watchdog(watchdogDevice), disableFile, stateDir, metricsPort, bindAddress, Optional.empty(), version,
-        apiServer);
+        apiServer, allowPlaintextGossip);
     // Any Error that kills a thread (memberlist's receive threads included) ends the process: a half-dead agent
     // must not keep feeding. The agent's own loops report theirs directly (scheduled tasks would swallow them).
     Thread.setDefaultUncaughtExceptionHandler(FatalErrors.uncaught(FatalErrors.haltProcess()));

@@ -18,6 +18,8 @@ import java.util.Optional;
  * @param maintenance the controller's maintenance signal (its source), if any
  * @param beingRemoved why the node is being removed from the group, if it is
  * @param disableFile the disable file's first line ("" when empty), if the file exists
+ * @param noGossipKey why gossip runs unauthenticated, when the group has no keyring and plaintext gossip was not
+ *     allowed explicitly ({@code --allow-plaintext-gossip})
  */
 public record ArmingConditions(
     boolean configKnown,
@@ -28,7 +30,8 @@ public record ArmingConditions(
     Duration feedInterval,
     Optional<String> maintenance,
     Optional<String> beingRemoved,
-    Optional<String> disableFile) {
+    Optional<String> disableFile,
+    Optional<String> noGossipKey) {
 
   public ArmingConditions {
     Objects.requireNonNull(mode, "mode");
@@ -39,6 +42,15 @@ public record ArmingConditions(
     Objects.requireNonNull(maintenance, "maintenance");
     Objects.requireNonNull(beingRemoved, "beingRemoved");
     Objects.requireNonNull(disableFile, "disableFile");
+    Objects.requireNonNull(noGossipKey, "noGossipKey");
+  }
+
+  /** Conditions with a gossip keyring (or plaintext gossip allowed). */
+  public ArmingConditions(boolean configKnown, Mode mode, QuorumLossAction quorumLossAction,
+      Duration watchdogTimeout, Duration armingDelay, Duration feedInterval, Optional<String> maintenance,
+      Optional<String> beingRemoved, Optional<String> disableFile) {
+    this(configKnown, mode, quorumLossAction, watchdogTimeout, armingDelay, feedInterval, maintenance, beingRemoved,
+        disableFile, Optional.empty());
   }
 
   /** No configuration yet: never arms. */
@@ -50,6 +62,6 @@ public record ArmingConditions(
   /** A copy with the disable file's state replaced. */
   public ArmingConditions withDisableFile(Optional<String> reason) {
     return new ArmingConditions(configKnown, mode, quorumLossAction, watchdogTimeout, armingDelay, feedInterval,
-        maintenance, beingRemoved, reason);
+        maintenance, beingRemoved, reason, noGossipKey);
   }
 }

@@ -258,6 +258,7 @@ public final class WatchdogSupervisor {
     c.maintenance().ifPresent(m -> reasons.add(reason(DisarmReason.Kind.KIND_MAINTENANCE, m)));
     c.beingRemoved().ifPresent(r -> reasons.add(reason(DisarmReason.Kind.KIND_BEING_REMOVED, r)));
     c.disableFile().ifPresent(d -> reasons.add(reason(DisarmReason.Kind.KIND_DISABLE_FILE, d)));
+    c.noGossipKey().ifPresent(k -> reasons.add(reason(DisarmReason.Kind.KIND_NO_GOSSIP_KEY, k)));
     return reasons;
   }
 

@@ -35,6 +35,23 @@ class EventHubTest {
   }
 
   @Test
+  void retainOnlyForgetsDepartedNodesOutsideTheExpectedSetAndKeepsMembers() {
+    EventHub hub = new EventHub(16, InstantSource.fixed(T0));
+    for (int i = 0; i < 50; i++) {
+      hub.publish(EventType.JOIN, "old-" + i, Map.of(), T0, "gossip");
+      hub.publish(EventType.LEFT, "old-" + i, Map.of(), T0, "config");
+    }
+    hub.publish(EventType.JOIN, "node-a", Map.of(), T0, "gossip");
+    hub.publish(EventType.JOIN, "node-b", Map.of(), T0, "gossip");
+    hub.publish(EventType.LEFT, "node-b", Map.of(), T0, "gossip");
+
+    hub.retainOnly(java.util.Set.of("node-a", "node-b"));
+
+    assertThat(hub.rememberedNodes()).isEqualTo(2);
+    assertThat(hub.currentMembers()).extracting(Node::getName).containsExactly("node-a");
+  }
+
+  @Test
   void leftCarriesTheLastKnownAddressesAndLaterJoinCarriesTheDisconnectTime() {
     EventHub hub = new EventHub(16, InstantSource.fixed(T0));
     EventHub.Subscription sub = hub.subscribe(() -> {});

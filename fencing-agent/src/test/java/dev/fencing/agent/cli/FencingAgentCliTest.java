@@ -247,6 +247,22 @@ class FencingAgentCliTest {
   }
 
   @Test
+  void runWarnsAtStartWhenTheStandaloneConfigHasNoGossipKeysAndSaysWhetherItWillArm() throws Exception {
+    Path config = dir.resolve("plain.yaml");
+    java.nio.file.Files.writeString(config, "group: g\nexpected:\n  - {name: node-a, address: 127.0.0.1:7946}\n"
+        + "fencing:\n  mode: Watchdog\n");
+    // An unparsable --bind stops run right after the config was loaded, before anything binds.
+    Run refused = run("run", "--config", config.toString(), "--node", "node-a", "--bind", "127.0.0.1:x");
+    Run allowed = run("run", "--config", config.toString(), "--node", "node-a", "--bind", "127.0.0.1:x",
+        "--allow-plaintext-gossip");
+
+    assertThat(refused.err()).contains("no gossip.keys").contains("the watchdog will not arm")
+        .contains("--allow-plaintext-gossip");
+    assertThat(allowed.err()).contains("no gossip.keys").contains("running anyway (--allow-plaintext-gossip)");
+    assertThat(allowed.code()).isEqualTo(ExitCodes.USAGE);
+  }
+
+  @Test
   void runIsASubcommandThatRequiresANode() {
     Run run = run("run", "--config", dir.resolve("absent.yaml").toString());
 

@@ -2,6 +2,7 @@ package dev.fencing.agent.membership;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.net.InetSocketAddress;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -14,7 +15,15 @@ class MembershipViewTest {
   final List<String> events = new ArrayList<>();
   final MembershipView view = new MembershipView("a",
       (type, name, addresses, time, source) -> events.add(type + " " + name + " " + addresses + " " + source),
-      InstantSource.fixed(Instant.EPOCH), "node=a group=g");
+      InstantSource.fixed(Instant.EPOCH), "node=a group=g", expected("a", "b"));
+
+  static ExpectedPeers expected(String... names) {
+    Map<String, InetSocketAddress> out = new java.util.HashMap<>();
+    for (String n : names) {
+      out.put(n, new InetSocketAddress("127.0.0.1", 1));
+    }
+    return new ExpectedPeers(out);
+  }
 
   static GossipMember member(String name, GossipState state, boolean isolated) {
     return new GossipMember(name, "127.0.0.1:1", new NodeMeta(Map.of("InternalIP", "10.0.0." + name.length()),
@@ -75,5 +84,29 @@ class MembershipViewTest {
         .hasMessageContaining("truncated");
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> NodeMeta.decode("serf-tags".getBytes()))
         .hasMessageContaining("not fencing-agent metadata");
+  }
+
+  @Test
+  void anUnknownNameOrAnExpectedNameAtAnotherAddressIsDroppedAndNeverPublished() {
+    boolean stranger = view.apply(member("x", GossipState.ALIVE, false));
+    boolean impostor = view.apply(new GossipMember("b", "127.0.0.2:1", NodeMeta.EMPTY, GossipState.ALIVE));
+    assertThat(stranger).isFalse();
+    assertThat(impostor).isFalse();
+    assertThat(events).isEmpty();
+    assertThat(view.member("x")).isEmpty();
+    assertThat(view.countByState().values().stream().mapToInt(Integer::intValue).sum()).isZero();
+  }
+
+  @Test
+  void aMemberRemovedFromTheExpectedSetGetsALeftAndOneAddedLaterAppears() {
+    view.apply(member("b", GossipState.ALIVE, false));
+    assertThat(view.apply(member("c", GossipState.ALIVE, false))).isFalse();
+    view.expect(expected("a", "c"));
+    assertThat(view.apply(member("c", GossipState.ALIVE, false))).isTrue();
+    assertThat(events).containsExactly(
+        "JOIN b {InternalIP=10.0.0.1} gossip",
+        "LEFT b {InternalIP=10.0.0.1} config",
+        "JOIN c {InternalIP=10.0.0.1} gossip");
+    assertThat(view.member("b")).isEmpty();
   }
 }

@@ -7,18 +7,24 @@ import dev.fencing.agent.config.StandaloneConfigLoader;
 import dev.fencing.agent.membership.MemberlistGossip;
 import dev.fencing.agent.quorum.MonotonicClock;
 import dev.fencing.agent.watchdog.RecordingWatchdogDevice;
+import dev.fencing.proto.fencing.v1.Event;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Several real agents in this JVM: real memberlist on loopback UDP/TCP, standalone configs, recording watchdog
- * devices, and a {@link NetworkCut} in every transport to partition them.
+ * devices, and a {@link NetworkCut} in every transport to partition them. Every agent's event stream is recorded
+ * from its start, its gossip members are counted as they are created, and the group can grow and shrink by config.
  */
 final class AgentCluster implements AutoCloseable {
 
@@ -27,9 +33,21 @@ final class AgentCluster implements AutoCloseable {
       + "gossipInterval: 100ms, pushPullInterval: 2s, heartbeatInterval: 100ms, quorumWindow: 600ms, "
       + "localHealthCap: 1.5, evaluationTick: 50ms, feedInterval: 200ms, armingDelay: 1s, fenceMargin: 1s}";
 
-  record Agent(String name, int port, FencingAgent agent, RecordingWatchdogDevice device, EventHub hub) {
+  /**
+   * One running agent.
+   *
+   * @param events every event its local API published, from its start (what a consumer subscribed then sees)
+   * @param gossipStarts how many gossip members it created (1 = never restarted)
+   */
+  record Agent(String name, int port, FencingAgent agent, RecordingWatchdogDevice device, EventHub hub,
+      SimpleMeterRegistry registry, List<Event> events, AtomicInteger gossipStarts) {
     List<String> members() {
       return hub.currentMembers().stream().map(dev.fencing.proto.fencing.v1.Node::getName).sorted().toList();
+    }
+
+    double counter(String name) {
+      var c = registry.find(name).counter();
+      return c == null ? 0 : c.count();
     }
   }
 
@@ -49,12 +67,24 @@ final class AgentCluster implements AutoCloseable {
 
   final NetworkCut cut = new NetworkCut();
   private Hooks hooks = Hooks.NONE;
-  private final java.util.Map<String, byte[]> gossipKeyByNode = new java.util.HashMap<>();
-  final List<Agent> agents = new ArrayList<>();
+  private final Map<String, byte[]> gossipKeyByNode = new java.util.HashMap<>();
+  private final Map<String, Integer> ports = new LinkedHashMap<>();
+  private final String quorumLossAction;
+  private final String tieBreakers;
+  private final String timings;
+  private final boolean allowPlaintextGossip;
+  // The key of every node not in gossipKeyByNode (the whole group's keyring), if any.
+  private Optional<byte[]> groupKey = Optional.empty();
+  final List<Agent> agents = new CopyOnWriteArrayList<>();
   final StandaloneConfig config;
 
-  private AgentCluster(StandaloneConfig config) {
+  private AgentCluster(StandaloneConfig config, String quorumLossAction, String tieBreakers, String timings,
+      boolean allowPlaintextGossip) {
     this.config = config;
+    this.quorumLossAction = quorumLossAction;
+    this.tieBreakers = tieBreakers;
+    this.timings = timings;
+    this.allowPlaintextGossip = allowPlaintextGossip;
   }
 
   /** Starts {@code n} agents named node-a, node-b, … with the given quorumLossAction and tie-breakers. */
@@ -65,59 +95,75 @@ final class AgentCluster implements AutoCloseable {
   /** As {@link #start(int, String, String)}, with the named agents cut off from the others before any starts. */
   static AgentCluster start(int n, String quorumLossAction, String tieBreakers, List<String> isolatedFromStart)
       throws Exception {
-    return start(n, quorumLossAction, tieBreakers, isolatedFromStart, java.util.Map.of(), FAST_TIMINGS);
+    return start(n, quorumLossAction, tieBreakers, isolatedFromStart, Map.of(), FAST_TIMINGS, true);
   }
 
   /** {@code n} agents with Fence and LowestName and the given {@code timings:} block ("{}" = the Auto profile). */
   static AgentCluster startWithTimings(int n, String timings) throws Exception {
-    return start(n, "Fence", "LowestName", List.of(), java.util.Map.of(), timings);
+    return start(n, "Fence", "LowestName", List.of(), Map.of(), timings, true);
   }
 
   /** {@code n} agents with Fence and LowestName, the given timings and per-agent hooks. */
   static AgentCluster startWithHooks(int n, String timings, Hooks hooks) throws Exception {
-    return start(n, "Fence", "LowestName", List.of(), java.util.Map.of(), timings, hooks);
+    return start(n, "Fence", "LowestName", List.of(), Map.of(), timings, true, Optional.empty(), hooks);
   }
 
   /** As {@link #start(int, String, String)}, each named agent encrypting gossip with its own AES key. */
-  static AgentCluster startEncrypted(int n, java.util.Map<String, byte[]> gossipKeyByNode) throws Exception {
-    return start(n, "Fence", "LowestName", List.of(), gossipKeyByNode, FAST_TIMINGS);
+  static AgentCluster startEncrypted(int n, Map<String, byte[]> gossipKeyByNode) throws Exception {
+    return start(n, "Fence", "LowestName", List.of(), gossipKeyByNode, FAST_TIMINGS, true);
+  }
+
+  /**
+   * {@code n} agents under Fence / LowestName with the given timings, every one with {@code key} as its gossip
+   * keyring and plaintext gossip not allowed (as in production).
+   */
+  static AgentCluster startKeyed(int n, String timings, byte[] key) throws Exception {
+    return start(n, "Fence", "LowestName", List.of(), Map.of(), timings, false, Optional.of(key));
+  }
+
+  static String name(int i) {
+    return "node-" + (char) ('a' + i);
   }
 
   private static AgentCluster start(int n, String quorumLossAction, String tieBreakers,
-      List<String> isolatedFromStart, java.util.Map<String, byte[]> gossipKeyByNode, String timings)
-      throws Exception {
-    return start(n, quorumLossAction, tieBreakers, isolatedFromStart, gossipKeyByNode, timings, Hooks.NONE);
+      List<String> isolatedFromStart, Map<String, byte[]> gossipKeyByNode, String timings,
+      boolean allowPlaintextGossip) throws Exception {
+    return start(n, quorumLossAction, tieBreakers, isolatedFromStart, gossipKeyByNode, timings, allowPlaintextGossip,
+        Optional.empty(), Hooks.NONE);
   }
 
   private static AgentCluster start(int n, String quorumLossAction, String tieBreakers,
-      List<String> isolatedFromStart, java.util.Map<String, byte[]> gossipKeyByNode, String timings, Hooks hooks)
-      throws Exception {
-    List<Integer> ports = new ArrayList<>();
-    StringBuilder yaml = new StringBuilder("group: test\nexpected:\n");
+      List<String> isolatedFromStart, Map<String, byte[]> gossipKeyByNode, String timings,
+      boolean allowPlaintextGossip, Optional<byte[]> groupKey) throws Exception {
+    return start(n, quorumLossAction, tieBreakers, isolatedFromStart, gossipKeyByNode, timings, allowPlaintextGossip,
+        groupKey, Hooks.NONE);
+  }
+
+  private static AgentCluster start(int n, String quorumLossAction, String tieBreakers,
+      List<String> isolatedFromStart, Map<String, byte[]> gossipKeyByNode, String timings,
+      boolean allowPlaintextGossip, Optional<byte[]> groupKey, Hooks hooks) throws Exception {
+    Map<String, Integer> ports = new LinkedHashMap<>();
     for (int i = 0; i < n; i++) {
-      int port = LoopbackPorts.free();
-      ports.add(port);
-      yaml.append("  - {name: node-").append((char) ('a' + i)).append(", address: 127.0.0.1:").append(port)
-          .append(", addresses: {InternalIP: 10.0.0.").append(i + 1).append("}}\n");
+      ports.put(name(i), LoopbackPorts.free());
     }
-    yaml.append("fencing:\n  mode: Watchdog\n  watchdog: {timeout: 5s}\n  quorumLossAction: ").append(quorumLossAction)
-        .append("\n  quorum: {tieBreakers: [").append(tieBreakers).append("]}\n  timings: ").append(timings)
-        .append('\n');
-    StandaloneConfig config = StandaloneConfigLoader.parse("cluster.yaml", yaml.toString());
-    AgentCluster cluster = new AgentCluster(config);
-    cluster.hooks = hooks;
+    StandaloneConfig config = StandaloneConfigLoader.parse("cluster.yaml",
+        yaml(ports, quorumLossAction, tieBreakers, timings));
+    AgentCluster cluster = new AgentCluster(config, quorumLossAction, tieBreakers, timings, allowPlaintextGossip);
+    cluster.ports.putAll(ports);
     cluster.gossipKeyByNode.putAll(gossipKeyByNode);
+    cluster.groupKey = groupKey;
+    cluster.hooks = hooks;
     for (String name : isolatedFromStart) {
-      int isolated = ports.get(name.charAt(name.length() - 1) - 'a');
-      for (int port : ports) {
+      int isolated = ports.get(name);
+      for (int port : ports.values()) {
         if (port != isolated) {
           cluster.cut.cutBothWays(isolated, port);
         }
       }
     }
     try {
-      for (int i = 0; i < n; i++) {
-        cluster.startAgent("node-" + (char) ('a' + i), ports.get(i));
+      for (String name : ports.keySet()) {
+        cluster.startAgent(name, cluster.configFor(name, config));
       }
     } catch (Exception e) {
       cluster.close();
@@ -126,24 +172,87 @@ final class AgentCluster implements AutoCloseable {
     return cluster;
   }
 
-  private void startAgent(String name, int port) throws Exception {
+  private static String yaml(Map<String, Integer> ports, String quorumLossAction, String tieBreakers,
+      String timings) {
+    StringBuilder yaml = new StringBuilder("group: test\nexpected:\n");
+    for (Map.Entry<String, Integer> e : ports.entrySet()) {
+      int i = e.getKey().charAt(e.getKey().length() - 1) - 'a';
+      yaml.append("  - {name: ").append(e.getKey()).append(", address: 127.0.0.1:").append(e.getValue())
+          .append(", addresses: {InternalIP: 10.0.0.").append(i + 1).append("}}\n");
+    }
+    yaml.append("fencing:\n  mode: Watchdog\n  watchdog: {timeout: 5s}\n  quorumLossAction: ").append(quorumLossAction)
+        .append("\n  quorum: {tieBreakers: [").append(tieBreakers).append("]}\n  timings: ").append(timings)
+        .append('\n');
+    return yaml.toString();
+  }
+
+  /** The group's config with exactly {@code names} as expected members (ports allocated for new names). */
+  StandaloneConfig groupOf(List<String> names) throws Exception {
+    Map<String, Integer> members = new LinkedHashMap<>();
+    for (String n : names) {
+      members.put(n, port(n));
+    }
+    return StandaloneConfigLoader.parse("cluster.yaml", yaml(members, quorumLossAction, tieBreakers, timings));
+  }
+
+  /** {@code group} as {@code name}'s config: its own key, if any; a node not in the group gets a being-removed view. */
+  AgentConfig configFor(String name, StandaloneConfig group) {
+    byte[] key = gossipKeyByNode.getOrDefault(name, groupKey.orElse(null));
+    return withKeys(name, group, key == null ? List.of() : List.of(key), 0);
+  }
+
+  /** {@code group} as {@code name}'s config with the given keyring (first = primary) and keyring revision. */
+  static AgentConfig withKeys(String name, StandaloneConfig group, List<byte[]> keys, long keyringRevision) {
+    // Built directly (not fromStandalone) so a node left out of the group gets the config a controller would send it.
+    return new AgentConfig(group.group(), name, group.members(), group.policy(), keys, Optional.empty(),
+        Optional.empty(), AgentConfig.SOURCE_FILE, "", 0, keyringRevision);
+  }
+
+  /** Starts one more agent called {@code name} with {@code own} as its config. */
+  Agent startAgent(String name, AgentConfig own) throws Exception {
+    int port = port(name);
     RecordingWatchdogDevice device = new RecordingWatchdogDevice();
     EventHub hub = new EventHub(1024, InstantSource.system());
-    GossipFactory gossip = (cfg, meta) -> hooks.gossip().apply(name, MemberlistGossip.create(cfg, meta,
-        new InetSocketAddress(InetAddress.getLoopbackAddress(), port), Optional.of(cut::wrap)));
-    FencingAgent agent = new FencingAgent(name, new FencingAgent.Dependencies(hooks.clock().apply(name),
-        InstantSource.system(), hooks.device().apply(name, device), gossip, hub, new SimpleMeterRegistry(), "test",
-        Optional.empty(), Optional.empty(), Duration.ofSeconds(1), Duration.ofSeconds(1), hooks.fatalErrors(),
-        Optional.empty()));
-    agent.start();
-    AgentConfig own = AgentConfig.fromStandalone(config, name, "cluster.yaml");
-    byte[] key = gossipKeyByNode.get(name);
-    if (key != null) {
-      own = new AgentConfig(own.group(), own.self(), own.members(), own.policy(), List.of(key), own.maintenance(),
-          own.beingRemoved(), own.source(), own.epoch(), own.revision());
+    List<Event> events = new CopyOnWriteArrayList<>();
+    EventHub.Subscription[] sub = new EventHub.Subscription[1];
+    sub[0] = hub.subscribe(() -> {
+      EventHub.Subscription s = sub[0];
+      if (s != null) {
+        Event e;
+        while ((e = s.poll()) != null) {
+          events.add(e);
+        }
+      }
+    });
+    Event e;
+    while ((e = sub[0].poll()) != null) {
+      events.add(e);
     }
+    AtomicInteger gossipStarts = new AtomicInteger();
+    GossipFactory gossip = (cfg, meta) -> {
+      gossipStarts.incrementAndGet();
+      return hooks.gossip().apply(name, MemberlistGossip.create(cfg, meta,
+          new InetSocketAddress(InetAddress.getLoopbackAddress(), port), Optional.of(cut::wrap)));
+    };
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    FencingAgent agent = new FencingAgent(name, new FencingAgent.Dependencies(hooks.clock().apply(name),
+        InstantSource.system(), hooks.device().apply(name, device), gossip, hub, registry, "test", Optional.empty(),
+        Optional.empty(), Duration.ofSeconds(1), Duration.ofSeconds(1), hooks.fatalErrors(), Optional.empty(),
+        allowPlaintextGossip));
+    agent.start();
     agent.applyConfig(own);
-    agents.add(new Agent(name, port, agent, device, hub));
+    Agent started = new Agent(name, port, agent, device, hub, registry, events, gossipStarts);
+    agents.add(started);
+    return started;
+  }
+
+  private int port(String name) throws java.io.IOException {
+    Integer port = ports.get(name);
+    if (port == null) {
+      port = LoopbackPorts.free();
+      ports.put(name, port);
+    }
+    return port;
   }
 
   Agent agent(String name) {

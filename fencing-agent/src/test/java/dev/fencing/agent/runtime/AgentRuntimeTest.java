@@ -54,7 +54,7 @@ class AgentRuntimeTest {
       emulator.start();
       AgentRuntime runtime = AgentRuntime.start(new AgentRuntime.Options("node-a", Optional.of(config),
           Optional.empty(), socket, RunCommand.watchdog(fifo), disable, dir.resolve("state"), 0, Optional.empty(),
-          Optional.empty(), "test"));
+          Optional.empty(), "test", true));
       ManagedChannel channel = LocalApiChannel.open(socket);
       try {
         FencingGrpc.FencingBlockingStub stub = FencingGrpc.newBlockingStub(channel);

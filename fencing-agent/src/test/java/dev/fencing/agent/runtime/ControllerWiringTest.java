@@ -13,6 +13,7 @@ import dev.fencing.proto.nodemanager.v1.AgentMessage;
 import dev.fencing.proto.nodemanager.v1.AgentReport;
 import dev.fencing.proto.nodemanager.v1.ConfigDelta;
 import dev.fencing.proto.nodemanager.v1.ControllerMessage;
+import dev.fencing.proto.nodemanager.v1.GossipKeyring;
 import dev.fencing.proto.nodemanager.v1.GroupConfig;
 import dev.fencing.proto.nodemanager.v1.Maintenance;
 import dev.fencing.proto.nodemanager.v1.Member;
@@ -34,6 +35,10 @@ import org.junit.jupiter.api.io.TempDir;
  * go back, and a restart without the controller runs on the config cached in the state dir.
  */
 class ControllerWiringTest {
+
+  /** The group's gossip keyring as the controller sends it: an agent without one would not arm. */
+  static final GossipKeyring KEYRING = GossipKeyring.newBuilder()
+      .setPrimary(com.google.protobuf.ByteString.copyFrom(new byte[16])).setRevision(7).build();
 
   @TempDir Path dir;
 
@@ -91,6 +96,7 @@ class ControllerWiringTest {
         .setPolicy(PolicyProtos.toProto(resolved.policy()))
         .addMembers(Member.newBuilder().setName("node-a").setGossipAddress("127.0.0.1:" + gossipPort)
             .putAddresses("InternalIP", "10.2.2.2"))
+        .setKeyring(KEYRING)
         .build();
     FakeController controller = new FakeController(config);
     Server server = Grpc.newServerBuilderForPort(0, InsecureServerCredentials.create()).addService(controller)
@@ -100,7 +106,8 @@ class ControllerWiringTest {
     try (AgentRuntime runtime = AgentRuntime.start(options(Optional.of("127.0.0.1:" + server.getPort()), device,
         state, "a"))) {
       await().atMost(Duration.ofSeconds(20)).until(() -> controller.reports.stream()
-          .anyMatch(r -> r.getArmed() && r.getAppliedRevision() == 1 && r.getEpoch().equals("e1")));
+          .anyMatch(r -> r.getArmed() && r.getAppliedRevision() == 1 && r.getEpoch().equals("e1")
+              && r.getKeyringRevision() == KEYRING.getRevision()));
       assertThat(runtime.agent().snapshot().toStatus(System.nanoTime()).getConfigSource()).isEqualTo("controller");
 
       NodeSignals maintenance = NodeSignals.newBuilder().setMaintenance(Maintenance.newBuilder()
@@ -136,6 +143,7 @@ class ControllerWiringTest {
     GroupConfig config = GroupConfig.newBuilder().setGroup("ctl").setNodeName("node-a")
         .setPolicy(PolicyProtos.toProto(resolved.policy()))
         .addMembers(Member.newBuilder().setName("node-a").setGossipAddress("127.0.0.1:" + gossipPort))
+        .setKeyring(KEYRING)
         .build();
     FakeController controller = new FakeController(config);
     Server server = Grpc.newServerBuilderForPort(0, InsecureServerCredentials.create()).addService(controller)

@@ -26,6 +26,64 @@ import org.junit.jupiter.api.Test;
 
 class FencingAgentTest {
 
+  /** A one-member group under Watchdog / Fence: it holds quorum alone, so only the other conditions decide arming. */
+  private static AgentConfig soloWatchdogConfig(int port, java.util.List<byte[]> keys) throws Exception {
+    AgentConfig file = AgentConfig.fromStandalone(StandaloneConfigLoader.parse("solo.yaml",
+        "group: solo\nexpected:\n  - {name: node-a, address: 127.0.0.1:" + port + "}\n"
+            + "fencing:\n  mode: Watchdog\n  watchdog: {timeout: 5s}\n  quorum: {tieBreakers: []}\n  timings: "
+            + AgentCluster.FAST_TIMINGS + "\n"), "node-a", "solo.yaml");
+    return new AgentConfig(file.group(), file.self(), file.members(), file.policy(), keys, file.maintenance(),
+        file.beingRemoved(), file.source(), file.epoch(), file.revision());
+  }
+
+  private static FencingAgent soloAgent(int port, RecordingWatchdogDevice device, boolean allowPlaintextGossip) {
+    return new FencingAgent("node-a", new FencingAgent.Dependencies(MonotonicClock.system(),
+        InstantSource.system(), device, (cfg, meta) -> MemberlistGossip.create(cfg, meta,
+            new InetSocketAddress(InetAddress.getLoopbackAddress(), port), Optional.empty()),
+        new EventHub(16, InstantSource.system()), new SimpleMeterRegistry(), "test", Optional.empty(),
+        Optional.empty(), Duration.ofMillis(200), Duration.ofSeconds(1), allowPlaintextGossip));
+  }
+
+  @Test
+  void anAgentWithoutAGossipKeyringHoldsQuorumButNeverArms() throws Exception {
+    int port = LoopbackPorts.free();
+    RecordingWatchdogDevice device = new RecordingWatchdogDevice();
+    try (FencingAgent agent = soloAgent(port, device, false)) {
+      agent.start();
+      agent.applyConfig(soloWatchdogConfig(port, java.util.List.of()));
+      // armingDelay is 1 s: two seconds of held quorum would have armed it.
+      await().atMost(Duration.ofSeconds(10)).until(() -> agent.snapshot().quorumHeld());
+      await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5)).until(() -> !agent.snapshot().watchdog()
+          .armed());
+      assertThat(agent.snapshot().watchdog().disarmReasons())
+          .anyMatch(r -> r.getKind() == dev.fencing.proto.fencing.v1.DisarmReason.Kind.KIND_NO_GOSSIP_KEY
+              && r.getDetail().contains("--allow-plaintext-gossip"));
+      assertThat(agent.snapshot().toReport(System.nanoTime()).getDisarmReasonsList())
+          .anyMatch(r -> r.getKind() == dev.fencing.proto.fencing.v1.DisarmReason.Kind.KIND_NO_GOSSIP_KEY);
+      assertThat(device.events()).isEmpty();
+    }
+  }
+
+  @Test
+  void anAgentWithoutAGossipKeyringArmsWhenPlaintextGossipIsAllowed() throws Exception {
+    int port = LoopbackPorts.free();
+    try (FencingAgent agent = soloAgent(port, new RecordingWatchdogDevice(), true)) {
+      agent.start();
+      agent.applyConfig(soloWatchdogConfig(port, java.util.List.of()));
+      await().atMost(Duration.ofSeconds(10)).until(() -> agent.snapshot().watchdog().armed());
+    }
+  }
+
+  @Test
+  void anAgentWithAGossipKeyringArmsWithoutTheFlag() throws Exception {
+    int port = LoopbackPorts.free();
+    try (FencingAgent agent = soloAgent(port, new RecordingWatchdogDevice(), false)) {
+      agent.start();
+      agent.applyConfig(soloWatchdogConfig(port, java.util.List.of(new byte[32])));
+      await().atMost(Duration.ofSeconds(10)).until(() -> agent.snapshot().watchdog().armed());
+    }
+  }
+
   @Test
   void gossipThatCannotStartIsRetriedUntilItDoes() throws Exception {
     int port = LoopbackPorts.free();

@@ -35,7 +35,11 @@ public final class IdleFootprintBenchmark {
     int warmupSeconds = args.length > 2 ? Integer.parseInt(args[2]) : 20;
     int measureSeconds = args.length > 3 ? Integer.parseInt(args[3]) : 30;
     Path dir = Files.createTempDirectory("fencing-footprint");
-    StringBuilder yaml = new StringBuilder("group: footprint\nexpected:\n");
+    byte[] key = new byte[32];
+    new java.security.SecureRandom().nextBytes(key);
+    // Encrypted like a real group (an agent without a keyring would not arm).
+    StringBuilder yaml = new StringBuilder("group: footprint\ngossip: {keys: [\""
+        + java.util.Base64.getEncoder().encodeToString(key) + "\"]}\nexpected:\n");
     for (int i = 0; i < n; i++) {
       yaml.append("  - {name: node-").append(i).append(", address: 127.0.0.1:").append(LoopbackPorts.free()).append("}\n");
     }

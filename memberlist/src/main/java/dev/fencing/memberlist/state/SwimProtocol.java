@@ -4,6 +4,7 @@ import dev.fencing.memberlist.Config;
 import dev.fencing.memberlist.Delegate;
 import dev.fencing.memberlist.Node;
 import dev.fencing.memberlist.NodeState;
+import dev.fencing.memberlist.ProtocolTimings;
 import dev.fencing.memberlist.codec.AckResp;
 import dev.fencing.memberlist.codec.Alive;
 import dev.fencing.memberlist.codec.Dead;
@@ -61,9 +62,11 @@ public final class SwimProtocol {
   private final TransmitLimitedQueue broadcasts;
   private final Map<String, Suspicion> suspicions = new HashMap<>();
   private final AckHandlers ackHandlers;
-  private final List<PeriodicTimer> tickers = new ArrayList<>();
-  private final long probeIntervalNanos;
-  private final long probeTimeoutNanos;
+  private ProtocolTimings timings;
+  private long probeIntervalNanos;
+  private long probeTimeoutNanos;
+  private PeriodicTimer probeTicker;
+  private PeriodicTimer gossipTicker;
   private final int packetOverhead;
   private long sequenceNumber;
   private long incarnation;
@@ -100,8 +103,9 @@ public final class SwimProtocol {
     this.ackHandlers = new AckHandlers(timers);
     this.awareness = new Awareness(config.awarenessMaxMultiplier());
     this.broadcasts = new TransmitLimitedQueue(config.retransmitMult(), nodes::size);
-    this.probeIntervalNanos = config.probeInterval().toNanos();
-    this.probeTimeoutNanos = config.probeTimeout().toNanos();
+    this.timings = ProtocolTimings.of(config);
+    this.probeIntervalNanos = timings.probeInterval().toNanos();
+    this.probeTimeoutNanos = timings.probeTimeout().toNanos();
     this.packetOverhead = new PacketCodec(config.packetOptions()).overhead();
   }
 
@@ -113,22 +117,63 @@ public final class SwimProtocol {
     Alive self =
         new Alive(nextIncarnation(), selfName, selfAddr, selfPort, localMeta(), config.vsn());
     aliveNode(self, null, true);
-    startTicker(probeIntervalNanos, this::probeTick);
-    if (!config.gossipInterval().isZero()) {
-      startTicker(config.gossipInterval().toNanos(), this::gossip);
+    startTimers();
+  }
+
+  private void startTimers() {
+    probeTicker = startTicker(probeIntervalNanos, this::probeTick);
+    if (!timings.gossipInterval().isZero()) {
+      gossipTicker = startTicker(timings.gossipInterval().toNanos(), this::gossip);
     }
-    if (!config.pushPullInterval().isZero()) {
+    if (!timings.pushPullInterval().isZero()) {
       schedulePushPull(true);
     }
+  }
+
+  private void cancelTimers() {
+    if (probeTicker != null) {
+      probeTicker.cancel();
+      probeTicker = null;
+    }
+    if (gossipTicker != null) {
+      gossipTicker.cancel();
+      gossipTicker = null;
+    }
+    if (pushPullTimer != null) {
+      pushPullTimer.cancel();
+      pushPullTimer = null;
+    }
+  }
+
+  /**
+   * Switches to new protocol timings without leaving the cluster: the periodic timers are cancelled and started
+   * again on the new periods (with a fresh random stagger within each period, as at start), RetransmitMult applies
+   * to the next broadcast selection, and the next probe and suspicion use the new probe and suspicion values. A probe
+   * or suspicion already running finishes on the values it started with, so no timer is cut short or stretched.
+   */
+  public void applyTimings(ProtocolTimings newTimings) {
+    if (newTimings.equals(timings)) {
+      return;
+    }
+    timings = newTimings;
+    probeIntervalNanos = newTimings.probeInterval().toNanos();
+    probeTimeoutNanos = newTimings.probeTimeout().toNanos();
+    broadcasts.setRetransmitMult(newTimings.retransmitMult());
+    if (!stopped) {
+      cancelTimers();
+      startTimers();
+    }
+  }
+
+  /** The timings in effect. */
+  public ProtocolTimings timings() {
+    return timings;
   }
 
   /** Stops every timer; later input is ignored. */
   public void stop() {
     stopped = true;
-    tickers.forEach(PeriodicTimer::cancel);
-    if (pushPullTimer != null) {
-      pushPullTimer.cancel();
-    }
+    cancelTimers();
     suspicions.values().forEach(Suspicion::cancel);
     suspicions.clear();
     ackHandlers.clear();
@@ -138,9 +183,9 @@ public final class SwimProtocol {
     return stopped;
   }
 
-  private void startTicker(long periodNanos, Runnable task) {
+  private PeriodicTimer startTicker(long periodNanos, Runnable task) {
     // A random stagger, so that nodes started together do not probe and gossip in lockstep.
-    tickers.add(PeriodicTimer.start(timers, random.nextLong(periodNanos), periodNanos, task));
+    return PeriodicTimer.start(timers, random.nextLong(periodNanos), periodNanos, task);
   }
 
   // ---------------------------------------------------------------------------------------------------------------
@@ -244,18 +289,18 @@ public final class SwimProtocol {
     } else if (message instanceof Dead d) {
       deadNode(d, null);
     } else if (message instanceof UserMsg u) {
-      deliverUserMessage(u.payload());
+      deliverUserMessage(u.payload(), from);
     } else {
       LOG.warn("event=unexpected_message type={} transport=packet from={}", message.type(), from);
     }
   }
 
-  /** Hands a user message to the delegate. */
-  public void deliverUserMessage(byte[] payload) {
+  /** Hands a user message that came from {@code from} to the delegate. */
+  public void deliverUserMessage(byte[] payload, InetSocketAddress from) {
     counters.userMessagesReceived.increment();
     Delegate d = config.delegate();
     if (d != null) {
-      d.notifyMsg(payload);
+      d.notifyMsg(payload, from);
     }
   }
 
@@ -448,7 +493,7 @@ public final class SwimProtocol {
     long deadWindow = gossipToTheDeadNanos();
     List<NodeRecord> targets =
         nodes.randomNodes(
-            config.gossipNodes(),
+            timings.gossipNodes(),
             n -> {
               if (n.name().equals(selfName)) {
                 return false;
@@ -523,7 +568,7 @@ public final class SwimProtocol {
 
   private void schedulePushPull(boolean first) {
     // Re-scaled every period: the interval grows with the cluster (pushPullScale).
-    long interval = pushPullScale(config.pushPullInterval().toNanos(), nodes.size());
+    long interval = pushPullScale(timings.pushPullInterval().toNanos(), nodes.size());
     long delay = first ? random.nextLong(interval) : interval;
     pushPullTimer =
         timers.schedule(
@@ -752,9 +797,9 @@ public final class SwimProtocol {
     state.setState(NodeState.SUSPECT, now);
     long changeTime = now;
     int n = nodes.size();
-    int k = Suspicion.confirmationsWanted(config.suspicionMult(), n);
-    long min = Suspicion.minTimeoutNanos(config.suspicionMult(), n, probeIntervalNanos);
-    long max = config.lifeguardSuspicion() ? config.suspicionMaxTimeoutMult() * min : min;
+    int k = Suspicion.confirmationsWanted(timings.suspicionMult(), n);
+    long min = Suspicion.minTimeoutNanos(timings.suspicionMult(), n, probeIntervalNanos);
+    long max = config.lifeguardSuspicion() ? timings.suspicionMaxTimeoutMult() * min : min;
     if (!config.lifeguardSuspicion()) {
       k = 0;
     }

@@ -20,7 +20,7 @@ public final class TransmitLimitedQueue {
           .thenComparing(Comparator.comparingInt(Entry::length).reversed())
           .thenComparing(Comparator.comparingLong(Entry::id).reversed());
 
-  private final int retransmitMult;
+  private int retransmitMult;
   private final IntSupplier numNodes;
   private final NavigableSet<Entry> queue = new TreeSet<>(ORDER);
   private final Map<String, Entry> byNode = new HashMap<>();
@@ -33,6 +33,14 @@ public final class TransmitLimitedQueue {
   public TransmitLimitedQueue(int retransmitMult, IntSupplier numNodes) {
     this.retransmitMult = retransmitMult;
     this.numNodes = numNodes;
+  }
+
+  /** Changes RetransmitMult for the broadcasts selected from now on (live timing changes). */
+  public void setRetransmitMult(int value) {
+    if (value < 1) {
+      throw new IllegalArgumentException("retransmitMult must be >= 1, was " + value);
+    }
+    this.retransmitMult = value;
   }
 
   /** A queued broadcast; {@code transmits} only changes while the entry is out of the ordered set. */
