@@ -229,6 +229,7 @@ class ControllerWiringTest {
     return GroupConfig.newBuilder().setGroup("ctl").setNodeName("node-a")
         .setPolicy(PolicyProtos.toProto(resolved.policy()))
         .addMembers(Member.newBuilder().setName("node-a").setGossipAddress("127.0.0.1:" + gossipPort))
+        .setKeyring(KEYRING)
         .build();
   }
 
