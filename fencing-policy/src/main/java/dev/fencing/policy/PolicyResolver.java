@@ -15,8 +15,17 @@ import java.util.Map;
  */
 public final class PolicyResolver {
 
-    /** Shortest accepted watchdog timeout: below it a JVM pause or a 1 s device granularity resets healthy nodes. */
+    /**
+     * Shortest accepted watchdog timeout for every profile but {@code Critical} (and for {@code Auto} at every group
+     * size): below it a JVM pause or the devices' 1 s granularity resets healthy nodes, and with these profiles
+     * {@code T_stop}, not the device timeout, dominates the time to safe-to-assume-fenced anyway.
+     */
     public static final Duration MIN_WATCHDOG_TIMEOUT = Duration.ofSeconds(5);
+    /**
+     * Shortest accepted watchdog timeout, with profile {@code Critical} only: softdog accepts 1 s, but at 2 s a feed
+     * every {@code < timeout / 3} (at most 0.66 s) still survives one missed feed plus the device's 1 s granularity.
+     */
+    public static final Duration MIN_CRITICAL_WATCHDOG_TIMEOUT = Duration.ofSeconds(2);
     /** Longest accepted watchdog timeout: recovery of a fenced node's workloads waits at least this long. */
     public static final Duration MAX_WATCHDOG_TIMEOUT = Duration.ofHours(1);
     /** Longest accepted timing override: anything longer is almost certainly a unit mistake. */
@@ -55,6 +64,22 @@ public final class PolicyResolver {
     /** Default fence margin. */
     static final Duration DEFAULT_FENCE_MARGIN = Duration.ofSeconds(5);
 
+    /**
+     * What to do about a watchdog timeout outside 2s..1h; the CRD's CEL rule on {@code watchdog.timeout} carries the
+     * same text.
+     */
+    public static final String WATCHDOG_TIMEOUT_RANGE_MESSAGE = "the watchdog timeout must be between 2s (profile "
+            + "Critical only) and 1h; below 2s one late feed resets a healthy node; 60s is the Deckhouse default";
+    /**
+     * What to do about a watchdog timeout of 2s..4s with a profile other than Critical; the CRD's CEL rule on
+     * {@code fencing} carries the same text.
+     */
+    public static final String WATCHDOG_TIMEOUT_NEEDS_CRITICAL_MESSAGE = "a watchdog timeout below 5s needs "
+            + "profile Critical, which allows down to 2s; set profile: Critical, or a timeout of at least 5s";
+    /** Why {@code Disk} is refused; the CRD's CEL rule on {@code quorum.tieBreakers} carries the same text. */
+    public static final String DISK_NOT_AVAILABLE_MESSAGE =
+            "Disk tie-breaker is not available yet; use ControlPlane or LowestName";
+
     /** The path of the fencing block in a NodeGroup; the default prefix of every violation's field. */
     public static final String NODE_GROUP_PATH = "spec.fencing";
 
@@ -82,7 +107,8 @@ public final class PolicyResolver {
             out.add(new Violation(path + ".quorumLossAction", "Fence needs mode Watchdog, but mode is "
                     + spec.effectiveMode().crdValue() + "; set mode: Watchdog, or quorumLossAction: Exclude or Wait"));
         }
-        boolean timeoutValid = checkWatchdogTimeout(spec.effectiveWatchdogTimeout(), path, out);
+        boolean timeoutValid = checkWatchdogTimeout(spec.effectiveWatchdogTimeout(), spec.effectiveProfile(), path,
+                out);
         checkQuorumSize(spec.quorumSize(), expectedMembers, path, out);
         checkTieBreakers(spec.effectiveTieBreakers(), path, out);
         TimingOverrides o = spec.effectiveTimings();
@@ -117,8 +143,7 @@ public final class PolicyResolver {
 
     /**
      * Accepted but risky choices, each with the field and what to consider instead: {@code APIReachable} (not
-     * split-brain safe), {@code Disk} (no arbiter implemented yet: never answers), an even group without tie-breakers
-     * (an exact half split fences both halves).
+     * split-brain safe), an even group without tie-breakers (an exact half split fences both halves).
      *
      * @throws IllegalArgumentException when expectedMembers is negative
      */
@@ -138,10 +163,6 @@ public final class PolicyResolver {
                         "APIReachable is not split-brain safe: both "
                         + "halves of an even split keep quorum when both reach the Kubernetes API; remove it, or put "
                         + "LowestName (which always answers) before it"));
-            } else if (kind == TieBreakerKind.DISK) {
-                out.add(new Violation(path + ".quorum.tieBreakers[" + i + "]",
-                        "Disk has no arbiter implementation yet and "
-                        + "never grants a tie; add ControlPlane or LowestName if even splits should keep one half up"));
             }
         }
         if (expectedMembers > 0 && expectedMembers % 2 == 0 && tieBreakers.isEmpty()
@@ -158,7 +179,9 @@ public final class PolicyResolver {
      * arrived from elsewhere, e.g. over the wire: quorum a strict majority of {@code expected} and at most it,
      * positive durations and counts, {@code probeTimeout < probeInterval}, {@code heartbeatInterval < quorumWindow},
      * {@code evaluationTick ≤ heartbeatInterval}, {@code feedInterval < watchdogTimeout / 3},
-     * {@code armingDelay ≥ quorumWindow}, {@code localHealthCap} in [1, 4]. Fields are named as in
+     * {@code armingDelay ≥ quorumWindow}, {@code localHealthCap} in [1, 4], a whole-second watchdog timeout in
+     * 2s..1h (the profile's own floor is a user-facing choice checked by {@link #validate}; the label does not carry
+     * the profile reliably), no {@code Disk} tie-breaker. Fields are named as in
      * {@link ResolvedPolicy} (e.g. {@code timings.feedInterval}).
      */
     public static List<Violation> verify(ResolvedPolicy policy) {
@@ -175,6 +198,9 @@ public final class PolicyResolver {
         }
         if (policy.tieBreakers().size() != policy.tieBreakers().stream().distinct().count()) {
             out.add(new Violation("tieBreakers", "tie-breakers repeat: " + policy.tieBreakers()));
+        }
+        if (policy.tieBreakers().contains(TieBreakerKind.DISK)) {
+            out.add(new Violation("tieBreakers", DISK_NOT_AVAILABLE_MESSAGE));
         }
         ResolvedTimings t = policy.timings();
         String p = "timings.";
@@ -200,6 +226,11 @@ public final class PolicyResolver {
         if (!(t.localHealthCap() >= MIN_LOCAL_HEALTH_CAP && t.localHealthCap() <= MAX_LOCAL_HEALTH_CAP)) {
             out.add(new Violation(p + "localHealthCap",
                     "localHealthCap " + t.localHealthCap() + " is outside 1.0..4.0"));
+        }
+        if (t.watchdogTimeout().toNanosPart() != 0 || t.watchdogTimeout().compareTo(MIN_CRITICAL_WATCHDOG_TIMEOUT) < 0
+                || t.watchdogTimeout().compareTo(MAX_WATCHDOG_TIMEOUT) > 0) {
+            out.add(new Violation(p + "watchdogTimeout", "watchdogTimeout " + t.watchdogTimeout() + ": "
+                    + WATCHDOG_TIMEOUT_RANGE_MESSAGE));
         }
         if (!out.isEmpty()) {
             return List.copyOf(out);
@@ -267,7 +298,12 @@ public final class PolicyResolver {
                 or(o.fenceMargin(), DEFAULT_FENCE_MARGIN));
     }
 
-    private static boolean checkWatchdogTimeout(Duration timeout, String path, List<Violation> out) {
+    /** The shortest watchdog timeout {@code profile} accepts: 2s for Critical, 5s for the others and for Auto. */
+    public static Duration minWatchdogTimeout(Profile profile) {
+        return profile == Profile.CRITICAL ? MIN_CRITICAL_WATCHDOG_TIMEOUT : MIN_WATCHDOG_TIMEOUT;
+    }
+
+    private static boolean checkWatchdogTimeout(Duration timeout, Profile profile, String path, List<Violation> out) {
         String field = path + ".watchdog.timeout";
         String shown = DurationFormat.format(timeout.isNegative() ? Duration.ZERO : timeout);
         if (timeout.isNegative() || timeout.toNanosPart() != 0) {
@@ -275,10 +311,14 @@ public final class PolicyResolver {
                     + " is not a whole number of seconds; watchdog devices count whole seconds, write e.g. 60s"));
             return false;
         }
-        if (timeout.compareTo(MIN_WATCHDOG_TIMEOUT) < 0 || timeout.compareTo(MAX_WATCHDOG_TIMEOUT) > 0) {
-            out.add(new Violation(field, "watchdog timeout " + shown + " is outside "
-                    + DurationFormat.format(MIN_WATCHDOG_TIMEOUT) + ".." + DurationFormat.format(MAX_WATCHDOG_TIMEOUT)
-                    + "; set it within that range (60s is the Deckhouse default)"));
+        // Auto keeps 5s even where it resolves to the Critical row (N <= 3): validity must not depend on the group
+        // size, or a node joining would invalidate a running policy, and the CRD's CEL rule cannot see the size.
+        Duration min = minWatchdogTimeout(profile);
+        if (timeout.compareTo(min) < 0 || timeout.compareTo(MAX_WATCHDOG_TIMEOUT) > 0) {
+            boolean outsideAnyRange = timeout.compareTo(MAX_WATCHDOG_TIMEOUT) > 0 || profile == Profile.CRITICAL;
+            out.add(new Violation(field, "watchdog timeout " + shown + " is outside " + fmt(min) + ".."
+                    + fmt(MAX_WATCHDOG_TIMEOUT) + " for profile " + profile.crdValue() + "; "
+                    + (outsideAnyRange ? WATCHDOG_TIMEOUT_RANGE_MESSAGE : WATCHDOG_TIMEOUT_NEEDS_CRITICAL_MESSAGE)));
             return false;
         }
         return true;
@@ -312,6 +352,9 @@ public final class PolicyResolver {
                 out.add(new Violation(field, "entry is empty; remove it or use one of " + CrdSpelling.allowed(
                         TieBreakerKind.values(), TieBreakerKind::crdValue)));
                 continue;
+            }
+            if (kind == TieBreakerKind.DISK) {
+                out.add(new Violation(field, DISK_NOT_AVAILABLE_MESSAGE));
             }
             int first = tieBreakers.indexOf(kind);
             if (first < i) {

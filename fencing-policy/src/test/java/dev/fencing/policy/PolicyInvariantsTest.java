@@ -28,6 +28,8 @@ class PolicyInvariantsTest {
         assertThat(PolicyResolver.verify(p)).isEmpty();
 
         assertThat(t.feedInterval().multipliedBy(3)).isLessThan(t.watchdogTimeout());
+        assertThat(t.watchdogTimeout()).isGreaterThanOrEqualTo(PolicyResolver.minWatchdogTimeout(
+                fitted.effectiveProfile()));
         assertThat(2L * p.quorumSize()).isGreaterThan(expected);
         assertThat(p.quorumSize()).isLessThanOrEqualTo(Math.max(1, expected));
         assertThat(t.probeTimeout()).isLessThan(t.probeInterval());
@@ -67,16 +69,20 @@ class PolicyInvariantsTest {
     @Provide
     Arbitrary<FencingSpec> validSpecs() {
         Arbitrary<Mode> modes = Arbitraries.of(Mode.class).injectNull(0.2);
-        Arbitrary<Duration> timeouts = Arbitraries.integers().between(5, 3600).map(Duration::ofSeconds).injectNull(0.2);
+        Arbitrary<Duration> timeouts = Arbitraries.integers().between(2, 3600).map(Duration::ofSeconds).injectNull(0.2);
         Arbitrary<Profile> profiles = Arbitraries.of(Profile.class).injectNull(0.2);
         Arbitrary<Integer> sizes = Arbitraries.integers().between(1, 2000).injectNull(0.5);
-        Arbitrary<List<TieBreakerKind>> tieBreakers = Arbitraries.of(TieBreakerKind.class).list().ofMaxSize(4)
+        Arbitrary<List<TieBreakerKind>> tieBreakers = Arbitraries.of(TieBreakerKind.class)
+                .filter(k -> k != TieBreakerKind.DISK).list().ofMaxSize(4)
                 .map(list -> (List<TieBreakerKind>) new ArrayList<>(new LinkedHashSet<>(list))).injectNull(0.3);
         Arbitrary<TimingOverrides> overrides = validOverrides();
         return Combinators.combine(modes, timeouts, profiles, sizes, tieBreakers, overrides).as((mode, timeout,
                 profile, size, tbs, o) -> {
             QuorumLossAction action = mode == Mode.NOTIFY ? QuorumLossAction.WAIT : null;
-            return new FencingSpec(mode, timeout, action, profile, size, tbs, o);
+            // a timeout below 5s is valid only with profile Critical
+            Profile fitted = timeout != null && timeout.compareTo(PolicyResolver.MIN_WATCHDOG_TIMEOUT) < 0
+                    ? Profile.CRITICAL : profile;
+            return new FencingSpec(mode, timeout, action, fitted, size, tbs, o);
         });
     }
 

@@ -24,7 +24,7 @@ class PolicyProtosTest {
         FencingSpec spec = FencingSpec.DEFAULTS.withProfile(profile).withMode(mode)
                 .withWatchdogTimeout(Duration.ofSeconds(timeoutSeconds))
                 .withTieBreakers(List.of(TieBreakerKind.LOWEST_NAME, TieBreakerKind.CONTROL_PLANE,
-                        TieBreakerKind.DISK, TieBreakerKind.API_REACHABLE));
+                        TieBreakerKind.API_REACHABLE));
         ResolvedPolicy policy = PolicyResolver.resolve(spec, expected);
         FencingPolicy wire = FencingPolicy.parseFrom(PolicyProtos.toProto(policy).toByteArray());
         assertThat(PolicyProtos.fromProto(wire, expected)).isEqualTo(policy);
@@ -93,6 +93,27 @@ class PolicyProtosTest {
         Timings zeroCap = valid.getTimings().toBuilder().setLocalHealthCap(0).build();
         assertThatThrownBy(() -> PolicyProtos.fromProto(valid.toBuilder().setTimings(zeroCap).build(), 4))
                 .hasMessageContaining("timings.localHealthCap");
+    }
+
+    @Test
+    void aCriticalTwoSecondPolicyCrossesTheWire() {
+        ResolvedPolicy policy = PolicyResolver.resolve(FencingSpec.DEFAULTS.withProfile(Profile.CRITICAL)
+                .withWatchdogTimeout(Duration.ofSeconds(2)), 5);
+        assertThat(PolicyProtos.fromProto(PolicyProtos.toProto(policy), 5)).isEqualTo(policy);
+    }
+
+    @Test
+    void aWirePolicyWithDiskOrASubTwoSecondTimeoutIsRejected() {
+        FencingPolicy valid = PolicyProtos.toProto(PolicyResolver.resolve(FencingSpec.DEFAULTS, 3));
+        assertThatThrownBy(() -> PolicyProtos.fromProto(valid.toBuilder()
+                .addTieBreakers(TieBreaker.TIE_BREAKER_DISK).build(), 3))
+                .hasMessageContaining("tieBreakers: Disk tie-breaker is not available yet; use ControlPlane or "
+                        + "LowestName");
+        Timings oneSecond = valid.getTimings().toBuilder()
+                .setWatchdogTimeout(PolicyProtos.toProto(Duration.ofSeconds(1)))
+                .setFeedInterval(PolicyProtos.toProto(Duration.ofMillis(100))).build();
+        assertThatThrownBy(() -> PolicyProtos.fromProto(valid.toBuilder().setTimings(oneSecond).build(), 3))
+                .hasMessageContaining("timings.watchdogTimeout");
     }
 
     @Test

@@ -70,19 +70,84 @@ class PolicyResolverTest {
     }
 
     @ParameterizedTest
-    @CsvSource({"4", "0", "3601", "7200"})
-    void watchdogTimeoutOutsideRangeIsRejected(long seconds) {
-        FencingSpec spec = FencingSpec.DEFAULTS.withWatchdogTimeout(Duration.ofSeconds(seconds));
+    @CsvSource({"0", "1", "3601", "7200"})
+    void watchdogTimeoutOutsideTwoSecondsToAnHourIsRejectedForEveryProfile(long seconds) {
+        FencingSpec spec = FencingSpec.DEFAULTS.withProfile(Profile.CRITICAL)
+                .withWatchdogTimeout(Duration.ofSeconds(seconds));
         assertThat(PolicyResolver.validate(spec, 3)).singleElement().satisfies(v -> {
             assertThat(v.field()).isEqualTo("spec.fencing.watchdog.timeout");
-            assertThat(v.message()).contains("is outside 5s..1h; set it within that range");
+            assertThat(v.message()).isEqualTo("watchdog timeout " + DurationFormat.format(Duration.ofSeconds(seconds))
+                    + " is outside 2s..1h for profile Critical; the watchdog timeout must be between 2s (profile "
+                    + "Critical only) and 1h; below 2s one late feed resets a healthy node; 60s is the Deckhouse "
+                    + "default");
         });
+    }
+
+    @Test
+    void oneSecondIsRejectedWhateverTheProfile() {
+        for (Profile profile : Profile.values()) {
+            FencingSpec spec = FencingSpec.DEFAULTS.withProfile(profile).withWatchdogTimeout(Duration.ofSeconds(1));
+            assertThat(PolicyResolver.validate(spec, 3)).as(profile.crdValue()).extracting(Violation::field)
+                    .containsExactly("spec.fencing.watchdog.timeout");
+        }
+    }
+
+    @ParameterizedTest
+    @CsvSource({"Medium, 2", "Medium, 4", "Moderate, 3", "Slow, 2", "Auto, 2", "Auto, 4"})
+    void shortTimeoutsNeedProfileCritical(String profile, long seconds) {
+        FencingSpec spec = FencingSpec.DEFAULTS.withProfile(Profile.parse(profile))
+                .withWatchdogTimeout(Duration.ofSeconds(seconds));
+        assertThat(PolicyResolver.validate(spec, 3)).containsExactly(new Violation("spec.fencing.watchdog.timeout",
+                "watchdog timeout " + seconds + "s is outside 5s..1h for profile " + profile + "; a watchdog timeout "
+                        + "below 5s needs profile Critical, which allows down to 2s; set profile: Critical, or a "
+                        + "timeout of at least 5s"));
+    }
+
+    @Test
+    void autoKeepsTheFiveSecondFloorEvenWhereItUsesTheCriticalRow() {
+        FencingSpec auto = FencingSpec.DEFAULTS.withWatchdogTimeout(Duration.ofSeconds(2));
+        assertThat(PolicyResolver.effectiveTimings(auto, 3).probeInterval())
+                .isEqualTo(PolicyResolver.effectiveTimings(auto.withProfile(Profile.CRITICAL), 3).probeInterval());
+        assertThat(PolicyResolver.validate(auto, 3)).extracting(Violation::field)
+                .containsExactly("spec.fencing.watchdog.timeout");
+    }
+
+    @Test
+    void criticalAcceptsTwoSecondsWithCoherentTimings() {
+        FencingSpec spec = FencingSpec.DEFAULTS.withProfile(Profile.CRITICAL).withWatchdogTimeout(Duration.ofSeconds(2));
+        for (int n : new int[] {3, 5}) {
+            ResolvedPolicy p = PolicyResolver.resolve(spec, n);
+            assertThat(PolicyResolver.verify(p)).isEmpty();
+            ResolvedTimings t = p.timings();
+            assertThat(t.watchdogTimeout()).isEqualTo(Duration.ofSeconds(2));
+            // timeout / 10: below timeout / 3 (0.66s), so two feeds may be missed without a reset
+            assertThat(t.feedInterval()).isEqualTo(Duration.ofMillis(200));
+            assertThat(t.evaluationTick()).isEqualTo(Duration.ofMillis(100)).isLessThanOrEqualTo(t.feedInterval());
+            assertThat(t.quorumWindow()).isEqualTo(Duration.ofSeconds(2));
+            assertThat(t.heartbeatInterval()).isEqualTo(Duration.ofMillis(500));
+            assertThat(t.armingDelay()).isEqualTo(Duration.ofSeconds(4));
+            // 2s × 1.5 + 100ms, and T_stop + 2s + 5s margin: the same at N=3 and N=5 (a fixed profile)
+            assertThat(t.tStop()).isEqualTo(Duration.ofMillis(3_100));
+            assertThat(t.safeToAssumeFencedDelay()).isEqualTo(Duration.ofMillis(10_100));
+        }
+    }
+
+    @Test
+    void criticalWithTwoSecondsStillRejectsAFeedIntervalOfAThird() {
+        FencingSpec spec = FencingSpec.DEFAULTS.withProfile(Profile.CRITICAL).withWatchdogTimeout(Duration.ofSeconds(2));
+        assertThat(PolicyResolver.validate(spec.withTimings(feed(Duration.ofMillis(667))), 3))
+                .extracting(Violation::field).containsExactly("spec.fencing.timings.feedInterval");
+        assertThat(PolicyResolver.validate(spec.withTimings(feed(Duration.ofMillis(666))), 3)).isEmpty();
     }
 
     @Test
     void watchdogTimeoutBoundsAreAccepted() {
         assertThat(PolicyResolver.validate(FencingSpec.DEFAULTS.withWatchdogTimeout(Duration.ofSeconds(5)), 3)).isEmpty();
         assertThat(PolicyResolver.validate(FencingSpec.DEFAULTS.withWatchdogTimeout(Duration.ofHours(1)), 3)).isEmpty();
+        assertThat(PolicyResolver.validate(FencingSpec.DEFAULTS.withProfile(Profile.CRITICAL)
+                .withWatchdogTimeout(Duration.ofSeconds(2)), 3)).isEmpty();
+        assertThat(PolicyResolver.validate(FencingSpec.DEFAULTS.withProfile(Profile.MEDIUM)
+                .withWatchdogTimeout(Duration.ofSeconds(5)), 3)).isEmpty();
     }
 
     @Test
@@ -270,10 +335,14 @@ class PolicyResolverTest {
     }
 
     @Test
-    void diskIsWarnedAsNeverAnswering() {
-        FencingSpec spec = FencingSpec.DEFAULTS.withTieBreakers(List.of(TieBreakerKind.DISK));
-        assertThat(PolicyResolver.warnings(spec, 4)).extracting(Violation::message)
-                .singleElement().asString().startsWith("Disk has no arbiter implementation yet");
+    void diskIsRejectedUntilTheArbiterExists() {
+        FencingSpec spec = FencingSpec.DEFAULTS.withTieBreakers(List.of(TieBreakerKind.LOWEST_NAME,
+                TieBreakerKind.DISK));
+        assertThat(PolicyResolver.validate(spec, 4)).containsExactly(new Violation(
+                "spec.fencing.quorum.tieBreakers[1]",
+                "Disk tie-breaker is not available yet; use ControlPlane or LowestName"));
+        assertThatThrownBy(() -> PolicyResolver.resolve(spec, 4)).isInstanceOf(InvalidPolicyException.class);
+        assertThat(PolicyResolver.warnings(spec, 4)).isEmpty();
     }
 
     @Test
@@ -319,7 +388,8 @@ class PolicyResolverTest {
         ResolvedPolicy broken = new ResolvedPolicy(Mode.NOTIFY, QuorumLossAction.FENCE, 5, 6,
                 List.of(TieBreakerKind.DISK, TieBreakerKind.DISK), zeroWindow);
         assertThat(PolicyResolver.verify(broken)).extracting(Violation::field).containsExactly("quorumSize",
-                "quorumLossAction", "tieBreakers", "timings.quorumWindow", "timings.suspicionMaxTimeoutMult");
+                "quorumLossAction", "tieBreakers", "tieBreakers", "timings.quorumWindow",
+                "timings.suspicionMaxTimeoutMult");
         ResolvedTimings slowTick = new ResolvedTimings(t.profile(), t.probeInterval(), t.probeInterval(),
                 t.suspicionMult(), 6, t.gossipInterval(), t.gossipNodes(), t.retransmitMult(), t.pushPullInterval(),
                 t.quorumWindow(), t.quorumWindow(), t.localHealthCap(), t.quorumWindow().multipliedBy(2),
@@ -327,6 +397,28 @@ class PolicyResolverTest {
         assertThat(PolicyResolver.verify(new ResolvedPolicy(Mode.WATCHDOG, QuorumLossAction.FENCE, 5, 3, List.of(),
                 slowTick))).extracting(Violation::field).containsExactly("timings.probeTimeout",
                 "timings.heartbeatInterval", "timings.evaluationTick", "timings.feedInterval", "timings.armingDelay");
+    }
+
+    @Test
+    void verifyRejectsDiskAndAWatchdogTimeoutNoProfileAllows() {
+        ResolvedPolicy good = PolicyResolver.resolve(FencingSpec.DEFAULTS.withProfile(Profile.CRITICAL)
+                .withWatchdogTimeout(Duration.ofSeconds(2)), 3);
+        assertThat(PolicyResolver.verify(good)).isEmpty();
+        ResolvedPolicy disk = new ResolvedPolicy(good.mode(), good.quorumLossAction(), 3, 2,
+                List.of(TieBreakerKind.DISK), good.timings());
+        assertThat(PolicyResolver.verify(disk)).containsExactly(new Violation("tieBreakers",
+                "Disk tie-breaker is not available yet; use ControlPlane or LowestName"));
+        ResolvedTimings t = good.timings();
+        for (Duration timeout : List.of(Duration.ofSeconds(1), Duration.ofMillis(2_500), Duration.ofSeconds(3_601))) {
+            ResolvedTimings bad = new ResolvedTimings(t.profile(), t.probeInterval(), t.probeTimeout(),
+                    t.suspicionMult(), t.suspicionMaxTimeoutMult(), t.gossipInterval(), t.gossipNodes(),
+                    t.retransmitMult(), t.pushPullInterval(), t.heartbeatInterval(), t.quorumWindow(),
+                    t.localHealthCap(), t.evaluationTick(), Duration.ofMillis(100), timeout, t.armingDelay(),
+                    t.fenceMargin());
+            assertThat(PolicyResolver.verify(new ResolvedPolicy(good.mode(), good.quorumLossAction(), 3, 2,
+                    List.of(), bad))).as(timeout.toString()).extracting(Violation::field)
+                    .containsExactly("timings.watchdogTimeout");
+        }
     }
 
     @Test

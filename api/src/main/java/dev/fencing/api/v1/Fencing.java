@@ -3,6 +3,7 @@ package dev.fencing.api.v1;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.crd.generator.annotation.SchemaFrom;
+import dev.fencing.policy.PolicyResolver;
 import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.ValidationRule;
 import java.util.Objects;
@@ -14,6 +15,12 @@ import java.util.Objects;
         message = "quorumLossAction Fence requires mode Watchdog; set mode: Watchdog,"
         + " or quorumLossAction: Exclude or Wait",
         fieldPath = ".quorumLossAction")
+// Below 5s only with profile Critical; Auto keeps 5s at every size (the rule cannot see the group size).
+@ValidationRule(value = "!has(self.watchdog) || !has(self.watchdog.timeout)"
+        + " || duration(self.watchdog.timeout) >= duration('5s')"
+        + " || (has(self.profile) && self.profile == 'Critical')",
+        message = PolicyResolver.WATCHDOG_TIMEOUT_NEEDS_CRITICAL_MESSAGE,
+        fieldPath = ".watchdog.timeout")
 public final class Fencing {
 
     @JsonPropertyDescription("Watchdog: agents arm the watchdog; Notify: never armed, observe and report only. "
@@ -32,7 +39,7 @@ public final class Fencing {
     private String quorumLossAction;
 
     @JsonPropertyDescription("Timing profile: Auto (scaled by group size) or Critical, Medium, Moderate, Slow. "
-            + "Default Auto.")
+            + "Only Critical allows a watchdog timeout below 5s (down to 2s). Default Auto.")
     @SchemaFrom(type = CrdSchemaEnums.ProfileValue.class)
     @Default("Auto")
     private String profile;

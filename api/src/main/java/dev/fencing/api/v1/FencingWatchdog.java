@@ -3,16 +3,20 @@ package dev.fencing.api.v1;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import dev.fencing.policy.DurationFormat;
+import dev.fencing.policy.PolicyResolver;
 import io.fabric8.generator.annotation.Pattern;
+import io.fabric8.generator.annotation.ValidationRule;
 import java.util.Objects;
 
 /** {@code spec.fencing.watchdog}. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public final class FencingWatchdog {
 
-    @JsonPropertyDescription("Watchdog device timeout the agent sets and reads back, e.g. 60s (5s to 1h). "
-            + "Default 60s.")
+    @JsonPropertyDescription("Watchdog device timeout the agent sets and reads back, e.g. 60s (5s to 1h; "
+            + "with profile Critical 2s to 1h). Default 60s.")
     @Pattern(DurationFormat.WHOLE_UNIT_PATTERN)
+    @ValidationRule(value = "duration(self) >= duration('2s') && duration(self) <= duration('1h')",
+            message = PolicyResolver.WATCHDOG_TIMEOUT_RANGE_MESSAGE)
     private String timeout;
 
     /** An empty instance; Jackson fills it. */

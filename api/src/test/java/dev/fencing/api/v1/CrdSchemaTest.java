@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.fencing.policy.DurationFormat;
 import dev.fencing.policy.FencingSpec;
 import dev.fencing.policy.Mode;
+import dev.fencing.policy.PolicyResolver;
 import dev.fencing.policy.Profile;
 import dev.fencing.policy.QuorumLossAction;
 import dev.fencing.policy.TieBreakerKind;
@@ -89,13 +90,46 @@ class CrdSchemaTest {
 
     @Test
     void fenceWithNotifyIsRejectedByCel() {
-        assertThat(fencing.getXKubernetesValidations()).extracting(ValidationRule::getRule).containsExactly(
+        assertThat(fencing.getXKubernetesValidations()).extracting(ValidationRule::getRule).contains(
                 "!has(self.quorumLossAction) || self.quorumLossAction != 'Fence' || !has(self.mode) "
                         + "|| self.mode == 'Watchdog'");
         JSONSchemaProps quorum = fencing.getProperties().get("quorum");
         assertThat(quorum.getProperties().get("size").getXKubernetesIntOrString()).isTrue();
         assertThat(quorum.getProperties().get("size").getXKubernetesValidations()).extracting(ValidationRule::getRule)
                 .containsExactly("type(self) == string ? self == 'Auto' : self >= 1");
+    }
+
+    /** The CEL rules accept exactly what {@code PolicyResolver} accepts: 2s..1h, below 5s only with Critical. */
+    @Test
+    void watchdogTimeoutRangeAndTheCriticalFloorAreCelRulesWithThePolicyMessages() {
+        JSONSchemaProps timeout = fencing.getProperties().get("watchdog").getProperties().get("timeout");
+        assertThat(timeout.getXKubernetesValidations()).singleElement().satisfies(rule -> {
+            assertThat(rule.getRule()).isEqualTo("duration(self) >= duration('"
+                    + DurationFormat.format(PolicyResolver.MIN_CRITICAL_WATCHDOG_TIMEOUT) + "') && duration(self) <= "
+                    + "duration('" + DurationFormat.format(PolicyResolver.MAX_WATCHDOG_TIMEOUT) + "')");
+            assertThat(rule.getMessage()).isEqualTo(PolicyResolver.WATCHDOG_TIMEOUT_RANGE_MESSAGE);
+        });
+        assertThat(fencing.getXKubernetesValidations()).filteredOn(r -> ".watchdog.timeout".equals(r.getFieldPath()))
+                .singleElement().satisfies(rule -> {
+                    assertThat(rule.getRule()).isEqualTo("!has(self.watchdog) || !has(self.watchdog.timeout) "
+                            + "|| duration(self.watchdog.timeout) >= duration('"
+                            + DurationFormat.format(PolicyResolver.MIN_WATCHDOG_TIMEOUT) + "') "
+                            + "|| (has(self.profile) && self.profile == '" + Profile.CRITICAL.crdValue() + "')");
+                    assertThat(rule.getMessage()).isEqualTo(PolicyResolver.WATCHDOG_TIMEOUT_NEEDS_CRITICAL_MESSAGE);
+                });
+    }
+
+    /** Disk stays in the enum so the CEL rule, not an enum error, says why it is refused. */
+    @Test
+    void diskIsAKnownSpellingRefusedByCelWithThePolicyMessage() {
+        JSONSchemaProps tieBreakers = fencing.getProperties().get("quorum").getProperties().get("tieBreakers");
+        assertThat(enumOf(tieBreakers.getItems().getSchema())).contains(TieBreakerKind.DISK.crdValue());
+        assertThat(tieBreakers.getXKubernetesValidations()).filteredOn(r -> r.getRule().contains("Disk"))
+                .singleElement().satisfies(rule -> {
+                    assertThat(rule.getRule()).isEqualTo("!self.exists(t, t == 'Disk')");
+                    assertThat(rule.getMessage()).isEqualTo(PolicyResolver.DISK_NOT_AVAILABLE_MESSAGE)
+                            .isEqualTo("Disk tie-breaker is not available yet; use ControlPlane or LowestName");
+                });
     }
 
     @Test

@@ -2,6 +2,7 @@ package dev.fencing.api.v1;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.fencing.policy.PolicyResolver;
 import dev.fencing.policy.Violation;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import java.util.List;
@@ -52,6 +53,35 @@ class NodeGroupValidatorTest {
                 .withTimings(new FencingTimings().withFeedInterval("3s").withProbeTimeout("1s"));
         assertThat(NodeGroupValidator.validate(group(fencing), 3)).extracting(Violation::field).containsExactly(
                 "spec.fencing.timings.probeTimeout", "spec.fencing.timings.feedInterval");
+    }
+
+    @Test
+    void twoSecondWatchdogIsValidWithCriticalOnly() {
+        Fencing critical = new Fencing().withProfile("Critical").withWatchdog(new FencingWatchdog().withTimeout("2s"));
+        assertThat(NodeGroupValidator.validate(group(critical), 3)).isEmpty();
+        Fencing medium = new Fencing().withProfile("Medium").withWatchdog(new FencingWatchdog().withTimeout("2s"));
+        assertThat(NodeGroupValidator.validate(group(medium), 3)).containsExactly(new Violation(
+                "spec.fencing.watchdog.timeout", "watchdog timeout 2s is outside 5s..1h for profile Medium; "
+                + PolicyResolver.WATCHDOG_TIMEOUT_NEEDS_CRITICAL_MESSAGE));
+        Fencing auto = new Fencing().withWatchdog(new FencingWatchdog().withTimeout("4s"));
+        assertThat(NodeGroupValidator.validate(group(auto), 3)).extracting(Violation::field)
+                .containsExactly("spec.fencing.watchdog.timeout");
+    }
+
+    @Test
+    void oneSecondWatchdogIsRejectedEvenWithCritical() {
+        Fencing fencing = new Fencing().withProfile("Critical").withWatchdog(new FencingWatchdog().withTimeout("1s"));
+        assertThat(NodeGroupValidator.validate(group(fencing), 3)).containsExactly(new Violation(
+                "spec.fencing.watchdog.timeout", "watchdog timeout 1s is outside 2s..1h for profile Critical; "
+                + PolicyResolver.WATCHDOG_TIMEOUT_RANGE_MESSAGE));
+    }
+
+    @Test
+    void diskTieBreakerIsRejectedAsTheCelRuleDoes() {
+        Fencing fencing = new Fencing().withQuorum(new FencingQuorum().withTieBreakers(List.of("ControlPlane", "Disk")));
+        assertThat(NodeGroupValidator.validate(group(fencing), 4)).containsExactly(new Violation(
+                "spec.fencing.quorum.tieBreakers[1]", PolicyResolver.DISK_NOT_AVAILABLE_MESSAGE));
+        assertThat(NodeGroupValidator.warnings(group(fencing), 4)).isEmpty();
     }
 
     @Test
