@@ -23,6 +23,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -86,6 +87,15 @@ public final class ControlPlane implements AutoCloseable {
      */
     public static ControlPlane start(NetnsLab lab, Path controllerJar, String group, AgentSettings settings,
                                      Path logDir) {
+        return start(lab, controllerJar, group, settings, logDir, Set.of());
+    }
+
+    /**
+     * Like {@link #start(NetnsLab, Path, String, AgentSettings, Path)}, but the Nodes named in {@code outsideGroup}
+     * are seeded without the group label (a node that joins the group later, through {@link #addToGroup}).
+     */
+    public static ControlPlane start(NetnsLab lab, Path controllerJar, String group, AgentSettings settings,
+                                     Path logDir, Set<String> outsideGroup) {
         ControlPlane plane = new ControlPlane(lab, controllerJar, group, logDir);
         long started = System.nanoTime();
         try {
@@ -93,7 +103,7 @@ public final class ControlPlane implements AutoCloseable {
             plane.startApiServer();
             plane.command(create(nodeGroupYaml(group, settings)));
             for (LabNode node : lab.nodes()) {
-                plane.command(create(nodeYaml(node, group)));
+                plane.command(create(nodeYaml(node, outsideGroup.contains(node.name()) ? null : group)));
             }
             plane.startController();
         } catch (RuntimeException e) {
@@ -205,6 +215,12 @@ public final class ControlPlane implements AutoCloseable {
         annotateNode(node, MAINTENANCE_ANNOTATION, null);
     }
 
+    /** Puts {@code node} into the group (its group label is set): it joins the expected set of every agent. */
+    public void addToGroup(String node) {
+        command(edit("label", "Node", node, GROUP_LABEL, group));
+        LOG.info("event=node-added-to-group node={} group={}", node, group);
+    }
+
     /** Removes {@code node} from the group (its group label goes): it leaves the expected set and disarms. */
     public void removeFromGroup(String node) {
         command(edit("label", "Node", node, GROUP_LABEL, null));
@@ -303,7 +319,7 @@ public final class ControlPlane implements AutoCloseable {
         yaml.append("spec:\n  nodeType: Static\n  fencing:\n    mode: Watchdog\n");
         yaml.append("    watchdog: {timeout: ").append(settings.watchdogTimeout().toSeconds()).append("s}\n");
         yaml.append("    quorumLossAction: ").append(settings.quorumLossAction()).append('\n');
-        yaml.append("    profile: Auto\n");
+        yaml.append("    profile: ").append(settings.profile()).append('\n');
         yaml.append("    quorum: {size: Auto, tieBreakers: [").append(String.join(", ", settings.tieBreakers()))
                 .append("]}\n");
         if (!settings.timings().isEmpty()) {
@@ -314,10 +330,11 @@ public final class ControlPlane implements AutoCloseable {
         return yaml.toString();
     }
 
-    /** @return a Ready Node of {@code group} whose InternalIP is the lab node's address */
+    /** @return a Ready Node of {@code group} (none: no group label) whose InternalIP is the lab node's address */
     static String nodeYaml(LabNode node, String group) {
-        return "apiVersion: v1\nkind: Node\nmetadata:\n  name: " + node.name() + "\n  labels:\n    " + GROUP_LABEL
-                + ": " + group + "\nstatus:\n  addresses:\n  - {type: InternalIP, address: \"" + node.address()
+        String labels = group == null ? "  labels: {}\n" : "  labels:\n    " + GROUP_LABEL + ": " + group + "\n";
+        return "apiVersion: v1\nkind: Node\nmetadata:\n  name: " + node.name() + "\n" + labels
+                + "status:\n  addresses:\n  - {type: InternalIP, address: \"" + node.address()
                 + "\"}\n  - {type: Hostname, address: " + node.name() + "}\n  conditions:\n"
                 + "  - {type: Ready, status: \"True\"}\n";
     }
