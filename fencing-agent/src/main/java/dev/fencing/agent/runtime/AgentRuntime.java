@@ -134,6 +134,20 @@ public final class AgentRuntime implements AutoCloseable {
     }
   }
 
+  /**
+   * The controller's API server probe for APIReachable. A probe the agent cannot use (e.g. an http:// URL) only
+   * leaves APIReachable without an answer: it must never cost the agent the rest of its config.
+   */
+  private Optional<ApiServerEndpoint> probeEndpoint(dev.fencing.agent.control.ConfigUpdate update) {
+    try {
+      return ApiServerEndpoint.fromProto(update.config().hasApiServerProbe(), update.config().getApiServerProbe());
+    } catch (IllegalArgumentException e) {
+      LOG.warn("node={} event=api_server_probe_rejected revision={} reason=\"{}\" effect=\"APIReachable will not"
+          + " answer\"", options.node(), update.revision(), e.getMessage());
+      return Optional.empty();
+    }
+  }
+
   private void startAll() throws IOException {
     MonotonicClock clock = MonotonicClock.system();
     EventHub hub = new EventHub(1024, InstantSource.system());
@@ -146,8 +160,7 @@ public final class AgentRuntime implements AutoCloseable {
         options.node(), options.agentVersion(), options.stateDir(), update -> {
           try {
             AgentConfig mapped = ControllerConfigMapper.map(update, options.node());
-            configureProbe(prober, ApiServerEndpoint.fromProto(update.config().hasApiServerProbe(),
-                update.config().getApiServerProbe()), mapped);
+            configureProbe(prober, probeEndpoint(update), mapped);
             agent.applyConfig(mapped);
           } catch (IllegalArgumentException e) {
             LOG.error("node={} event=config_rejected source={} revision={} reason=\"{}\"", options.node(),

@@ -135,6 +135,26 @@ class ControllerWiringTest {
   }
 
   @Test
+  void anUnusableApiServerProbeLeavesTheRestOfTheConfigInForce() throws Exception {
+    // a controller talking to its API server over http:// sends that URL; the agent probes https only
+    GroupConfig config = singleNodeConfig().toBuilder()
+        .setApiServerProbe(dev.fencing.proto.nodemanager.v1.ApiServerProbe.newBuilder()
+            .setUrl("http://198.18.0.2:6443"))
+        .build();
+    FakeController controller = new FakeController(config);
+    Server server = Grpc.newServerBuilderForPort(0, InsecureServerCredentials.create()).addService(controller)
+        .build().start();
+    RecordingWatchdogDevice device = new RecordingWatchdogDevice();
+    try (AgentRuntime runtime = AgentRuntime.start(options(Optional.of("127.0.0.1:" + server.getPort()), device,
+        dir.resolve("state"), "probe"))) {
+      await().atMost(Duration.ofSeconds(20)).until(() -> runtime.agent().snapshot().watchdog().armed());
+      assertThat(runtime.agent().snapshot().config()).isPresent();
+    } finally {
+      server.shutdownNow();
+    }
+  }
+
+  @Test
   void aNodeRemovedFromTheExpectedSetDisarms() throws Exception {
     int gossipPort = LoopbackPorts.free();
     StandaloneConfig resolved = StandaloneConfigLoader.parse("policy.yaml", "group: ctl\nexpected:\n"
