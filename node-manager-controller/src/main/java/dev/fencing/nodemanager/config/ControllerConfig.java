@@ -21,7 +21,7 @@ import java.util.Objects;
  * @param agentPriorityClass priority class of the agent pods (empty = none)
  * @param leaderElection     use a Lease for leader election (off: this replica always leads)
  * @param leaseName          leader Lease name
- * @param tlsCert            PEM certificate chain for AgentControl, or null for plaintext
+ * @param tlsCert            PEM certificate chain for AgentControl (required unless security says plaintext)
  * @param tlsKey             PEM private key, or null
  * @param statusInterval     how often status is recomputed without events (report staleness, fenced bookkeeping)
  * @param reportStaleAfter   a report older than this no longer counts as the agent being heard
@@ -33,6 +33,7 @@ import java.util.Objects;
  *                           only once it is known
  * @param advertiseHost      host other replicas reach this one's AgentControl port on (pod IP), or null for the
  *                           local host address; part of the leader election identity so non-leaders can forward
+ * @param security           TLS and agent identity settings of the AgentControl channel
  */
 public record ControllerConfig(
         String namespace,
@@ -55,7 +56,8 @@ public record ControllerConfig(
         Duration maxTieLease,
         int maxOutOfService,
         boolean gossipEncryption,
-        String advertiseHost) {
+        String advertiseHost,
+        AgentControlSecurity security) {
 
     /** Validates. */
     public ControllerConfig {
@@ -64,8 +66,13 @@ public record ControllerConfig(
         Objects.requireNonNull(agentControllerAddress, "agentControllerAddress");
         agentResources = Map.copyOf(agentResources);
         agentTolerations = List.copyOf(agentTolerations);
+        Objects.requireNonNull(security, "security");
         if ((tlsCert == null) != (tlsKey == null)) {
             throw new IllegalArgumentException("--tls-cert and --tls-key go together");
+        }
+        if (tlsCert == null && !security.insecurePlaintext()) {
+            throw new IllegalArgumentException("AgentControl is served over TLS only: pass --tls-cert and --tls-key "
+                    + "(the chart mounts them), or --insecure-plaintext for a local lab");
         }
         if (maxOutOfService < 0) {
             throw new IllegalArgumentException("--max-out-of-service must not be negative");
@@ -73,6 +80,40 @@ public record ControllerConfig(
         if (historyLimit < 1 || streamQueue < 1) {
             throw new IllegalArgumentException("--history-limit and --stream-queue must be positive");
         }
+    }
+
+    /**
+     * The configuration without explicit channel security, as before {@link AgentControlSecurity} existed: TLS when
+     * {@code tlsCert} is given, else plaintext; agents get no CA mount. Tests use it.
+     */
+    public ControllerConfig(String namespace, int grpcPort, int healthPort, int gossipPort, String agentImage,
+                            String agentControllerAddress, Map<String, String> agentResources,
+                            List<Toleration> agentTolerations, String agentPriorityClass, boolean leaderElection,
+                            String leaseName, File tlsCert, File tlsKey, Duration statusInterval,
+                            Duration reportStaleAfter, int historyLimit, int streamQueue, Duration maxTieLease,
+                            int maxOutOfService, boolean gossipEncryption, String advertiseHost) {
+        this(namespace, grpcPort, healthPort, gossipPort, agentImage, agentControllerAddress, agentResources,
+                agentTolerations, agentPriorityClass, leaderElection, leaseName, tlsCert, tlsKey, statusInterval,
+                reportStaleAfter, historyLimit, streamQueue, maxTieLease, maxOutOfService, gossipEncryption,
+                advertiseHost, AgentControlSecurity.implied(tlsCert));
+    }
+
+    /** The same configuration with other channel security. */
+    public ControllerConfig withSecurity(File cert, File key, AgentControlSecurity newSecurity) {
+        return new ControllerConfig(namespace, grpcPort, healthPort, gossipPort, agentImage, agentControllerAddress,
+                agentResources, agentTolerations, agentPriorityClass, leaderElection, leaseName, cert, key,
+                statusInterval, reportStaleAfter, historyLimit, streamQueue, maxTieLease, maxOutOfService,
+                gossipEncryption, advertiseHost, newSecurity);
+    }
+
+    /** The host agents and other replicas verify the serving certificate against: the host of the agent address. */
+    public String serverName() {
+        String a = agentControllerAddress;
+        if (a.startsWith("[")) {
+            return a.substring(1, a.indexOf(']'));
+        }
+        int colon = a.lastIndexOf(':');
+        return colon > 0 ? a.substring(0, colon) : a;
     }
 
     /** Defaults suitable for tests: any free ports, no leader election, fast status. */
