@@ -6,6 +6,7 @@ import dev.fencing.agent.config.AgentConfig;
 import dev.fencing.agent.config.ExpectedMember;
 import dev.fencing.agent.config.StateDirectory;
 import dev.fencing.agent.control.ControllerClient;
+import dev.fencing.agent.control.ControllerEndpoint;
 import dev.fencing.agent.disable.DisableFileWatcher;
 import dev.fencing.agent.membership.MemberlistGossip;
 import dev.fencing.agent.metrics.MetricsHttpServer;
@@ -48,7 +49,7 @@ public final class AgentRuntime implements AutoCloseable {
    *
    * @param node this node's name
    * @param fileConfig the standalone config, when started with --config
-   * @param controller controller host:port, when started with --controller
+   * @param controller the controller endpoint (address, TLS, token file), when started with --controller
    * @param socket local API socket path
    * @param device the watchdog device
    * @param disableFile the disable file path
@@ -61,7 +62,7 @@ public final class AgentRuntime implements AutoCloseable {
   public record Options(
       String node,
       Optional<AgentConfig> fileConfig,
-      Optional<String> controller,
+      Optional<ControllerEndpoint> controller,
       Path socket,
       WatchdogDevice device,
       Path disableFile,
@@ -98,7 +99,7 @@ public final class AgentRuntime implements AutoCloseable {
     MonotonicClock clock = MonotonicClock.system();
     EventHub hub = new EventHub(1024, InstantSource.system());
     hub.bindMetrics(registry);
-    Optional<ControllerClient> controller = options.controller().map(target -> new ControllerClient(target,
+    Optional<ControllerClient> controller = options.controller().map(endpoint -> new ControllerClient(endpoint,
         options.node(), options.agentVersion(), options.stateDir(), update -> {
           try {
             agent.applyConfig(ControllerConfigMapper.map(update, options.node()));
@@ -140,7 +141,7 @@ public final class AgentRuntime implements AutoCloseable {
     }
     LOG.info("node={} event=started socket={} disable_file={} state_dir={} metrics_port={} controller={} device={}",
         options.node(), options.socket(), options.disableFile(), options.stateDir(), options.metricsPort(),
-        options.controller().orElse("none"), options.device().name());
+        options.controller().map(ControllerEndpoint::target).orElse("none"), options.device().name());
   }
 
   private void startReports(ControllerClient client, MonotonicClock clock) {
