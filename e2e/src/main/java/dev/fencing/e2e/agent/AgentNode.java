@@ -108,7 +108,7 @@ public final class AgentNode {
         command.addAll(AGENT_JVM);
         command.addAll(launcher.agentCli());
         command.add("run");
-        command.addAll(configSource.runArgs());
+        command.addAll(configSource.runArgs(node.name()));
         command.addAll(List.of(
                 "--node", node.name(),
                 "--socket", socket().toString(),
