@@ -13,6 +13,8 @@ import dev.fencing.nodemanager.NodeManager;
 import dev.fencing.nodemanager.config.AgentControlSecurity;
 import dev.fencing.nodemanager.config.ControllerConfig;
 import dev.fencing.nodemanager.grpc.TestAgent;
+import dev.fencing.nodemanager.rbac.ApiCallRecorder;
+import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectRulesReviewBuilder;
 import dev.fencing.proto.nodemanager.v1.AgentMessage;
 import dev.fencing.proto.nodemanager.v1.AgentReport;
 import dev.fencing.proto.nodemanager.v1.ControllerMessage;
@@ -68,6 +70,8 @@ class AgentControlSecurityOperatorTest {
     private Path key;
     private Path ca;
     private NodeManager manager;
+    private ApiCallRecorder recorder;
+    private KubernetesClient controllerClient;
     private TestAgentPods pods;
     private final List<ManagedChannel> channels = new ArrayList<>();
     private final List<TestAgent> agents = new ArrayList<>();
@@ -84,9 +88,23 @@ class AgentControlSecurityOperatorTest {
         Path[] serving = pki.issue(dir, "tls", SERVER_NAME);
         cert = serving[0];
         key = serving[1];
-        ControllerConfig config = ControllerConfig.forTests(NS).withSecurity(cert.toFile(), key.toFile(),
+        // With leader election on a Lease, as installed. JOSDK checks Lease permissions with a
+        // SelfSubjectRulesReview, which the CRUD mock cannot answer.
+        server.expect().post().withPath("/apis/authorization.k8s.io/v1/selfsubjectrulesreviews")
+                .andReturn(201, new SelfSubjectRulesReviewBuilder().withNewStatus().addNewResourceRule()
+                        .withApiGroups("coordination.k8s.io").withResources("leases")
+                        .withVerbs("create", "update", "get").endResourceRule().withIncomplete(false).endStatus()
+                        .build())
+                .always();
+        ControllerConfig b = ControllerConfig.forTests(NS);
+        ControllerConfig config = new ControllerConfig(NS, 0, -1, b.gossipPort(), b.agentImage(),
+                b.agentControllerAddress(), b.agentResources(), b.agentTolerations(), b.agentPriorityClass(), true,
+                "node-manager-controller", null, null, Duration.ofMillis(500), Duration.ofSeconds(30), 100, 100,
+                Duration.ofSeconds(30), 1, true, "127.0.0.1").withSecurity(cert.toFile(), key.toFile(),
                 new AgentControlSecurity(false, ca.toFile(), "fencing-ca", "", Duration.ofMillis(200)));
-        manager = new NodeManager(client, config, InstantSource.system(),
+        recorder = new ApiCallRecorder(server);
+        controllerClient = recorder.controllerClient(client);
+        manager = new NodeManager(controllerClient, config, InstantSource.system(),
                 new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)).start();
         pods = new TestAgentPods(server, client, NS);
         NodeGroup g = new NodeGroup();
@@ -107,6 +125,9 @@ class AgentControlSecurityOperatorTest {
             c.shutdownNow().awaitTermination(2, TimeUnit.SECONDS);
         }
         manager.close();
+        controllerClient.close();
+        // Every call the controller made in any of these scenarios must be allowed by the chart's roles.
+        recorder.assertChartAllowsEveryCall(NS);
     }
 
     private ManagedChannel tlsChannel() throws Exception {
@@ -210,6 +231,33 @@ class AgentControlSecurityOperatorTest {
         before.send(AgentMessage.newBuilder().setReport(AgentReport.newBuilder().setArmed(true)).build());
         await().atMost(10, TimeUnit.SECONDS).until(() -> manager.reports().latest("workers-1").isPresent());
         assertThat(before.closed).isNotDone();
+    }
+
+    @Test
+    void theChartGrantsWhatTheControllerCallsWhileServingAgents() throws Exception {
+        TestAgent a = hello("workers-1", pods.token("workers-1"));
+        assertThat(a.next().hasFull()).isTrue();
+        a.send(AgentMessage.newBuilder().setReport(AgentReport.newBuilder().setArmed(true).setQuorumHeld(true)
+                .setConfirmed(2).setExpected(2).setQuorumSize(2)).build());
+        await().atMost(20, TimeUnit.SECONDS).until(() -> client.nodes().withName("workers-1").get().getMetadata()
+                .getLabels().containsKey(dev.fencing.nodemanager.model.NodeLabels.FENCING_ENABLED));
+        manager.close();
+        List<String> calls = recorder.assertChartAllowsEveryCall(NS);
+        assertThat(calls).contains("create authentication.k8s.io/tokenreviews (cluster)",
+                "get core/pods in " + NS, "get apps/daemonsets in " + NS, "create apps/daemonsets in " + NS,
+                "create core/secrets in " + NS, "watch core/secrets in " + NS, "create coordination.k8s.io/leases in "
+                        + NS, "patch core/nodes (cluster)", "watch deckhouse.io/nodegroups (cluster)");
+        assertThat(calls).anyMatch(c -> c.startsWith("create core/events"))
+                .anyMatch(c -> c.contains("deckhouse.io/nodegroups/status"));
+    }
+
+    @Test
+    void aCallTheChartDoesNotGrantIsNamed() throws Exception {
+        manager.close();
+        recorder.controllerCalls();
+        controllerClient.configMaps().inNamespace(NS).withName("anything").get();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> recorder.assertChartAllowsEveryCall(NS))
+                .hasMessageContaining("get core/configmaps in " + NS);
     }
 
     // The serial number of the certificate a fresh TLS handshake with the controller presents.
