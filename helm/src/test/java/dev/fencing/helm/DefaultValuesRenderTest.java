@@ -186,7 +186,8 @@ class DefaultValuesRenderTest {
                 tuple(List.of("deckhouse.io"), List.of("nodegroups"), List.of("get", "list", "watch")),
                 tuple(List.of("deckhouse.io"), List.of("nodegroups/status"), List.of("update", "patch")),
                 tuple(List.of(""), List.of("nodes"), List.of("get", "list", "watch", "patch")),
-                tuple(List.of(""), List.of("events"), List.of("create", "patch")));
+                tuple(List.of(""), List.of("events"), List.of("create", "patch")),
+                tuple(List.of("authentication.k8s.io"), List.of("tokenreviews"), List.of("create")));
         assertThat(rendered.one(ClusterRole.class).getRules()).allSatisfy(r -> {
             assertThat(r.getResourceNames()).isNullOrEmpty();
             assertThat(r.getNonResourceURLs()).isNullOrEmpty();
@@ -194,7 +195,7 @@ class DefaultValuesRenderTest {
     }
 
     @Test
-    void roleGrantsDaemonSetsAndTheLeaseOnlyInTheReleaseNamespace() {
+    void roleGrantsDaemonSetsTheLeaseKeyringSecretsAndPodReadsOnlyInTheReleaseNamespace() {
         Role role = rendered.one(Role.class);
 
         assertThat(role.getMetadata().getNamespace()).isEqualTo(FencingChart.NAMESPACE);
@@ -202,7 +203,9 @@ class DefaultValuesRenderTest {
                 PolicyRule::getVerbs).containsExactly(
                 tuple(List.of("apps"), List.of("daemonsets"),
                         List.of("get", "list", "watch", "create", "update", "patch", "delete")),
-                tuple(List.of("coordination.k8s.io"), List.of("leases"), List.of("get", "create", "update")));
+                tuple(List.of("coordination.k8s.io"), List.of("leases"), List.of("get", "create", "update", "patch")),
+                tuple(List.of(""), List.of("secrets"), List.of("get", "list", "watch", "create")),
+                tuple(List.of(""), List.of("pods"), List.of("get")));
     }
 
     @Test
