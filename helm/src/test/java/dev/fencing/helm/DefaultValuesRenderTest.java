@@ -101,7 +101,7 @@ class DefaultValuesRenderTest {
                 "--agent-controller-address=node-manager-controller.d8-fencing.svc:9650",
                 "--agent-resource=requests.cpu=10m,requests.memory=64Mi,limits.memory=128Mi",
                 "--agent-toleration=Exists",
-                "--agent-priority-class=system-node-critical");
+                "--agent-priority-class=system-node-critical", "--insecure-plaintext");
         Container c = rendered.controllerContainer();
         assertThat(c.getImage()).isEqualTo("ghcr.io/fencing/node-manager-controller:0.1.0");
         assertThat(c.getEnv()).extracting(EnvVar::getName)
