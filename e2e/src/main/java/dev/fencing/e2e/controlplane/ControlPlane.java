@@ -33,7 +33,10 @@ import org.slf4j.LoggerFactory;
  * The Kubernetes side of a lab: a "control-plane" network namespace on the lab's bridge ({@value #ADDRESS}) running
  * the fabric8 CRUD mock API server ({@link MockApiServer}) and the real node-manager controller jar against it,
  * seeded with one NodeGroup and one Node per lab node (label {@code node.deckhouse.io/group}, InternalIP = the lab
- * address). Agents in the node namespaces dial {@link #controllerAddress()}.
+ * address). Agents in the node namespaces dial {@link #controllerAddress()} over TLS (a lab CA made with openssl,
+ * {@link LabPki}) and prove their node with a token the mock API server issued for their agent pod and answers
+ * TokenReviews for ({@link LabTokenAuthority}): the controller runs with TLS and agent authentication on, as in a
+ * cluster.
  *
  * <p>The test JVM cannot reach the namespace's sockets, so it edits the API through the mock server's stdin
  * ({@link ApiCommands}). {@link #close()} stops both processes and deletes the namespace; the lab's own teardown
@@ -50,6 +53,8 @@ public final class ControlPlane implements AutoCloseable {
     /** Any value disarms the node's agent (ARCHITECTURE §3.2). */
     public static final String MAINTENANCE_ANNOTATION = "node-manager.deckhouse.io/fencing-disable";
     private static final String CONTROLLER_NAMESPACE = "fencing-system";
+    /** The name the controller's certificate is issued for and agents verify (the chart's Service name). */
+    public static final String SERVER_NAME = "node-manager-controller." + CONTROLLER_NAMESPACE + ".svc";
     private static final int GOSSIP_PORT = 7946;
     private static final Duration IP_TIMEOUT = Duration.ofSeconds(15);
     private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
@@ -65,6 +70,8 @@ public final class ControlPlane implements AutoCloseable {
     private final String group;
     private final AtomicLong commandIds = new AtomicLong();
     private final NamespaceFirewall firewall;
+    private final Path secrets;
+    private LabPki pki;
     private JsonLinesProcess apiServer;
     private LoggedProcess controller;
     private int controllerStarts;
@@ -77,6 +84,12 @@ public final class ControlPlane implements AutoCloseable {
         this.controllerJar = controllerJar;
         this.group = group;
         this.logDir = logDir;
+        try {
+            this.secrets = Files.createTempDirectory("fencing-lab-" + lab.runId() + "-");
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot create the lab's certificate and token directory: "
+                    + e.getMessage(), e);
+        }
     }
 
     /**
@@ -105,7 +118,9 @@ public final class ControlPlane implements AutoCloseable {
             for (LabNode node : lab.nodes()) {
                 plane.command(create(nodeYaml(node, outsideGroup.contains(node.name()) ? null : group)));
             }
+            plane.pki = LabPki.create(plane.secrets.resolve("pki"), SERVER_NAME, ADDRESS);
             plane.startController();
+            plane.issueAgentTokens();
         } catch (RuntimeException e) {
             plane.close();
             throw e;
@@ -118,6 +133,42 @@ public final class ControlPlane implements AutoCloseable {
     /** @return {@code host:port} of the controller's AgentControl server, for {@code run --controller} */
     public String controllerAddress() {
         return ADDRESS + ":" + GRPC_PORT;
+    }
+
+    /**
+     * @return how agents reach the controller: its address, the lab CA and server name, and one token file per node
+     */
+    public dev.fencing.e2e.agent.AgentConfigSource agentSource() {
+        return dev.fencing.e2e.agent.AgentConfigSource.controller(controllerAddress(),
+                List.of("--controller-ca", pki.ca().toString(), "--controller-server-name", SERVER_NAME),
+                secrets.resolve("tokens"));
+    }
+
+    // What the DaemonSet controller and the kubelet do: once the controller has created the group's agent DaemonSet,
+    // a pod per node and its projected token in the node's token file.
+    private void issueAgentTokens() {
+        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+        for (LabNode node : lab.nodes()) {
+            while (true) {
+                ObjectNode issue = JSON.createObjectNode();
+                issue.put("op", "agent-token");
+                issue.put("namespace", CONTROLLER_NAMESPACE);
+                issue.put("group", group);
+                issue.put("node", node.name());
+                issue.put("file", secrets.resolve("tokens").resolve(node.name()).toString());
+                try {
+                    command(issue);
+                    break;
+                } catch (IllegalStateException e) {
+                    if (System.nanoTime() > deadline) {
+                        throw new IllegalStateException("no agent token for " + node.name() + " within "
+                                + START_TIMEOUT + ": " + e.getMessage(), e);
+                    }
+                    Pause.sleep(Duration.ofMillis(200));
+                }
+            }
+        }
+        LOG.info("event=agent-tokens-issued nodes={} dir={}", lab.nodes().size(), secrets.resolve("tokens"));
     }
 
     /** @return the NodeGroup the lab's nodes belong to */
@@ -262,6 +313,10 @@ public final class ControlPlane implements AutoCloseable {
                 "--health-port", "-1",
                 "--gossip-port", String.valueOf(GOSSIP_PORT),
                 "--agent-controller-address", controllerAddress(),
+                "--tls-cert", pki.cert().toString(),
+                "--tls-key", pki.key().toString(),
+                "--tls-ca", pki.ca().toString(),
+                "--agent-ca-secret", "fencing-lab-ca",
                 // the arbiter grants nothing for this long after start: short, so tie-breaks answer in the lab
                 "--max-tie-lease", "5s",
                 "--status-interval", "2s",
@@ -355,6 +410,7 @@ public final class ControlPlane implements AutoCloseable {
             apiServer.close();
         }
         HostCommand.run(List.of("ip", "netns", "del", namespace), IP_TIMEOUT);
+        HostCommand.run(List.of("rm", "-rf", "--", secrets.toString()), IP_TIMEOUT);
         LOG.info("event=control-plane-removed run={} netns={}", lab.runId(), namespace);
     }
 

@@ -51,7 +51,7 @@ public final class ControlPlaneLab implements AutoCloseable {
             started.controlPlane = ControlPlane.start(lab, ControllerJar.locate(layout), group, settings,
                     started.logDir, outsideGroup);
             started.agents = AgentCluster.startConfiguredByController(lab, AgentLauncher.locate(layout),
-                    started.controlPlane.controllerAddress(), settings.watchdogTimeout(),
+                    started.controlPlane.agentSource(), settings.watchdogTimeout(),
                     layout.e2eTarget().resolve(suite + "-lab").resolve(lab.runId()), started.logDir);
         } catch (RuntimeException e) {
             started.close();

@@ -3,6 +3,7 @@ package dev.fencing.agent.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.fencing.agent.control.ControllerEndpoint;
 import dev.fencing.agent.config.StandaloneConfig;
 import dev.fencing.agent.config.StandaloneConfigLoader;
 import dev.fencing.agent.watchdog.RecordingWatchdogDevice;
@@ -254,8 +255,10 @@ class ControllerWiringTest {
   }
 
   private AgentRuntime.Options options(Optional<String> controller, RecordingWatchdogDevice device, Path state,
-      String suffix) {
-    return new AgentRuntime.Options("node-a", Optional.empty(), controller, dir.resolve("ctl-" + suffix + ".sock"),
+      String suffix) throws java.io.IOException {
+    Path token = java.nio.file.Files.writeString(dir.resolve("token"), "test-token");
+    return new AgentRuntime.Options("node-a", Optional.empty(),
+        controller.map(target -> ControllerEndpoint.plaintext(target, token)), dir.resolve("ctl-" + suffix + ".sock"),
         device, dir.resolve("disable"), state, 0, Optional.empty(), Optional.empty(), "test");
   }
 }
