@@ -90,6 +90,14 @@ class TlsCertificatesTest {
     }
 
     @Test
+    void anIpControllerAddressIsLeftToYourOwnCertificateInSecretMode() {
+        Rendered r = FencingChart.render("tls.mode", "secret", "tls.secretName", "my-tls",
+                "agent.controllerAddress", "10.0.0.7:9650");
+
+        assertThat(r.arg("--agent-controller-address")).hasValue("10.0.0.7:9650");
+    }
+
+    @Test
     void defaultControllerServesTlsFromTheGeneratedSecretAndGivesAgentsItsCa() {
         Rendered r = FencingChart.render();
 
@@ -194,6 +202,13 @@ class TlsCertificatesTest {
         assertThat(field(serving, "spec", "issuerRef", "group")).isEqualTo("cert-manager.io");
         assertThat(field(serving, "spec", "secretName")).isEqualTo("agent-control-tls");
         assertThat(r.arg("--agent-ca-secret")).hasValue("agent-control-tls");
+    }
+
+    @Test
+    void anIssuerRefWithoutANameFailsNamingIt() {
+        assertThatThrownBy(() -> FencingChart.render("tls.mode", "certManager",
+                "tls.certManager.issuerRef.kind", "ClusterIssuer"))
+                .hasMessageContaining("tls.certManager.issuerRef.name is required");
     }
 
     @Test
