@@ -118,9 +118,75 @@ syntax cannot express instead of silently dropping it.
 {{- join "," $items -}}
 {{- end -}}
 
+{{/* True (non-empty) unless tls.mode is disabled: AgentControl is served over TLS from a mounted Secret. */}}
+{{- define "fencing.tlsEnabled" -}}
+{{- if ne .Values.tls.mode "disabled" -}}true{{- end -}}
+{{- end -}}
+
 {{/*
-The Secret holding tls.crt, tls.key and ca.crt (cert-manager or your own); required with tls.enabled.
+The Secret holding tls.crt, tls.key and ca.crt: your own (mode secret, required), else the one the chart or
+cert-manager fills (default <fullname>-tls).
 */}}
 {{- define "fencing.tlsSecretName" -}}
-{{- required "tls.secretName is required when tls.enabled is true" .Values.tls.secretName -}}
+{{- if eq .Values.tls.mode "secret" -}}
+{{- required "tls.secretName is required when tls.mode is secret: name a Secret in the release namespace with tls.crt, tls.key and ca.crt" .Values.tls.secretName -}}
+{{- else -}}
+{{- default (printf "%s-tls" (include "fencing.fullname" .)) .Values.tls.secretName -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Secret key of the certificate chain / private key: configurable only for a Secret you bring. */}}
+{{- define "fencing.tlsCertKey" -}}
+{{- if eq .Values.tls.mode "secret" -}}{{ .Values.tls.certKey }}{{- else -}}tls.crt{{- end -}}
+{{- end -}}
+{{- define "fencing.tlsKeyKey" -}}
+{{- if eq .Values.tls.mode "secret" -}}{{ .Values.tls.keyKey }}{{- else -}}tls.key{{- end -}}
+{{- end -}}
+
+{{/*
+DNS names of the serving certificate, comma-separated: the Service in every form a client may dial, plus the host of
+agent.controllerAddress (what agents and follower replicas verify, ControllerConfig.serverName()) when it is another
+name. An IP address there cannot be covered by a DNS SAN, so the chart refuses it.
+*/}}
+{{- define "fencing.tlsDnsNames" -}}
+{{- $fullname := include "fencing.fullname" . -}}
+{{- $ns := .Release.Namespace -}}
+{{- $names := list $fullname (printf "%s.%s" $fullname $ns) (printf "%s.%s.svc" $fullname $ns) (printf "%s.%s.svc.cluster.local" $fullname $ns) -}}
+{{- $address := include "fencing.agentControllerAddress" . -}}
+{{- $host := regexReplaceAll ":[0-9]+$" $address "" -}}
+{{- if regexMatch "^[0-9.]+$|^\\[" $host -}}
+{{- fail (printf "agent.controllerAddress %q: with TLS agents verify the controller by DNS name; use a host name (the chart puts it in the certificate) or tls.mode=secret with your own certificate" $address) -}}
+{{- end -}}
+{{- if not (has $host $names) -}}
+{{- $names = append $names $host -}}
+{{- end -}}
+{{- join "," $names -}}
+{{- end -}}
+
+{{/*
+One byte (0-255) as base64 text, so binary DER can be assembled with b64dec: templates have no byte literals.
+*/}}
+{{- define "fencing.derByte" -}}
+{{- $alphabet := splitList "" "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/" -}}
+{{- $b := int . -}}
+{{- printf "%s%s==" (index $alphabet (div $b 4)) (index $alphabet (mul (mod $b 4) 16)) -}}
+{{- end -}}
+
+{{/*
+A PKCS#1 "RSA PRIVATE KEY" PEM (what Sprig's genSignedCert writes) re-wrapped as a PKCS#8 "PRIVATE KEY" PEM, the only
+form the controller (grpc CertificateUtils) reads:
+SEQUENCE { INTEGER 0, SEQUENCE { OID 1.2.840.113549.1.1.1, NULL }, OCTET STRING { <PKCS#1 DER> } }.
+*/}}
+{{- define "fencing.pkcs8" -}}
+{{- $body := regexReplaceAll "-----[A-Z ]+-----|\\s" . "" -}}
+{{- $der := b64dec $body -}}
+{{- $n := len $der -}}
+{{- if or (lt $n 256) (gt $n 65000) -}}
+{{- fail (printf "unexpected RSA private key size %d bytes" $n) -}}
+{{- end -}}
+{{- $total := add $n 22 -}}
+{{- $head := b64dec "MII=" -}}
+{{- $algorithm := b64dec "AgEAMA0GCSqGSIb3DQEBAQUABII=" -}}
+{{- $pkcs8 := printf "%s%s%s%s%s%s%s" $head (b64dec (include "fencing.derByte" (div $total 256))) (b64dec (include "fencing.derByte" (mod $total 256))) $algorithm (b64dec (include "fencing.derByte" (div $n 256))) (b64dec (include "fencing.derByte" (mod $n 256))) $der -}}
+{{- printf "-----BEGIN PRIVATE KEY-----\n%s\n-----END PRIVATE KEY-----\n" (regexFindAll ".{1,64}" (b64enc $pkcs8) -1 | join "\n") -}}
 {{- end -}}

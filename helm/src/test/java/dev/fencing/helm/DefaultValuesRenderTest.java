@@ -48,7 +48,8 @@ class DefaultValuesRenderTest {
         assertThat(rendered.describe()).containsExactlyInAnyOrder(
                 "Deployment/" + NAME, "Service/" + NAME, "ServiceAccount/" + NAME, "ClusterRole/" + NAME,
                 "ClusterRoleBinding/" + NAME, "Role/" + NAME, "RoleBinding/" + NAME, "PodDisruptionBudget/" + NAME,
-                "Role/" + NODE_LEASES, "RoleBinding/" + NODE_LEASES);
+                "Role/" + NODE_LEASES, "RoleBinding/" + NODE_LEASES, "ServiceAccount/fencing-agent",
+                "Secret/" + NAME + "-tls");
         assertThat(rendered.all(CustomResourceDefinition.class)).isEmpty();
         assertThat(rendered.all(DaemonSet.class)).isEmpty();
     }
@@ -104,7 +105,12 @@ class DefaultValuesRenderTest {
                 "--agent-controller-address=node-manager-controller.d8-fencing.svc:9650",
                 "--agent-resource=requests.cpu=10m,requests.memory=96Mi,limits.memory=192Mi",
                 "--agent-toleration=Exists",
-                "--agent-priority-class=system-node-critical", "--insecure-plaintext");
+                "--agent-priority-class=system-node-critical",
+                "--agent-service-account=fencing-agent",
+                "--tls-cert=/etc/node-manager-controller/tls/tls.crt",
+                "--tls-key=/etc/node-manager-controller/tls/tls.key",
+                "--tls-ca=/etc/node-manager-controller/tls/ca.crt",
+                "--agent-ca-secret=node-manager-controller-tls");
         Container c = rendered.controllerContainer();
         assertThat(c.getImage()).isEqualTo("ghcr.io/fencing/node-manager-controller:0.1.0");
         assertThat(c.getEnv()).extracting(EnvVar::getName)
@@ -154,11 +160,11 @@ class DefaultValuesRenderTest {
         assertThat(c.getSecurityContext().getAllowPrivilegeEscalation()).isFalse();
         assertThat(c.getSecurityContext().getPrivileged()).isNull();
         assertThat(c.getSecurityContext().getCapabilities().getDrop()).containsExactly("ALL");
-        assertThat(c.getVolumeMounts()).singleElement().satisfies(m -> {
-            assertThat(m.getName()).isEqualTo("tmp");
-            assertThat(m.getMountPath()).isEqualTo("/tmp");
-        });
-        assertThat(pod.getVolumes()).singleElement().satisfies(v -> assertThat(v.getEmptyDir()).isNotNull());
+        // The only writable mount is /tmp; the other one is the TLS Secret, read-only.
+        assertThat(c.getVolumeMounts()).extracting(m -> m.getName(), m -> m.getMountPath(), m -> m.getReadOnly())
+                .containsExactly(tuple("tmp", "/tmp", null), tuple("tls", "/etc/node-manager-controller/tls", true));
+        assertThat(pod.getVolumes()).filteredOn(v -> v.getName().equals("tmp")).singleElement()
+                .satisfies(v -> assertThat(v.getEmptyDir()).isNotNull());
     }
 
     @Test
@@ -229,7 +235,7 @@ class DefaultValuesRenderTest {
 
     @Test
     void bindingsGiveBothRolesToTheControllerServiceAccount() {
-        ServiceAccount sa = rendered.one(ServiceAccount.class);
+        ServiceAccount sa = rendered.named(ServiceAccount.class, NAME);
         ClusterRoleBinding crb = rendered.one(ClusterRoleBinding.class);
         RoleBinding rb = rendered.named(RoleBinding.class, NAME);
 

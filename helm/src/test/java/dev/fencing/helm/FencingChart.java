@@ -10,8 +10,11 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * The chart under test, driven through Helm's own Go library (helm-java): {@code helm template} into typed fabric8
@@ -69,6 +72,54 @@ final class FencingChart {
     /** {@code helm lint --strict} with the default values. */
     static LintResult lint() {
         return new Helm(dir()).lint().strict().call();
+    }
+
+    /**
+     * {@code helm lint --strict} of a copy of the chart whose values.yaml has each {@code from} line replaced by its
+     * {@code to} line (lint takes no --set); fails when a line to replace is missing.
+     */
+    static LintResult lintWithValuesLines(Map<String, String> replacements) {
+        Path copy = null;
+        try {
+            copy = Files.createTempDirectory("fencing-chart-");
+            Path target = copy.resolve("fencing");
+            try (Stream<Path> files = Files.walk(dir())) {
+                for (Path source : files.toList()) {
+                    Path to = target.resolve(dir().relativize(source).toString());
+                    if (Files.isDirectory(source)) {
+                        Files.createDirectories(to);
+                    } else {
+                        Files.copy(source, to);
+                    }
+                }
+            }
+            Path values = target.resolve("values.yaml");
+            String text = Files.readString(values);
+            for (Map.Entry<String, String> e : replacements.entrySet()) {
+                if (!text.contains(e.getKey() + "\n")) {
+                    throw new IllegalArgumentException("values.yaml has no line " + e.getKey());
+                }
+                text = text.replace(e.getKey() + "\n", e.getValue() + "\n");
+            }
+            Files.writeString(values, text);
+            return new Helm(target).lint().strict().call();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } finally {
+            if (copy != null) {
+                deleteTree(copy);
+            }
+        }
+    }
+
+    private static void deleteTree(Path root) {
+        try (Stream<Path> files = Files.walk(root)) {
+            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        } catch (IOException ignored) {
+            // a leftover temp directory does not change the outcome of a test
+        }
     }
 
     private static String call(TemplateCommand command, String valuesYaml, Object... keyValues) {

@@ -59,8 +59,8 @@ class InvalidValuesTest {
     }
 
     @Test
-    void tlsWithoutASecretNameIsRejected() {
-        assertThatThrownBy(() -> FencingChart.render("tls.enabled", true))
+    void bringYourOwnSecretModeWithoutASecretNameIsRejected() {
+        assertThatThrownBy(() -> FencingChart.render("tls.mode", "secret"))
                 .hasMessageContaining("/tls/secretName");
     }
 

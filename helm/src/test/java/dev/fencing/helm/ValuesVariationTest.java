@@ -44,7 +44,7 @@ class ValuesVariationTest {
 
     @Test
     void tlsMountsTheSecretReadOnlyAndPassesCertificateAndKeyFlags() {
-        Rendered r = FencingChart.render("tls.enabled", true, "tls.secretName", "agent-control-tls");
+        Rendered r = FencingChart.render("tls.mode", "secret", "tls.secretName", "agent-control-tls");
 
         assertThat(r.args()).contains("--tls-cert=/etc/node-manager-controller/tls/tls.crt",
                 "--tls-key=/etc/node-manager-controller/tls/tls.key", "--tls-ca=/etc/node-manager-controller/tls/ca.crt",
@@ -64,7 +64,7 @@ class ValuesVariationTest {
 
     @Test
     void tlsKeysAndMountPathAreConfigurable() {
-        Rendered r = FencingChart.render("tls.enabled", true, "tls.secretName", "s", "tls.certKey", "chain.pem",
+        Rendered r = FencingChart.render("tls.mode", "secret", "tls.secretName", "s", "tls.certKey", "chain.pem",
                 "tls.keyKey", "key.pem", "tls.mountPath", "/tls");
 
         assertThat(r.arg("--tls-cert")).hasValue("/tls/chain.pem");
@@ -72,8 +72,8 @@ class ValuesVariationTest {
     }
 
     @Test
-    void withoutTlsNoSecretIsMountedAndTheControllerIsToldPlaintextExplicitly() {
-        Rendered r = FencingChart.render();
+    void tlsModeDisabledMountsNoSecretAndTellsTheControllerPlaintextExplicitly() {
+        Rendered r = FencingChart.render("tls.mode", "disabled");
 
         assertThat(r.args()).noneMatch(a -> a.startsWith("--tls-")).contains("--insecure-plaintext");
         assertThat(r.one(Deployment.class).getSpec().getTemplate().getSpec().getVolumes())
@@ -228,7 +228,8 @@ class ValuesVariationTest {
         Rendered r = FencingChart.render("serviceAccount.create", false, "serviceAccount.name", "platform-sa",
                 "rbac.create", false);
 
-        assertThat(r.all(ServiceAccount.class)).isEmpty();
+        assertThat(r.all(ServiceAccount.class)).extracting(sa -> sa.getMetadata().getName())
+                .containsExactly("fencing-agent");
         assertThat(r.all(ClusterRole.class)).isEmpty();
         assertThat(r.all(ClusterRoleBinding.class)).isEmpty();
         assertThat(r.all(Role.class)).isEmpty();
@@ -238,11 +239,12 @@ class ValuesVariationTest {
     }
 
     @Test
-    void fullnameOverrideRenamesEveryObjectAndTheAgentAddress() {
+    void fullnameOverrideRenamesEveryObjectButTheAgentServiceAccountAndTheAgentAddress() {
         Rendered r = FencingChart.render("fullnameOverride", "fencing-controller");
 
         assertThat(r.objects()).allSatisfy(o -> assertThat(o.getMetadata().getName())
-                .isIn("fencing-controller", "fencing-controller-node-leases"));
+                .isIn("fencing-controller", "fencing-controller-node-leases", "fencing-controller-tls",
+                        "fencing-agent"));
         assertThat(r.arg("--agent-controller-address")).hasValue("fencing-controller.d8-fencing.svc:9650");
         assertThat(r.arg("--lease-name")).hasValue("fencing-controller");
         assertThat(r.one(ClusterRoleBinding.class).getSubjects().get(0).getName()).isEqualTo("fencing-controller");
