@@ -4,6 +4,7 @@ import dev.fencing.api.v1.NodeGroup;
 import dev.fencing.nodemanager.config.ControllerConfig;
 import dev.fencing.nodemanager.dependent.AgentDaemonSets;
 import dev.fencing.nodemanager.dependent.GossipKeyringSecrets;
+import dev.fencing.nodemanager.keyring.KeyRotationStatus;
 import dev.fencing.nodemanager.model.GroupModel;
 import dev.fencing.nodemanager.model.NodeLabels;
 import dev.fencing.nodemanager.report.AgentReports;
@@ -149,8 +150,14 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
         NodeGroupStatus previous = lastStatus.getOrDefault(name, group.getStatus());
         StatusOutcome outcome = GroupStatusCalculator.calculate(model, previous, reports::latest, labels, facts,
                 clock.instant(), config.reportStaleAfter());
+        NodeGroupStatus status = outcome.status();
+        if (keyrings != null && model.fencingEnabled()) {
+            status = KeyRotationStatus.apply(keyrings.rotations().reconcile(group, model, reports, clock.instant(),
+                    config.reportStaleAfter()), status, previous, group, clock.instant(), e -> writer.emit(e, group,
+                    nodes));
+        }
         // Remembered before any write, so a failing write never makes the next reconcile announce an Event twice.
-        lastStatus.put(name, outcome.status());
+        lastStatus.put(name, status);
         outcome.labelChanges().forEach((node, change) -> {
             writer.patchLabels(node, change);
             writtenLabels.computeIfAbsent(node, k -> new ConcurrentHashMap<>());
@@ -161,8 +168,8 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
             writer.emit(e, group, nodes);
         }
         Set<String> fenced = new TreeSet<>();
-        if (outcome.status().getFencedNodes() != null) {
-            outcome.status().getFencedNodes().forEach(f -> fenced.add(f.getName()));
+        if (status.getFencedNodes() != null) {
+            status.getFencedNodes().forEach(f -> fenced.add(f.getName()));
         }
         FencedNodeRecovery.Plan recovery = FencedNodeRecovery.plan(fenced, facts, outcome.reporting(),
                 model.fencingEnabled(), GroupStatusCalculator.fencesNodes(model), config.maxOutOfService());
@@ -171,13 +178,13 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
             writer.emit(e, group, nodes);
         }
         UpdateControl<NodeGroup> control;
-        if (neverFenced || outcome.status().equals(group.getStatus())) {
+        if (neverFenced || status.equals(group.getStatus())) {
             // A group that never had fencing keeps whatever status its owner (the platform) writes.
             control = UpdateControl.noUpdate();
         } else {
             NodeGroup fresh = new NodeGroup();
             fresh.setMetadata(new ObjectMetaBuilder().withName(name).build());
-            fresh.setStatus(outcome.status());
+            fresh.setStatus(status);
             control = UpdateControl.patchStatus(fresh);
         }
         return control.rescheduleAfter(config.statusInterval());
