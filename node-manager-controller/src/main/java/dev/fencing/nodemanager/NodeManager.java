@@ -10,6 +10,7 @@ import dev.fencing.nodemanager.config.ControllerConfig;
 import dev.fencing.nodemanager.dependent.AgentDaemonSets;
 import dev.fencing.nodemanager.dependent.GossipKeyringSecrets;
 import dev.fencing.nodemanager.grpc.AgentControlServer;
+import dev.fencing.nodemanager.grpc.StreamLimits;
 import dev.fencing.nodemanager.grpc.AgentControlService;
 import dev.fencing.nodemanager.grpc.LeaderLink;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
@@ -77,6 +78,12 @@ public final class NodeManager implements AutoCloseable {
 
     public NodeManager(KubernetesClient client, ControllerConfig config, InstantSource clock,
                        PrometheusMeterRegistry registry) {
+        this(client, config, StreamLimits.DEFAULTS, clock, registry);
+    }
+
+    /** @param streamLimits concurrent agent streams and queued bytes per stream on this replica */
+    public NodeManager(KubernetesClient client, ControllerConfig config, StreamLimits streamLimits,
+                       InstantSource clock, PrometheusMeterRegistry registry) {
         this.client = client;
         this.config = config;
         this.registry = registry;
@@ -119,7 +126,7 @@ public final class NodeManager implements AutoCloseable {
         });
         this.service = new AgentControlService(distributor, cache, reports, arbiter, clock, scheduler,
                 new AgentControlService.Settings(config.streamQueue(), Duration.ofSeconds(10), Duration.ofSeconds(2),
-                        config.maxTieLease()), config.leaderElection() ? leaderLink : null);
+                        config.maxTieLease()), config.leaderElection() ? leaderLink : null, streamLimits);
         this.daemonSets = new AgentDaemonSets(client, config);
         this.writer = new ClusterWriter(client, clock);
         ControllerMetrics metrics = new ControllerMetrics(registry, distributor, service);

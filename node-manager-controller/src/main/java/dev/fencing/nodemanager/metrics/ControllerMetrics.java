@@ -35,6 +35,15 @@ public final class ControllerMetrics {
         io.micrometer.core.instrument.FunctionCounter.builder("fencing_controller_stream_sent_messages_total", service,
                 AgentControlService::messagesSent).description("Messages handed to agent streams")
                 .register(registry);
+        Gauge.builder("fencing_controller_agent_streams", service, AgentControlService::openStreams)
+                .description("Agent streams open on this replica").register(registry);
+        io.micrometer.core.instrument.FunctionCounter.builder("fencing_controller_streams_refused_total", service,
+                AgentControlService::refusedStreams).description("Agent streams refused over --max-agent-streams")
+                .register(registry);
+        io.micrometer.core.instrument.FunctionCounter.builder("fencing_controller_stream_overflows_total", service,
+                AgentControlService::overflowedStreams)
+                .description("Agent streams ended because their queue overflowed (messages or bytes)")
+                .register(registry);
         new JvmMemoryMetrics().bindTo(registry);
     }
 
