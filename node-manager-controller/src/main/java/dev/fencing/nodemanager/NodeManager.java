@@ -11,6 +11,7 @@ import dev.fencing.nodemanager.dependent.AgentDaemonSets;
 import dev.fencing.nodemanager.dependent.GossipKeyringSecrets;
 import dev.fencing.nodemanager.grpc.AgentControlServer;
 import dev.fencing.nodemanager.grpc.StreamLimits;
+import dev.fencing.nodemanager.reconciler.WriteLimits;
 import dev.fencing.nodemanager.grpc.AgentControlService;
 import dev.fencing.nodemanager.grpc.LeaderLink;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
@@ -78,12 +79,15 @@ public final class NodeManager implements AutoCloseable {
 
     public NodeManager(KubernetesClient client, ControllerConfig config, InstantSource clock,
                        PrometheusMeterRegistry registry) {
-        this(client, config, StreamLimits.DEFAULTS, clock, registry);
+        this(client, config, StreamLimits.DEFAULTS, WriteLimits.DEFAULTS, clock, registry);
     }
 
-    /** @param streamLimits concurrent agent streams and queued bytes per stream on this replica */
+    /**
+     * @param streamLimits concurrent agent streams and queued bytes per stream on this replica
+     * @param writeLimits  per-node rate limits on report-driven label patches and Events
+     */
     public NodeManager(KubernetesClient client, ControllerConfig config, StreamLimits streamLimits,
-                       InstantSource clock, PrometheusMeterRegistry registry) {
+                       WriteLimits writeLimits, InstantSource clock, PrometheusMeterRegistry registry) {
         this.client = client;
         this.config = config;
         this.registry = registry;
@@ -134,7 +138,8 @@ public final class NodeManager implements AutoCloseable {
         cache.addGroupDeletedListener(g -> scheduler.execute(() -> groupDeleted(g)));
         NodeGroupReconciler reconciler = new NodeGroupReconciler(config, daemonSets,
                 config.gossipEncryption() ? new GossipKeyringSecrets(client, config.namespace()) : null, reports,
-                writer, clock, leadership::isLeader, nodeLeases::renewedAt);
+                writer, clock, leadership::isLeader, nodeLeases::renewedAt, writeLimits);
+        metrics.writeLimits(reconciler);
         cache.addModelListener(m -> reconciler.trigger(m.group()));
         this.reconciler = reconciler;
     }

@@ -64,6 +64,7 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
     private final Map<String, NodeGroupStatus> lastStatus = new ConcurrentHashMap<>();
     private final Map<String, Map<String, String>> writtenLabels = new ConcurrentHashMap<>();
     private static final String REMOVED = "\u0000removed";
+    private final ReportWriteLimiter writeLimiter;
 
     /**
      * @param keyrings       null when gossip encryption is off
@@ -72,6 +73,15 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
     public NodeGroupReconciler(ControllerConfig config, AgentDaemonSets daemonSets, GossipKeyringSecrets keyrings,
                                AgentReports reports, ClusterWriter writer, InstantSource clock,
                                BooleanSupplier leading, Function<String, Optional<Instant>> leaseRenewedAt) {
+        this(config, daemonSets, keyrings, reports, writer, clock, leading, leaseRenewedAt, WriteLimits.DEFAULTS);
+    }
+
+    /** @param writeLimits per-node rate limits on report-driven label patches and Events */
+    public NodeGroupReconciler(ControllerConfig config, AgentDaemonSets daemonSets, GossipKeyringSecrets keyrings,
+                               AgentReports reports, ClusterWriter writer, InstantSource clock,
+                               BooleanSupplier leading, Function<String, Optional<Instant>> leaseRenewedAt,
+                               WriteLimits writeLimits) {
+        this.writeLimiter = new ReportWriteLimiter(writeLimits);
         this.config = config;
         this.daemonSets = daemonSets;
         this.keyrings = keyrings;
@@ -91,6 +101,16 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
         if (leading.getAsBoolean()) {
             reportEvents.propagateEvent(new ResourceID(group));
         }
+    }
+
+    /** Label patches held back by the per-node rate limit. */
+    public long limitedLabelPatches() {
+        return writeLimiter.limitedLabelPatches();
+    }
+
+    /** Events dropped as duplicates within the per-object, per-reason interval. */
+    public long limitedEvents() {
+        return writeLimiter.limitedEvents();
     }
 
     @Override
@@ -159,13 +179,19 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
         // Remembered before any write, so a failing write never makes the next reconcile announce an Event twice.
         lastStatus.put(name, status);
         outcome.labelChanges().forEach((node, change) -> {
+            if (!writeLimiter.allowLabelPatch(node, clock.instant())) {
+                // Not remembered as written: the next reconcile computes it again once the interval has passed.
+                return;
+            }
             writer.patchLabels(node, change);
             writtenLabels.computeIfAbsent(node, k -> new ConcurrentHashMap<>());
             Map<String, String> written = writtenLabels.get(node);
             change.forEach((k, v) -> written.put(k, v == null ? REMOVED : v));
         });
         for (GroupEvent e : outcome.events()) {
-            writer.emit(e, group, nodes);
+            if (writeLimiter.allowEvent(e, clock.instant())) {
+                writer.emit(e, group, nodes);
+            }
         }
         Set<String> fenced = new TreeSet<>();
         if (status.getFencedNodes() != null) {

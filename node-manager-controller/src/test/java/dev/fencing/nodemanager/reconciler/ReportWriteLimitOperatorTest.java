@@ -1,0 +1,137 @@
+package dev.fencing.nodemanager.reconciler;
+
+import static dev.fencing.nodemanager.model.TestNodes.node;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.fencing.api.v1.Fencing;
+import dev.fencing.api.v1.FencingWatchdog;
+import dev.fencing.api.v1.NodeGroup;
+import dev.fencing.api.v1.NodeGroupSpec;
+import dev.fencing.api.v1.NodeType;
+import dev.fencing.nodemanager.NodeManager;
+import dev.fencing.nodemanager.config.ControllerConfig;
+import dev.fencing.nodemanager.grpc.StreamLimits;
+import dev.fencing.nodemanager.grpc.TestAgent;
+import dev.fencing.nodemanager.model.NodeLabels;
+import dev.fencing.proto.fencing.v1.FencingMode;
+import dev.fencing.proto.nodemanager.v1.AgentMessage;
+import dev.fencing.proto.nodemanager.v1.AgentReport;
+import dev.fencing.proto.nodemanager.v1.ControllerMessage;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.grpc.ManagedChannel;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.InputStream;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** An agent whose reports flap between armed and disarmed costs a bounded number of label patches and Events. */
+@EnableKubernetesMockClient(crud = true)
+class ReportWriteLimitOperatorTest {
+
+    private static final String NS = "fencing-system";
+
+    KubernetesMockServer server;
+    KubernetesClient client;
+
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private NodeManager manager;
+    private ManagedChannel channel;
+    private TestAgent agent;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        try (InputStream crd = getClass().getResourceAsStream("/META-INF/fabric8/nodegroups.deckhouse.io-v1.yml")) {
+            client.apiextensions().v1().customResourceDefinitions()
+                    .resource(client.getKubernetesSerialization().unmarshal(crd, CustomResourceDefinition.class))
+                    .create();
+        }
+        // Limits far longer than the test: every write after the first per node (and per Event reason) is held.
+        manager = new NodeManager(client, ControllerConfig.forTests(NS), StreamLimits.DEFAULTS,
+                new WriteLimits(Duration.ofHours(1), Duration.ofHours(1)), InstantSource.system(), registry).start();
+        channel = NettyChannelBuilder.forAddress("127.0.0.1", manager.grpcPort()).usePlaintext().build();
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        if (agent != null) {
+            agent.close();
+        }
+        channel.shutdownNow().awaitTermination(2, TimeUnit.SECONDS);
+        manager.close();
+    }
+
+    private void report(boolean armed) {
+        agent.send(AgentMessage.newBuilder().setReport(AgentReport.newBuilder().setArmed(armed).setQuorumHeld(true)
+                .setConfirmed(1).setExpected(1).setQuorumSize(1).setMode(FencingMode.FENCING_MODE_WATCHDOG)).build());
+    }
+
+    private Integer armedInStatus() {
+        NodeGroup g = client.resources(NodeGroup.class).withName("flap").get();
+        return g == null || g.getStatus() == null ? null : g.getStatus().getArmed();
+    }
+
+    private List<Event> nodeEvents() {
+        return client.v1().events().inNamespace("default").list().getItems().stream()
+                .filter(e -> "flap-1".equals(e.getInvolvedObject().getName())).toList();
+    }
+
+    @Test
+    void aFloodOfFlappingReportsCausesABoundedNumberOfWrites() throws Exception {
+        NodeGroup g = new NodeGroup();
+        g.setMetadata(new ObjectMetaBuilder().withName("flap").build());
+        g.setSpec(new NodeGroupSpec().withNodeType(NodeType.STATIC).withFencing(new Fencing().withMode("Watchdog")
+                .withWatchdog(new FencingWatchdog().withTimeout("60s"))));
+        client.resource(g).create();
+        client.nodes().resource(node("flap-1", "flap", 1)).create();
+        agent = await().atMost(10, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(100)).until(() -> {
+            TestAgent a = TestAgent.connect(channel, "flap-1");
+            ControllerMessage first = a.received.poll(2, TimeUnit.SECONDS);
+            if (first == null) {
+                a.close();
+                return null;
+            }
+            return a;
+        }, a -> a != null);
+
+        // Each transition is seen by a reconcile (the status, which is not limited, follows it).
+        int transitions = 0;
+        for (int i = 0; i < 10; i++) {
+            for (boolean armed : new boolean[] {true, false}) {
+                report(armed);
+                transitions++;
+                int expected = armed ? 1 : 0;
+                await().atMost(10, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(20))
+                        .until(() -> Integer.valueOf(expected).equals(armedInStatus()));
+            }
+        }
+
+        assertThat(transitions).isEqualTo(20);
+        // Without the limit: 20 label patches and 20 Events.
+        assertThat(nodeEvents()).extracting(Event::getReason).containsExactlyInAnyOrder("Armed", "Disarmed");
+        // The one label patch allowed added the label; its removal is held back for the interval.
+        assertThat(client.nodes().withName("flap-1").get().getMetadata().getLabels())
+                .containsKey(NodeLabels.FENCING_ENABLED);
+        String scrape = registry.scrape();
+        assertThat(counter(scrape, "label_patch")).isGreaterThanOrEqualTo(19);
+        assertThat(counter(scrape, "event")).isGreaterThanOrEqualTo(18);
+    }
+
+    private static double counter(String scrape, String kind) {
+        return scrape.lines()
+                .filter(l -> l.startsWith("fencing_controller_report_writes_limited_total{kind=\"" + kind + "\""))
+                .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).findFirst().orElse(-1);
+    }
+}
