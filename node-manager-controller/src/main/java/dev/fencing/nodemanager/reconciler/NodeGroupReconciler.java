@@ -179,7 +179,10 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
         // Remembered before any write, so a failing write never makes the next reconcile announce an Event twice.
         lastStatus.put(name, status);
         outcome.labelChanges().forEach((node, change) -> {
-            if (!writeLimiter.allowLabelPatch(node, clock.instant())) {
+            // A clean stop's label removal is never held back: the fenced-node rule reads the label after a
+            // controller restart. One final report per stream cannot flood.
+            boolean cleanStop = reports.latest(node).map(r -> r.report().getFinalReport()).orElse(false);
+            if (!writeLimiter.allowLabelPatch(node, clock.instant()) && !cleanStop) {
                 // Not remembered as written: the next reconcile computes it again once the interval has passed.
                 return;
             }
