@@ -22,7 +22,6 @@ import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -42,19 +41,7 @@ class StreamLimitsTest {
     private ManagedChannel channel;
 
     private void start(StreamLimits limits) throws Exception {
-        AgentDirectory directory = new AgentDirectory() {
-            @Override
-            public Optional<String> groupOf(String n) {
-                return models.values().stream().filter(m -> m.signals().containsKey(n)).map(GroupModel::group)
-                        .findFirst();
-            }
-
-            @Override
-            public Optional<GroupModel> model(String group) {
-                return Optional.ofNullable(models.get(group));
-            }
-        };
-        service = new AgentControlService(distributor, directory, new AgentReports(),
+        service = new AgentControlService(distributor, new TestDirectory(models), new AgentReports(),
                 new TieBreakArbiter(() -> 0L, Duration.ofSeconds(10), Duration.ZERO), InstantSource.system(),
                 scheduler, new AgentControlService.Settings(100_000, Duration.ofSeconds(5), Duration.ofSeconds(2),
                         Duration.ofSeconds(10)), null, limits);

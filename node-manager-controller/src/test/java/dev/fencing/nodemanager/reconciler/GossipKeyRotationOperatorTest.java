@@ -5,11 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.google.protobuf.ByteString;
-import dev.fencing.api.v1.Fencing;
-import dev.fencing.api.v1.FencingWatchdog;
 import dev.fencing.api.v1.NodeGroup;
-import dev.fencing.api.v1.NodeGroupSpec;
-import dev.fencing.api.v1.NodeType;
 import dev.fencing.nodemanager.NodeManager;
 import dev.fencing.nodemanager.config.ControllerConfig;
 import dev.fencing.nodemanager.grpc.TestAgent;
@@ -23,9 +19,7 @@ import dev.fencing.proto.nodemanager.v1.GossipKeyring;
 import dev.fencing.proto.nodemanager.v1.PeerReport;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Event;
-import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Secret;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
@@ -33,7 +27,6 @@ import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import java.io.InputStream;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -65,11 +58,7 @@ class GossipKeyRotationOperatorTest {
 
     @BeforeEach
     void setUp() throws Exception {
-        try (InputStream crd = getClass().getResourceAsStream("/META-INF/fabric8/nodegroups.deckhouse.io-v1.yml")) {
-            client.apiextensions().v1().customResourceDefinitions()
-                    .resource(client.getKubernetesSerialization().unmarshal(crd, CustomResourceDefinition.class))
-                    .create();
-        }
+        OperatorFixtures.installNodeGroupCrd(client);
         manager = new NodeManager(client, ControllerConfig.forTests(NS), InstantSource.system(),
                 new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)).start();
         channel = NettyChannelBuilder.forAddress("127.0.0.1", manager.grpcPort()).usePlaintext().build();
@@ -83,16 +72,7 @@ class GossipKeyRotationOperatorTest {
     }
 
     private TestAgent connect(String node) {
-        TestAgent agent = await().atMost(10, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(100)).until(() -> {
-            TestAgent a = TestAgent.connect(channel, node);
-            ControllerMessage first = a.received.poll(2, TimeUnit.SECONDS);
-            if (first == null) {
-                a.close();
-                return null;
-            }
-            a.received.add(first);
-            return a;
-        }, a -> a != null);
+        TestAgent agent = OperatorFixtures.connectServed(channel, node);
         agents.add(agent);
         return agent;
     }
@@ -154,11 +134,7 @@ class GossipKeyRotationOperatorTest {
 
     @Test
     void rotationWalksThreePhasesBlockedOnlyByReachableAgents() throws Exception {
-        NodeGroup g = new NodeGroup();
-        g.setMetadata(new ObjectMetaBuilder().withName(GROUP).build());
-        g.setSpec(new NodeGroupSpec().withNodeType(NodeType.STATIC).withFencing(new Fencing().withMode("Watchdog")
-                .withWatchdog(new FencingWatchdog().withTimeout("60s"))));
-        client.resource(g).create();
+        client.resource(OperatorFixtures.watchdogGroup(GROUP)).create();
         for (int i = 1; i <= 4; i++) {
             client.nodes().resource(node(GROUP + "-" + i, GROUP, i)).create();
         }

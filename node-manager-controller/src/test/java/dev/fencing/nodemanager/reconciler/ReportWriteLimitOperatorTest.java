@@ -4,11 +4,7 @@ import static dev.fencing.nodemanager.model.TestNodes.node;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.fencing.api.v1.Fencing;
-import dev.fencing.api.v1.FencingWatchdog;
 import dev.fencing.api.v1.NodeGroup;
-import dev.fencing.api.v1.NodeGroupSpec;
-import dev.fencing.api.v1.NodeType;
 import dev.fencing.nodemanager.NodeManager;
 import dev.fencing.nodemanager.config.ControllerConfig;
 import dev.fencing.nodemanager.grpc.StreamLimits;
@@ -17,10 +13,7 @@ import dev.fencing.nodemanager.model.NodeLabels;
 import dev.fencing.proto.fencing.v1.FencingMode;
 import dev.fencing.proto.nodemanager.v1.AgentMessage;
 import dev.fencing.proto.nodemanager.v1.AgentReport;
-import dev.fencing.proto.nodemanager.v1.ControllerMessage;
 import io.fabric8.kubernetes.api.model.Event;
-import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
@@ -28,7 +21,6 @@ import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import java.io.InputStream;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
@@ -53,11 +45,7 @@ class ReportWriteLimitOperatorTest {
 
     @BeforeEach
     void setUp() throws Exception {
-        try (InputStream crd = getClass().getResourceAsStream("/META-INF/fabric8/nodegroups.deckhouse.io-v1.yml")) {
-            client.apiextensions().v1().customResourceDefinitions()
-                    .resource(client.getKubernetesSerialization().unmarshal(crd, CustomResourceDefinition.class))
-                    .create();
-        }
+        OperatorFixtures.installNodeGroupCrd(client);
         // Limits far longer than the test: every write after the first per node (and per Event reason) is held.
         manager = new NodeManager(client, ControllerConfig.forTests(NS), StreamLimits.DEFAULTS,
                 new WriteLimits(Duration.ofHours(1), Duration.ofHours(1)), InstantSource.system(), registry).start();
@@ -90,21 +78,9 @@ class ReportWriteLimitOperatorTest {
 
     @Test
     void aFloodOfFlappingReportsCausesABoundedNumberOfWrites() throws Exception {
-        NodeGroup g = new NodeGroup();
-        g.setMetadata(new ObjectMetaBuilder().withName("flap").build());
-        g.setSpec(new NodeGroupSpec().withNodeType(NodeType.STATIC).withFencing(new Fencing().withMode("Watchdog")
-                .withWatchdog(new FencingWatchdog().withTimeout("60s"))));
-        client.resource(g).create();
+        client.resource(OperatorFixtures.watchdogGroup("flap")).create();
         client.nodes().resource(node("flap-1", "flap", 1)).create();
-        agent = await().atMost(10, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(100)).until(() -> {
-            TestAgent a = TestAgent.connect(channel, "flap-1");
-            ControllerMessage first = a.received.poll(2, TimeUnit.SECONDS);
-            if (first == null) {
-                a.close();
-                return null;
-            }
-            return a;
-        }, a -> a != null);
+        agent = OperatorFixtures.connectServed(channel, "flap-1");
 
         // Each transition is seen by a reconcile (the status, which is not limited, follows it).
         int transitions = 0;
