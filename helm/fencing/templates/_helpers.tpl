@@ -117,3 +117,10 @@ syntax cannot express instead of silently dropping it.
 {{- end -}}
 {{- join "," $items -}}
 {{- end -}}
+
+{{/*
+The Secret holding tls.crt, tls.key and ca.crt (cert-manager or your own); required with tls.enabled.
+*/}}
+{{- define "fencing.tlsSecretName" -}}
+{{- required "tls.secretName is required when tls.enabled is true" .Values.tls.secretName -}}
+{{- end -}}

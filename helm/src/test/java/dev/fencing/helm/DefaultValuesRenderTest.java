@@ -104,7 +104,7 @@ class DefaultValuesRenderTest {
                 "--agent-controller-address=node-manager-controller.d8-fencing.svc:9650",
                 "--agent-resource=requests.cpu=10m,requests.memory=96Mi,limits.memory=192Mi",
                 "--agent-toleration=Exists",
-                "--agent-priority-class=system-node-critical");
+                "--agent-priority-class=system-node-critical", "--insecure-plaintext");
         Container c = rendered.controllerContainer();
         assertThat(c.getImage()).isEqualTo("ghcr.io/fencing/node-manager-controller:0.1.0");
         assertThat(c.getEnv()).extracting(EnvVar::getName)
@@ -189,7 +189,8 @@ class DefaultValuesRenderTest {
                 tuple(List.of("deckhouse.io"), List.of("nodegroups"), List.of("get", "list", "watch")),
                 tuple(List.of("deckhouse.io"), List.of("nodegroups/status"), List.of("update", "patch")),
                 tuple(List.of(""), List.of("nodes"), List.of("get", "list", "watch", "patch")),
-                tuple(List.of(""), List.of("events"), List.of("create", "patch")));
+                tuple(List.of(""), List.of("events"), List.of("create", "patch")),
+                tuple(List.of("authentication.k8s.io"), List.of("tokenreviews"), List.of("create")));
         assertThat(rendered.one(ClusterRole.class).getRules()).allSatisfy(r -> {
             assertThat(r.getResourceNames()).isNullOrEmpty();
             assertThat(r.getNonResourceURLs()).isNullOrEmpty();
@@ -197,7 +198,7 @@ class DefaultValuesRenderTest {
     }
 
     @Test
-    void roleGrantsDaemonSetsAndTheLeaseOnlyInTheReleaseNamespace() {
+    void roleGrantsDaemonSetsTheLeaseKeyringSecretsAndPodReadsOnlyInTheReleaseNamespace() {
         Role role = rendered.named(Role.class, NAME);
 
         assertThat(role.getMetadata().getNamespace()).isEqualTo(FencingChart.NAMESPACE);
@@ -206,7 +207,9 @@ class DefaultValuesRenderTest {
                 tuple(List.of("apps"), List.of("daemonsets"),
                         List.of("get", "list", "watch", "create", "update", "patch", "delete")),
                 tuple(List.of("coordination.k8s.io"), List.of("leases"),
-                        List.of("get", "list", "watch", "create", "update")));
+                        List.of("get", "list", "watch", "create", "update", "patch")),
+                tuple(List.of(""), List.of("secrets"), List.of("get", "list", "watch", "create", "update")),
+                tuple(List.of(""), List.of("pods"), List.of("get")));
     }
 
     @Test

@@ -47,11 +47,13 @@ class ValuesVariationTest {
         Rendered r = FencingChart.render("tls.enabled", true, "tls.secretName", "agent-control-tls");
 
         assertThat(r.args()).contains("--tls-cert=/etc/node-manager-controller/tls/tls.crt",
-                "--tls-key=/etc/node-manager-controller/tls/tls.key");
+                "--tls-key=/etc/node-manager-controller/tls/tls.key", "--tls-ca=/etc/node-manager-controller/tls/ca.crt",
+                "--agent-ca-secret=agent-control-tls").doesNotContain("--insecure-plaintext");
         PodSpec pod = r.one(Deployment.class).getSpec().getTemplate().getSpec();
         assertThat(pod.getVolumes()).filteredOn(v -> v.getName().equals("tls")).singleElement().satisfies(v -> {
             assertThat(v.getSecret().getSecretName()).isEqualTo("agent-control-tls");
-            assertThat(v.getSecret().getItems()).extracting(i -> i.getKey()).containsExactly("tls.crt", "tls.key");
+            assertThat(v.getSecret().getItems()).extracting(i -> i.getKey())
+                    .containsExactly("tls.crt", "tls.key", "ca.crt");
         });
         assertThat(r.controllerContainer().getVolumeMounts()).filteredOn(m -> m.getName().equals("tls"))
                 .singleElement().satisfies(m -> {
@@ -70,10 +72,10 @@ class ValuesVariationTest {
     }
 
     @Test
-    void withoutTlsNoSecretIsMountedAndNoTlsFlagIsPassed() {
+    void withoutTlsNoSecretIsMountedAndTheControllerIsToldPlaintextExplicitly() {
         Rendered r = FencingChart.render();
 
-        assertThat(r.args()).noneMatch(a -> a.startsWith("--tls-"));
+        assertThat(r.args()).noneMatch(a -> a.startsWith("--tls-")).contains("--insecure-plaintext");
         assertThat(r.one(Deployment.class).getSpec().getTemplate().getSpec().getVolumes())
                 .noneMatch(v -> v.getSecret() != null);
     }

@@ -21,6 +21,7 @@ import dev.fencing.memberlist.state.SwimProtocol;
 import dev.fencing.memberlist.state.Timers;
 import dev.fencing.memberlist.transport.NioTransport;
 import dev.fencing.memberlist.transport.StreamConnection;
+import dev.fencing.memberlist.transport.ThreadErrors;
 import dev.fencing.memberlist.transport.Transport;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -379,7 +380,8 @@ public final class Memberlist implements AutoCloseable {
     }
     ScheduledFuture<?> f =
         protocolThread.schedule(
-            () -> {
+            // an Error must reach the thread's uncaught-exception handler (the agent exits), not stay in the future
+            ThreadErrors.reported(() -> {
               lock.lock();
               try {
                 if (!protocol.stopped()) {
@@ -390,7 +392,7 @@ public final class Memberlist implements AutoCloseable {
               } finally {
                 lock.unlock();
               }
-            },
+            }),
             Math.max(0, delayNanos),
             TimeUnit.NANOSECONDS);
     return () -> f.cancel(false);

@@ -14,6 +14,13 @@ import dev.fencing.nodemanager.grpc.StreamLimits;
 import dev.fencing.nodemanager.reconciler.WriteLimits;
 import dev.fencing.nodemanager.grpc.AgentControlService;
 import dev.fencing.nodemanager.grpc.LeaderLink;
+import dev.fencing.nodemanager.grpc.auth.AgentAuthInterceptor;
+import dev.fencing.nodemanager.grpc.auth.AgentAuthenticator;
+import dev.fencing.nodemanager.grpc.auth.AgentPodAuthorizer;
+import dev.fencing.nodemanager.grpc.auth.KubernetesTokenReviewer;
+import dev.fencing.nodemanager.grpc.auth.ServingCertificate;
+import io.grpc.ManagedChannel;
+import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import dev.fencing.nodemanager.health.HealthServer;
 import dev.fencing.nodemanager.metrics.ControllerMetrics;
@@ -31,6 +38,7 @@ import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfigurationBuilder;
 import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.File;
 import java.io.IOException;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -40,6 +48,8 @@ import java.util.HexFormat;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,6 +61,8 @@ import org.slf4j.LoggerFactory;
 public final class NodeManager implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(NodeManager.class);
+    /** A positive TokenReview is reused at most this long (and never past the token's expiry). */
+    private static final Duration AUTH_CACHE = Duration.ofSeconds(60);
 
     private final KubernetesClient client;
     private final ControllerConfig config;
@@ -73,6 +85,8 @@ public final class NodeManager implements AutoCloseable {
     private final LeaderLink leaderLink;
     private volatile Operator operator;
     private LeaderLeaseWatch leaderLeaseWatch;
+    private final AgentAuthInterceptor authInterceptor;
+    private ServingCertificate servingCertificate;
     private AgentControlServer server;
     private HealthServer health;
     private volatile boolean closing;
@@ -112,25 +126,14 @@ public final class NodeManager implements AutoCloseable {
         });
         this.cache = new ClusterCache(client, config.gossipPort(), distributor, config.namespace(),
                 config.gossipEncryption(), nodeLeases = new NodeLeases(clock));
-        this.leaderLink = new LeaderLink(address -> {
-            NettyChannelBuilder b = NettyChannelBuilder.forTarget(address)
-                    .keepAliveTime(30, java.util.concurrent.TimeUnit.SECONDS);
-            if (config.tlsCert() != null) {
-                // Replicas share the serving certificate; trust it for replica-to-replica calls.
-                try {
-                    b.sslContext(io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts.forClient()
-                            .trustManager(config.tlsCert()).build());
-                } catch (javax.net.ssl.SSLException e) {
-                    throw new IllegalStateException("cannot build TLS context for the leader link: " + e, e);
-                }
-            } else {
-                b.usePlaintext();
-            }
-            return b.build();
-        });
+        this.leaderLink = new LeaderLink(this::leaderChannel);
         this.service = new AgentControlService(distributor, cache, reports, arbiter, clock, scheduler,
                 new AgentControlService.Settings(config.streamQueue(), Duration.ofSeconds(10), Duration.ofSeconds(2),
-                        config.maxTieLease()), config.leaderElection() ? leaderLink : null, streamLimits);
+                        config.maxTieLease()), config.leaderElection() ? leaderLink : null,
+                AgentControlService.HelloCheck.pods(new AgentPodAuthorizer(client, config.namespace())),
+                streamLimits);
+        this.authInterceptor = new AgentAuthInterceptor(new AgentAuthenticator(new KubernetesTokenReviewer(client),
+                clock, AUTH_CACHE), config.security().insecurePlaintext());
         this.daemonSets = new AgentDaemonSets(client, config);
         this.writer = new ClusterWriter(client, clock);
         ControllerMetrics metrics = new ControllerMetrics(registry, distributor, service);
@@ -142,6 +145,23 @@ public final class NodeManager implements AutoCloseable {
         metrics.writeLimits(reconciler);
         cache.addModelListener(m -> reconciler.trigger(m.group()));
         this.reconciler = reconciler;
+    }
+
+    // Followers dial the leader by pod address but verify its certificate against the Service name agents use
+    // (serverName()), so one serving certificate with that DNS SAN is valid for both.
+    private ManagedChannel leaderChannel(String address) {
+        NettyChannelBuilder b = NettyChannelBuilder.forTarget(address).keepAliveTime(30, TimeUnit.SECONDS);
+        if (config.security().insecurePlaintext()) {
+            return b.usePlaintext().build();
+        }
+        File trust = config.security().tlsCa() != null ? config.security().tlsCa() : config.tlsCert();
+        try {
+            return b.sslContext(GrpcSslContexts.forClient().trustManager(trust).build())
+                    .overrideAuthority(config.serverName()).build();
+        } catch (SSLException e) {
+            throw new IllegalStateException("cannot build TLS context for the leader link from " + trust + ": "
+                    + e.getMessage(), e);
+        }
     }
 
     // Built once the AgentControl port is bound: the leader election identity carries this replica's address.
@@ -198,7 +218,13 @@ public final class NodeManager implements AutoCloseable {
     /** Starts caches, the AgentControl server, the operator and the health server. */
     public NodeManager start() throws IOException {
         cache.start();
-        server = new AgentControlServer(config.grpcPort(), config.tlsCert(), config.tlsKey(), service).start();
+        if (!config.security().insecurePlaintext()) {
+            servingCertificate = new ServingCertificate(config.tlsCert(), config.tlsKey(),
+                    config.security().certReloadInterval(), scheduler);
+        }
+        server = new AgentControlServer(config.grpcPort(),
+                servingCertificate == null ? null : servingCertificate.credentials(), service, authInterceptor)
+                .start();
         String identity = identity(config.advertiseHost(), server.port());
         leaderLink.self(identity.substring(identity.lastIndexOf('@') + 1));
         if (config.leaderElection()) {
@@ -316,6 +342,9 @@ public final class NodeManager implements AutoCloseable {
         }
         if (server != null) {
             server.close();
+        }
+        if (servingCertificate != null) {
+            servingCertificate.close();
         }
         cache.close();
         scheduler.shutdownNow();

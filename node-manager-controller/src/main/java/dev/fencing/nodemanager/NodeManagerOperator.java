@@ -2,6 +2,7 @@ package dev.fencing.nodemanager;
 
 import dev.fencing.nodemanager.reconciler.WriteLimits;
 import dev.fencing.nodemanager.grpc.StreamLimits;
+import dev.fencing.nodemanager.config.AgentControlSecurity;
 import dev.fencing.nodemanager.config.ControllerConfig;
 import io.fabric8.kubernetes.api.model.Toleration;
 import io.fabric8.kubernetes.api.model.TolerationBuilder;
@@ -90,11 +91,36 @@ public final class NodeManagerOperator implements Callable<Integer> {
             description = "Leader election Lease name.")
     String leaseName;
 
-    @Option(names = "--tls-cert", defaultValue = "${env:NMC_TLS_CERT}", description = "PEM certificate chain (TLS).")
+    @Option(names = "--tls-cert", defaultValue = "${env:NMC_TLS_CERT}",
+            description = "PEM certificate chain AgentControl is served with (required unless --insecure-plaintext);"
+                    + " its SANs must include the host of --agent-controller-address. Reloaded when the file changes.")
     File tlsCert;
 
-    @Option(names = "--tls-key", defaultValue = "${env:NMC_TLS_KEY}", description = "PEM private key (TLS).")
+    @Option(names = "--tls-key", defaultValue = "${env:NMC_TLS_KEY}", description = "PEM private key of --tls-cert.")
     File tlsKey;
+
+    @Option(names = "--tls-ca", defaultValue = "${env:NMC_TLS_CA}",
+            description = "PEM CA bundle a follower verifies the leader's certificate with (default: --tls-cert).")
+    File tlsCa;
+
+    @Option(names = "--tls-reload-interval", defaultValue = "${env:NMC_TLS_RELOAD_INTERVAL:-30s}",
+            description = "How often --tls-cert/--tls-key are checked for a renewal (default: ${DEFAULT-VALUE}).")
+    String tlsReloadInterval;
+
+    @Option(names = "--insecure-plaintext", defaultValue = "${env:NMC_INSECURE_PLAINTEXT:-false}",
+            description = "Serve AgentControl without TLS (local labs only; logged at start and at every call)."
+                    + " Agents still authenticate with their token.")
+    boolean insecurePlaintext;
+
+    @Option(names = "--agent-ca-secret", defaultValue = "${env:NMC_AGENT_CA_SECRET}",
+            description = "Secret (in --namespace) whose ca.crt agent pods mount as --controller-ca; required with"
+                    + " TLS.")
+    String agentCaSecret;
+
+    @Option(names = "--agent-service-account", defaultValue = "${env:NMC_AGENT_SERVICE_ACCOUNT}",
+            description = "ServiceAccount of the agent pods (default: the namespace's default); its projected token"
+                    + " (audience fencing-agent) is the agent's identity.")
+    String agentServiceAccount;
 
     @Option(names = "--status-interval", defaultValue = "${env:NMC_STATUS_INTERVAL:-10s}",
             description = "Status recompute period without events.")
@@ -173,13 +199,23 @@ public final class NodeManagerOperator implements Callable<Integer> {
         }
         String address = agentControllerAddress == null || agentControllerAddress.isBlank()
                 ? "node-manager-controller." + namespace + ".svc:" + grpcPort : agentControllerAddress;
+        if (!insecurePlaintext && (tlsCert == null || tlsKey == null)) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "AgentControl is served over TLS only:"
+                    + " pass --tls-cert and --tls-key, or --insecure-plaintext for a local lab");
+        }
+        if (!insecurePlaintext && (agentCaSecret == null || agentCaSecret.isBlank())) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--agent-ca-secret is required with"
+                    + " TLS: agents verify the controller's certificate with that Secret's ca.crt");
+        }
+        AgentControlSecurity security = new AgentControlSecurity(insecurePlaintext, tlsCa, agentCaSecret,
+                agentServiceAccount, duration("--tls-reload-interval", tlsReloadInterval));
         return new ControllerConfig(namespace, grpcPort, healthPort, gossipPort, agentImage, address, resources,
                 tolerations, agentPriorityClass == null ? "" : agentPriorityClass, leaderElection, leaseName, tlsCert,
                 tlsKey, duration("--status-interval", statusInterval),
                 duration("--report-stale-after", reportStaleAfter), historyLimit, streamQueue,
                 duration("--max-tie-lease", maxTieLease), maxOutOfService, gossipEncryption,
                 advertiseHost == null || advertiseHost.isBlank() ? null : advertiseHost,
-                apiServerProbeUrl == null || apiServerProbeUrl.isBlank() ? null : apiServerProbeUrl);
+                apiServerProbeUrl == null || apiServerProbeUrl.isBlank() ? null : apiServerProbeUrl, security);
     }
 
     private Duration duration(String flag, String text) {

@@ -10,10 +10,43 @@ import picocli.CommandLine;
 
 class NodeManagerOperatorCliTest {
 
+    private static final String[] TLS = {"--tls-cert", "/tls/tls.crt", "--tls-key", "/tls/tls.key",
+        "--agent-ca-secret", "fencing-ca"};
+
+    // With the TLS flags every production install passes.
     private static ControllerConfig parse(String... args) {
+        String[] all = java.util.stream.Stream.concat(java.util.Arrays.stream(TLS), java.util.Arrays.stream(args))
+                .toArray(String[]::new);
+        return parseExactly(all);
+    }
+
+    private static ControllerConfig parseExactly(String... args) {
         NodeManagerOperator op = new NodeManagerOperator();
         new CommandLine(op).parseArgs(args);
         return op.config();
+    }
+
+    @Test
+    void withoutACertificateTheControllerRefusesToStartUnlessPlaintextIsExplicit() {
+        assertThatThrownBy(() -> parseExactly("--agent-ca-secret", "ca"))
+                .hasMessageContaining("TLS only").hasMessageContaining("--insecure-plaintext");
+        assertThatThrownBy(() -> parseExactly("--tls-cert", "/c", "--tls-key", "/k"))
+                .hasMessageContaining("--agent-ca-secret is required");
+        ControllerConfig plain = parseExactly("--insecure-plaintext");
+        assertThat(plain.security().insecurePlaintext()).isTrue();
+        assertThat(plain.tlsCert()).isNull();
+    }
+
+    @Test
+    void tlsFlagsBecomeTheChannelSecurity() {
+        ControllerConfig c = parse("--tls-ca", "/tls/ca.crt", "--agent-service-account", "fencing-agent",
+                "--tls-reload-interval", "10s");
+        assertThat(c.security().insecurePlaintext()).isFalse();
+        assertThat(c.security().agentCaSecret()).isEqualTo("fencing-ca");
+        assertThat(c.security().agentServiceAccount()).isEqualTo("fencing-agent");
+        assertThat(c.security().tlsCa()).hasToString("/tls/ca.crt");
+        assertThat(c.security().certReloadInterval()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(c.serverName()).isEqualTo("node-manager-controller.kube-system.svc");
     }
 
     @Test

@@ -59,13 +59,13 @@ public final class AgentCluster implements AutoCloseable {
      * Starts every emulated watchdog, then every agent with {@code run --controller} and no config file, so group,
      * peers, policy and signals all come from the controller.
      *
-     * @param controllerAddress the controller's AgentControl server, {@code host:port}
+     * @param controller        the controller's AgentControl server and how to reach it (TLS, token files)
      * @param watchdogTimeout   the emulated devices' timeout; must match the NodeGroup's
      */
     public static AgentCluster startConfiguredByController(NetnsLab lab, AgentLauncher launcher,
-                                                           String controllerAddress, Duration watchdogTimeout,
+                                                           AgentConfigSource controller, Duration watchdogTimeout,
                                                            Path workDir, Path logDir) {
-        return start(lab, launcher, AgentConfigSource.controller(controllerAddress), watchdogTimeout, workDir, logDir);
+        return start(lab, launcher, controller, watchdogTimeout, workDir, logDir);
     }
 
     private static AgentCluster start(NetnsLab lab, AgentLauncher launcher, AgentConfigSource source,

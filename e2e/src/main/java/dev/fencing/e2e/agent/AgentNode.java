@@ -106,7 +106,7 @@ public final class AgentNode {
         command.addAll(AgentLauncher.AGENT_JVM_OPTIONS);
         command.addAll(launcher.agentCli());
         command.add("run");
-        command.addAll(configSource.runArgs());
+        command.addAll(configSource.runArgs(node.name()));
         command.addAll(List.of(
                 "--node", node.name(),
                 "--socket", socket().toString(),

@@ -12,13 +12,29 @@ import java.util.Map;
  * @param quorumLossAction Fence, Exclude or Wait
  * @param tieBreakers      e.g. [LowestName]
  * @param timings          overrides of the profile, by their spec.fencing names (quorumWindow, heartbeatInterval…)
+ * @param profile          Auto, Critical, Medium, Moderate or Slow
  */
 public record AgentSettings(Duration watchdogTimeout, String quorumLossAction, List<String> tieBreakers,
-                            Map<String, String> timings) {
+                            Map<String, String> timings, String profile) {
 
     public AgentSettings {
         tieBreakers = List.copyOf(tieBreakers);
         timings = Map.copyOf(new LinkedHashMap<>(timings));
+    }
+
+    /** Settings under {@code profile: Auto}. */
+    public AgentSettings(Duration watchdogTimeout, String quorumLossAction, List<String> tieBreakers,
+                         Map<String, String> timings) {
+        this(watchdogTimeout, quorumLossAction, tieBreakers, timings, "Auto");
+    }
+
+    /**
+     * The fastest safe profile: {@code Critical} with a 2 s watchdog (the shortest the policy accepts, for Critical
+     * only) and no timing overrides.
+     */
+    public static AgentSettings critical() {
+        return new AgentSettings(Duration.ofSeconds(2), "Fence", List.of("LowestName"), Map.of(),
+                "Critical");
     }
 
     /** Fast settings for tests on one machine: a 6 s watchdog and second-scale quorum timings. */
@@ -33,16 +49,24 @@ public record AgentSettings(Duration watchdogTimeout, String quorumLossAction, L
                 "armingDelay", "2s"));
     }
 
+    /**
+     * Auto-scaled settings: profile Auto with no memberlist or quorum timing overrides, so every derived timing
+     * follows the group size, and a 10 s watchdog.
+     */
+    public static AgentSettings autoScaled() {
+        return new AgentSettings(Duration.ofSeconds(10), "Fence", List.of("LowestName"), Map.of());
+    }
+
     /** @return these settings with one timing override replaced or added */
     public AgentSettings withTiming(String name, String value) {
         Map<String, String> all = new LinkedHashMap<>(timings);
         all.put(name, value);
-        return new AgentSettings(watchdogTimeout, quorumLossAction, tieBreakers, all);
+        return new AgentSettings(watchdogTimeout, quorumLossAction, tieBreakers, all, profile);
     }
 
     /** @return these settings with another quorum-loss action (Fence, Exclude, Wait) */
     public AgentSettings withQuorumLossAction(String action) {
-        return new AgentSettings(watchdogTimeout, action, tieBreakers, timings);
+        return new AgentSettings(watchdogTimeout, action, tieBreakers, timings, profile);
     }
 
     /**
@@ -65,7 +89,7 @@ public record AgentSettings(Duration watchdogTimeout, String quorumLossAction, L
         yaml.append("  mode: Watchdog\n");
         yaml.append("  watchdog: {timeout: ").append(watchdogTimeout.toSeconds()).append("s}\n");
         yaml.append("  quorumLossAction: ").append(quorumLossAction).append('\n');
-        yaml.append("  profile: Auto\n");
+        yaml.append("  profile: ").append(profile).append('\n');
         yaml.append("  quorum: {size: Auto, tieBreakers: [").append(String.join(", ", tieBreakers)).append("]}\n");
         if (!timings.isEmpty()) {
             yaml.append("  timings:\n");

@@ -23,7 +23,11 @@ import java.util.Objects;
  *   <li>{@code create} {@code manifest}: a YAML or JSON object (Node, NodeGroup, …) is created;</li>
  *   <li>{@code annotate} / {@code label} {@code kind} (Node | NodeGroup), {@code name}, {@code key},
  *       {@code value} (null removes it);</li>
- *   <li>{@code get} {@code kind}, {@code name}: the object as stored.</li>
+ *   <li>{@code get} {@code kind}, {@code name}: the object as stored;</li>
+ *   <li>{@code agent-token} {@code namespace}, {@code group}, {@code node}, {@code file}: what the DaemonSet
+ *       controller and the kubelet do for an agent: a pod of the group's agent DaemonSet (created by the
+ *       controller; failed while it does not exist yet) bound to the node, and its projected token written to
+ *       {@code file} (0600).</li>
  * </ul>
  */
 final class ApiCommands {
@@ -31,9 +35,11 @@ final class ApiCommands {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final KubernetesClient client;
+    private final LabTokenAuthority tokens;
 
-    ApiCommands(KubernetesClient client) {
+    ApiCommands(KubernetesClient client, LabTokenAuthority tokens) {
         this.client = client;
+        this.tokens = tokens;
     }
 
     /** @return the answer line for one command line; never throws on bad input */
@@ -55,9 +61,10 @@ final class ApiCommands {
                 case "annotate" -> edit(id, command, true);
                 case "label" -> edit(id, command, false);
                 case "get" -> get(id, command);
-                default -> failed(id, "unknown op '" + op + "'; ops are create, annotate, label, get");
+                case "agent-token" -> agentToken(id, command);
+                default -> failed(id, "unknown op '" + op + "'; ops are create, annotate, label, get, agent-token");
             };
-        } catch (RuntimeException | JsonProcessingException e) {
+        } catch (RuntimeException | java.io.IOException e) {
             // a bad manifest surfaces as whatever fabric8's parser throws; the answer names it, the server lives on
             return failed(id, e.getClass().getSimpleName() + ": " + e.getMessage());
         }
@@ -104,6 +111,39 @@ final class ApiCommands {
         answer.set("object", object == null ? null
                 : JSON.readTree(client.getKubernetesSerialization().asJson(object)));
         return answer.toString();
+    }
+
+    private String agentToken(JsonNode id, JsonNode command) throws java.io.IOException {
+        String namespace = text(command, "namespace");
+        String node = text(command, "node");
+        String daemonSet = "fencing-agent-" + text(command, "group");
+        java.nio.file.Path file = java.nio.file.Path.of(text(command, "file"));
+        io.fabric8.kubernetes.api.model.apps.DaemonSet ds =
+                client.apps().daemonSets().inNamespace(namespace).withName(daemonSet).get();
+        if (ds == null) {
+            return failed(id, "DaemonSet " + namespace + "/" + daemonSet + " does not exist (yet)");
+        }
+        String podName = daemonSet + "-" + node;
+        io.fabric8.kubernetes.api.model.Pod pod = client.pods().inNamespace(namespace).withName(podName).get();
+        if (pod == null) {
+            pod = client.pods().inNamespace(namespace).resource(new io.fabric8.kubernetes.api.model.PodBuilder()
+                    .withNewMetadata().withName(podName).withNamespace(namespace)
+                        .addNewOwnerReference().withApiVersion("apps/v1").withKind("DaemonSet").withName(daemonSet)
+                            .withUid(ds.getMetadata().getUid()).withController(true).endOwnerReference()
+                    .endMetadata()
+                    .withNewSpec().withNodeName(node).withServiceAccountName("fencing-agent").endSpec()
+                    .build()).create();
+        }
+        String token = tokens.issue(new LabTokenAuthority.Claims(namespace, "fencing-agent", podName,
+                pod.getMetadata().getUid(), node, java.time.Instant.now().plus(java.time.Duration.ofHours(2))));
+        java.nio.file.Files.createDirectories(file.getParent());
+        java.nio.file.Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+        java.nio.file.Files.writeString(tmp, token);
+        java.nio.file.Files.setPosixFilePermissions(tmp,
+                java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        java.nio.file.Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        return done(id);
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})

@@ -23,6 +23,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -32,7 +33,10 @@ import org.slf4j.LoggerFactory;
  * The Kubernetes side of a lab: a "control-plane" network namespace on the lab's bridge ({@value #ADDRESS}) running
  * the fabric8 CRUD mock API server ({@link MockApiServer}) and the real node-manager controller jar against it,
  * seeded with one NodeGroup and one Node per lab node (label {@code node.deckhouse.io/group}, InternalIP = the lab
- * address). Agents in the node namespaces dial {@link #controllerAddress()}.
+ * address). Agents in the node namespaces dial {@link #controllerAddress()} over TLS (a lab CA made with openssl,
+ * {@link LabPki}) and prove their node with a token the mock API server issued for their agent pod and answers
+ * TokenReviews for ({@link LabTokenAuthority}): the controller runs with TLS and agent authentication on, as in a
+ * cluster.
  *
  * <p>The test JVM cannot reach the namespace's sockets, so it edits the API through the mock server's stdin
  * ({@link ApiCommands}). {@link #close()} stops both processes and deletes the namespace; the lab's own teardown
@@ -49,6 +53,8 @@ public final class ControlPlane implements AutoCloseable {
     /** Any value disarms the node's agent (ARCHITECTURE §3.2). */
     public static final String MAINTENANCE_ANNOTATION = "node-manager.deckhouse.io/fencing-disable";
     private static final String CONTROLLER_NAMESPACE = "fencing-system";
+    /** The name the controller's certificate is issued for and agents verify (the chart's Service name). */
+    public static final String SERVER_NAME = "node-manager-controller." + CONTROLLER_NAMESPACE + ".svc";
     private static final int GOSSIP_PORT = 7946;
     private static final Duration IP_TIMEOUT = Duration.ofSeconds(15);
     private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
@@ -64,6 +70,8 @@ public final class ControlPlane implements AutoCloseable {
     private final String group;
     private final AtomicLong commandIds = new AtomicLong();
     private final NamespaceFirewall firewall;
+    private final Path secrets;
+    private LabPki pki;
     private JsonLinesProcess apiServer;
     private LoggedProcess controller;
     private int controllerStarts;
@@ -76,6 +84,12 @@ public final class ControlPlane implements AutoCloseable {
         this.controllerJar = controllerJar;
         this.group = group;
         this.logDir = logDir;
+        try {
+            this.secrets = Files.createTempDirectory("fencing-lab-" + lab.runId() + "-");
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot create the lab's certificate and token directory: "
+                    + e.getMessage(), e);
+        }
     }
 
     /**
@@ -86,6 +100,15 @@ public final class ControlPlane implements AutoCloseable {
      */
     public static ControlPlane start(NetnsLab lab, Path controllerJar, String group, AgentSettings settings,
                                      Path logDir) {
+        return start(lab, controllerJar, group, settings, logDir, Set.of());
+    }
+
+    /**
+     * Like {@link #start(NetnsLab, Path, String, AgentSettings, Path)}, but the Nodes named in {@code outsideGroup}
+     * are seeded without the group label (a node that joins the group later, through {@link #addToGroup}).
+     */
+    public static ControlPlane start(NetnsLab lab, Path controllerJar, String group, AgentSettings settings,
+                                     Path logDir, Set<String> outsideGroup) {
         ControlPlane plane = new ControlPlane(lab, controllerJar, group, logDir);
         long started = System.nanoTime();
         try {
@@ -93,9 +116,11 @@ public final class ControlPlane implements AutoCloseable {
             plane.startApiServer();
             plane.command(create(nodeGroupYaml(group, settings)));
             for (LabNode node : lab.nodes()) {
-                plane.command(create(nodeYaml(node, group)));
+                plane.command(create(nodeYaml(node, outsideGroup.contains(node.name()) ? null : group)));
             }
+            plane.pki = LabPki.create(plane.secrets.resolve("pki"), SERVER_NAME, ADDRESS);
             plane.startController();
+            plane.issueAgentTokens();
         } catch (RuntimeException e) {
             plane.close();
             throw e;
@@ -108,6 +133,42 @@ public final class ControlPlane implements AutoCloseable {
     /** @return {@code host:port} of the controller's AgentControl server, for {@code run --controller} */
     public String controllerAddress() {
         return ADDRESS + ":" + GRPC_PORT;
+    }
+
+    /**
+     * @return how agents reach the controller: its address, the lab CA and server name, and one token file per node
+     */
+    public dev.fencing.e2e.agent.AgentConfigSource agentSource() {
+        return dev.fencing.e2e.agent.AgentConfigSource.controller(controllerAddress(),
+                List.of("--controller-ca", pki.ca().toString(), "--controller-server-name", SERVER_NAME),
+                secrets.resolve("tokens"));
+    }
+
+    // What the DaemonSet controller and the kubelet do: once the controller has created the group's agent DaemonSet,
+    // a pod per node and its projected token in the node's token file.
+    private void issueAgentTokens() {
+        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+        for (LabNode node : lab.nodes()) {
+            while (true) {
+                ObjectNode issue = JSON.createObjectNode();
+                issue.put("op", "agent-token");
+                issue.put("namespace", CONTROLLER_NAMESPACE);
+                issue.put("group", group);
+                issue.put("node", node.name());
+                issue.put("file", secrets.resolve("tokens").resolve(node.name()).toString());
+                try {
+                    command(issue);
+                    break;
+                } catch (IllegalStateException e) {
+                    if (System.nanoTime() > deadline) {
+                        throw new IllegalStateException("no agent token for " + node.name() + " within "
+                                + START_TIMEOUT + ": " + e.getMessage(), e);
+                    }
+                    Pause.sleep(Duration.ofMillis(200));
+                }
+            }
+        }
+        LOG.info("event=agent-tokens-issued nodes={} dir={}", lab.nodes().size(), secrets.resolve("tokens"));
     }
 
     /** @return the NodeGroup the lab's nodes belong to */
@@ -211,6 +272,12 @@ public final class ControlPlane implements AutoCloseable {
         annotateNode(node, MAINTENANCE_ANNOTATION, null);
     }
 
+    /** Puts {@code node} into the group (its group label is set): it joins the expected set of every agent. */
+    public void addToGroup(String node) {
+        command(edit("label", "Node", node, GROUP_LABEL, group));
+        LOG.info("event=node-added-to-group node={} group={}", node, group);
+    }
+
     /** Removes {@code node} from the group (its group label goes): it leaves the expected set and disarms. */
     public void removeFromGroup(String node) {
         command(edit("label", "Node", node, GROUP_LABEL, null));
@@ -252,6 +319,10 @@ public final class ControlPlane implements AutoCloseable {
                 "--health-port", "-1",
                 "--gossip-port", String.valueOf(GOSSIP_PORT),
                 "--agent-controller-address", controllerAddress(),
+                "--tls-cert", pki.cert().toString(),
+                "--tls-key", pki.key().toString(),
+                "--tls-ca", pki.ca().toString(),
+                "--agent-ca-secret", "fencing-lab-ca",
                 // the arbiter grants nothing for this long after start: short, so tie-breaks answer in the lab
                 "--max-tie-lease", "5s",
                 "--status-interval", "2s",
@@ -309,7 +380,7 @@ public final class ControlPlane implements AutoCloseable {
         yaml.append("spec:\n  nodeType: Static\n  fencing:\n    mode: Watchdog\n");
         yaml.append("    watchdog: {timeout: ").append(settings.watchdogTimeout().toSeconds()).append("s}\n");
         yaml.append("    quorumLossAction: ").append(settings.quorumLossAction()).append('\n');
-        yaml.append("    profile: Auto\n");
+        yaml.append("    profile: ").append(settings.profile()).append('\n');
         yaml.append("    quorum: {size: Auto, tieBreakers: [").append(String.join(", ", settings.tieBreakers()))
                 .append("]}\n");
         if (!settings.timings().isEmpty()) {
@@ -320,10 +391,11 @@ public final class ControlPlane implements AutoCloseable {
         return yaml.toString();
     }
 
-    /** @return a Ready Node of {@code group} whose InternalIP is the lab node's address */
+    /** @return a Ready Node of {@code group} (none: no group label) whose InternalIP is the lab node's address */
     static String nodeYaml(LabNode node, String group) {
-        return "apiVersion: v1\nkind: Node\nmetadata:\n  name: " + node.name() + "\n  labels:\n    " + GROUP_LABEL
-                + ": " + group + "\nstatus:\n  addresses:\n  - {type: InternalIP, address: \"" + node.address()
+        String labels = group == null ? "  labels: {}\n" : "  labels:\n    " + GROUP_LABEL + ": " + group + "\n";
+        return "apiVersion: v1\nkind: Node\nmetadata:\n  name: " + node.name() + "\n" + labels
+                + "status:\n  addresses:\n  - {type: InternalIP, address: \"" + node.address()
                 + "\"}\n  - {type: Hostname, address: " + node.name() + "}\n  conditions:\n"
                 + "  - {type: Ready, status: \"True\"}\n";
     }
@@ -344,6 +416,7 @@ public final class ControlPlane implements AutoCloseable {
             apiServer.close();
         }
         HostCommand.run(List.of("ip", "netns", "del", namespace), IP_TIMEOUT);
+        HostCommand.run(List.of("rm", "-rf", "--", secrets.toString()), IP_TIMEOUT);
         LOG.info("event=control-plane-removed run={} netns={}", lab.runId(), namespace);
     }
 

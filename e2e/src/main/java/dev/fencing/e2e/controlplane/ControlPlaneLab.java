@@ -7,6 +7,7 @@ import dev.fencing.e2e.netns.NetnsLab;
 import dev.fencing.e2e.peer.ProjectLayout;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Set;
 
 /**
  * A lab with its Kubernetes side: the {@link NetnsLab}, its {@link ControlPlane} (mock API server and controller,
@@ -35,13 +36,22 @@ public final class ControlPlaneLab implements AutoCloseable {
      */
     public static ControlPlaneLab start(List<String> nodes, String group, AgentSettings settings,
                                         ProjectLayout layout, String suite) {
+        return start(nodes, Set.of(), group, settings, layout, suite);
+    }
+
+    /**
+     * Like {@link #start(List, String, AgentSettings, ProjectLayout, String)}, but the Nodes in {@code outsideGroup}
+     * start without the group label: their agents run and wait until {@link ControlPlane#addToGroup} puts them in.
+     */
+    public static ControlPlaneLab start(List<String> nodes, Set<String> outsideGroup, String group,
+                                        AgentSettings settings, ProjectLayout layout, String suite) {
         NetnsLab lab = NetnsLab.create(nodes);
         ControlPlaneLab started = new ControlPlaneLab(lab, layout.logDir(suite).resolve(lab.runId()));
         try {
             started.controlPlane = ControlPlane.start(lab, ControllerJar.locate(layout), group, settings,
-                    started.logDir);
+                    started.logDir, outsideGroup);
             started.agents = AgentCluster.startConfiguredByController(lab, AgentLauncher.locate(layout),
-                    started.controlPlane.controllerAddress(), settings.watchdogTimeout(),
+                    started.controlPlane.agentSource(), settings.watchdogTimeout(),
                     layout.e2eTarget().resolve(suite + "-lab").resolve(lab.runId()), started.logDir);
         } catch (RuntimeException e) {
             started.close();

@@ -2,7 +2,6 @@ package dev.fencing.e2e.controlplane;
 
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
@@ -19,7 +18,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The lab's Kubernetes API: fabric8's {@link KubernetesMockServer} in CRUD mode bound on one address and port, with
- * the NodeGroup CRD created from the fencing-api jar ({@value #CRD_RESOURCE}).
+ * the NodeGroup CRD created from the fencing-api jar ({@value #CRD_RESOURCE}). TokenReviews are answered by a
+ * {@link LabTokenAuthority} for the agent tokens the lab issued ({@code agent-token} command).
  *
  * <p>Usage: {@code MockApiServer --address 198.18.0.2 --port 6443}. Stdout carries JSON lines only:
  * {@code {"event":"ready","url":…}} once it serves, then one answer per command read from stdin (see
@@ -49,15 +49,16 @@ public final class MockApiServer {
             usage("both --address ADDR and --port 1..65535 are required");
         }
         PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
+        LabTokenAuthority tokens = new LabTokenAuthority();
         KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
-                new KubernetesCrudDispatcher(), false);
+                tokens.dispatcher(new io.fabric8.kubernetes.client.utils.KubernetesSerialization()), false);
         server.init(InetAddress.getByName(address), port);
         try (KubernetesClient client = server.createClient()) {
             createNodeGroupCrd(client);
             String url = "http://" + address + ":" + port;
             LOG.info("event=mock-api-ready url={}", url);
             out.println("{\"event\":\"ready\",\"url\":\"" + url + "\"}");
-            serveCommands(new ApiCommands(client), out);
+            serveCommands(new ApiCommands(client, tokens), out);
         } finally {
             server.destroy();
             LOG.info("event=mock-api-stopped");

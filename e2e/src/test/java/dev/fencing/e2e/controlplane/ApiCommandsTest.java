@@ -11,7 +11,6 @@ import dev.fencing.e2e.netns.LabNode;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
@@ -31,11 +30,14 @@ class ApiCommandsTest {
     private KubernetesMockServer server;
     private KubernetesClient client;
     private ApiCommands commands;
+    private final LabTokenAuthority tokens = new LabTokenAuthority();
+    @org.junit.jupiter.api.io.TempDir
+    java.nio.file.Path dir;
 
     @BeforeEach
     void startServer() throws Exception {
         server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
-                new KubernetesCrudDispatcher(), false);
+                tokens.dispatcher(new io.fabric8.kubernetes.client.utils.KubernetesSerialization()), false);
         server.init(InetAddress.getLoopbackAddress(), 0);
         client = server.createClient();
         try (InputStream crd = getClass().getResourceAsStream(MockApiServer.CRD_RESOURCE)) {
@@ -43,7 +45,7 @@ class ApiCommandsTest {
                     .resource(client.getKubernetesSerialization().unmarshal(crd, CustomResourceDefinition.class))
                     .create();
         }
-        commands = new ApiCommands(client);
+        commands = new ApiCommands(client, tokens);
     }
 
     @AfterEach
@@ -126,5 +128,36 @@ class ApiCommandsTest {
                 .put("key", "k").put("value", "v"));
         assertThat(missing.path("event").asText()).isEqualTo("failed");
         assertThat(missing.path("id").asLong()).isEqualTo(4);
+    }
+
+    @Test
+    void anAgentTokenIsIssuedForAPodOfTheGroupsDaemonSetAndOnlyItPassesTheTokenReview() throws Exception {
+        ObjectNode issue = command(1, "agent-token").put("namespace", "fencing-system").put("group", "workers")
+                .put("node", "node-1").put("file", dir.resolve("node-1/token").toString());
+        assertThat(send(issue).path("reason").asText()).contains("does not exist (yet)");
+
+        client.apps().daemonSets().inNamespace("fencing-system").resource(new io.fabric8.kubernetes.api.model.apps
+                .DaemonSetBuilder().withNewMetadata().withName("fencing-agent-workers").withNamespace("fencing-system")
+                .endMetadata().build()).create();
+        assertThat(send(issue.put("id", 2)).path("event").asText()).isEqualTo("done");
+
+        String token = java.nio.file.Files.readString(dir.resolve("node-1/token"));
+        assertThat(java.nio.file.Files.getPosixFilePermissions(dir.resolve("node-1/token")))
+                .containsExactlyInAnyOrder(java.nio.file.attribute.PosixFilePermission.OWNER_READ,
+                        java.nio.file.attribute.PosixFilePermission.OWNER_WRITE);
+        var pod = client.pods().inNamespace("fencing-system").withName("fencing-agent-workers-node-1").get();
+        assertThat(pod.getSpec().getNodeName()).isEqualTo("node-1");
+        assertThat(pod.getMetadata().getOwnerReferences().get(0).getName()).isEqualTo("fencing-agent-workers");
+
+        var review = client.authentication().v1().tokenReviews().create(new io.fabric8.kubernetes.api.model
+                .authentication.TokenReviewBuilder().withNewSpec().withToken(token).withAudiences("fencing-agent")
+                .endSpec().build());
+        assertThat(review.getStatus().getAuthenticated()).isTrue();
+        assertThat(review.getStatus().getUser().getExtra().get("authentication.kubernetes.io/pod-uid"))
+                .containsExactly(pod.getMetadata().getUid());
+        var forged = client.authentication().v1().tokenReviews().create(new io.fabric8.kubernetes.api.model
+                .authentication.TokenReviewBuilder().withNewSpec().withToken(token + "x")
+                .withAudiences("fencing-agent").endSpec().build());
+        assertThat(forged.getStatus().getAuthenticated()).isFalse();
     }
 }

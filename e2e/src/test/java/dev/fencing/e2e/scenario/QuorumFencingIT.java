@@ -329,6 +329,44 @@ class QuorumFencingIT {
         assertStillFeeding(Set.copyOf(NODES));
     }
 
+    /**
+     * Issue 9 item 9: the Critical profile with the shortest accepted watchdog (2 s). An isolated node stops feeding
+     * within T_stop and is reset by its watchdog before the instant the majority may treat it as powered off
+     * (lastContact + safe-to-assume-fenced delay; lastContact is at most the isolation instant), and the others keep
+     * feeding. Prints isolation → stopped feeding, → reset, → LEFT at the majority and → safe-to-assume-fenced.
+     */
+    @Test
+    void criticalProfileWithATwoSecondWatchdogFencesAnIsolatedNodeBeforeSafeToAssumeFenced() {
+        startArmedAgents(List.of("node-1", "node-2", "node-3"), AgentSettings.critical());
+        Timings timings = cluster.timings("node-1");
+        Duration safeDelay = Duration.ofSeconds(timings.getSafeToAssumeFencedDelay().getSeconds(),
+                timings.getSafeToAssumeFencedDelay().getNanos());
+        assertThat(timings.getProfile()).contains("Critical");
+        assertThat(watchdogTimeout).isEqualTo(Duration.ofSeconds(2));
+        ScenarioReport report = new ScenarioReport("3 nodes, Critical, 2 s watchdog, one isolated");
+        Set<String> others = Set.of("node-1", "node-2");
+
+        long faultAt = System.nanoTime();
+        lab.isolate("node-3");
+        long resetMillis = awaitReset("node-3", faultAt);
+        long lastFeedMillis = cluster.node("node-3").watchdogEvents("feed", faultAt).stream()
+                .mapToLong(l -> (l.receivedNanos() - faultAt) / 1_000_000).max().orElse(0);
+        report.add("last feed after isolation", "node-3", lastFeedMillis, "<= T_stop " + tStop.toMillis());
+        report.add("reset after isolation", "node-3", resetMillis, "< safe-to-assume-fenced " + safeDelay.toMillis());
+        for (String observer : others) {
+            report.add("LEFT node-3 at consumer", observer, awaitLeft(observer, "node-3", faultAt), "");
+        }
+        report.add("safe-to-assume-fenced after isolation", "majority", safeDelay.toMillis(),
+                "T_stop + watchdog + margin");
+        // the reset must come before the majority may assume it; the emulator checks its deadline every 100 ms
+        assertThat(resetMillis).as("reset before safe-to-assume-fenced").isLessThan(safeDelay.toMillis() + 100);
+        assertThat(lastFeedMillis).as("stopped feeding within T_stop").isLessThanOrEqualTo(tStop.toMillis());
+        holdWithoutResets(others, faultAt, safeDelay.plus(SLACK));
+        assertNoResets(others, faultAt);
+        assertStillFeeding(others);
+        report.print();
+    }
+
     private long awaitReset(String node, long sinceNanos) {
         ObservedLine reset = cluster.node(node).watchdog().await(node + " watchdog reset",
                 l -> l.receivedNanos() >= sinceNanos && "reset".equals(l.text("event")),

@@ -9,7 +9,6 @@ import dev.fencing.proto.nodemanager.v1.ControllerMessage;
 import dev.fencing.proto.nodemanager.v1.TieBreakRequest;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
 import java.io.IOException;
@@ -80,25 +79,21 @@ public final class ControllerClient implements AutoCloseable {
     private final java.util.concurrent.CompletableFuture<Boolean> finalAck = new java.util.concurrent.CompletableFuture<>();
     private volatile String currentEpoch = "";
     private volatile long currentRevision;
+    private final boolean insecurePlaintext;
 
     /**
-     * A client over plaintext TCP.
+     * A client over TLS (or explicit plaintext) presenting the agent's token, as {@code endpoint} says.
      *
-     * @param target       controller address, {@code host:port} (a Service name resolves through DNS)
+     * @param endpoint     controller address, CA bundle, server name, token file
      * @param nodeName     the Kubernetes node this agent runs on
      * @param agentVersion build version, sent in the hello
      * @param stateDir     where the last config is persisted
      * @param onConfig     called with every new complete config, on the client thread
      */
-    public ControllerClient(String target, String nodeName, String agentVersion, Path stateDir,
+    public ControllerClient(ControllerEndpoint endpoint, String nodeName, String agentVersion, Path stateDir,
                             Consumer<ConfigUpdate> onConfig) {
-        this(NettyChannelBuilder.forTarget(target)
-                        .usePlaintext()
-                        .keepAliveTime(Options.DEFAULTS.keepAliveTime().toSeconds(), TimeUnit.SECONDS)
-                        .keepAliveTimeout(10, TimeUnit.SECONDS)
-                        .keepAliveWithoutCalls(true)
-                        .build(),
-                target, nodeName, agentVersion, stateDir, onConfig, Options.DEFAULTS);
+        this(ControllerChannels.open(endpoint, nodeName, Options.DEFAULTS.keepAliveTime()), endpoint.target(),
+                nodeName, agentVersion, stateDir, onConfig, Options.DEFAULTS, endpoint.insecurePlaintext());
     }
 
     /**
@@ -106,6 +101,13 @@ public final class ControllerClient implements AutoCloseable {
      */
     public ControllerClient(ManagedChannel channel, String target, String nodeName, String agentVersion,
                             Path stateDir, Consumer<ConfigUpdate> onConfig, Options options) {
+        this(channel, target, nodeName, agentVersion, stateDir, onConfig, options, false);
+    }
+
+    private ControllerClient(ManagedChannel channel, String target, String nodeName, String agentVersion,
+                             Path stateDir, Consumer<ConfigUpdate> onConfig, Options options,
+                             boolean insecurePlaintext) {
+        this.insecurePlaintext = insecurePlaintext;
         this.channel = channel;
         this.target = target;
         this.nodeName = nodeName;
@@ -429,8 +431,9 @@ public final class ControllerClient implements AutoCloseable {
         synced = false;
         requests = null;
         Duration delay = backoff.nextDelay();
-        LOG.info("event=disconnected node={} target={} status={} description=\"{}\" retry_in_ms={} running_on={}",
-                nodeName, target, status.getCode(), status.getDescription(), delay.toMillis(),
+        LOG.info("event=disconnected node={} target={} status={} description=\"{}\" hint=\"{}\" retry_in_ms={} "
+                + "running_on={}", nodeName, target, status.getCode(), status.getDescription(),
+                ControllerChannels.hint(status, insecurePlaintext), delay.toMillis(),
                 current == null ? "no config" : "revision " + current.revision());
         if (pendingReconnect == null) {
             pendingReconnect = executor.schedule(this::connect, delay.toMillis(), TimeUnit.MILLISECONDS);

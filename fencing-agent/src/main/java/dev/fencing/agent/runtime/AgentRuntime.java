@@ -9,6 +9,7 @@ import dev.fencing.agent.config.AgentConfig;
 import dev.fencing.agent.config.ExpectedMember;
 import dev.fencing.agent.config.StateDirectory;
 import dev.fencing.agent.control.ControllerClient;
+import dev.fencing.agent.control.ControllerEndpoint;
 import dev.fencing.agent.disable.DisableFileWatcher;
 import dev.fencing.agent.membership.MemberlistGossip;
 import dev.fencing.agent.metrics.MetricsHttpServer;
@@ -53,7 +54,7 @@ public final class AgentRuntime implements AutoCloseable {
    *
    * @param node this node's name
    * @param fileConfig the standalone config, when started with --config
-   * @param controller controller host:port, when started with --controller
+   * @param controller the controller endpoint (address, TLS, token file), when started with --controller
    * @param socket local API socket path
    * @param device the watchdog device
    * @param disableFile the disable file path
@@ -68,7 +69,7 @@ public final class AgentRuntime implements AutoCloseable {
   public record Options(
       String node,
       Optional<AgentConfig> fileConfig,
-      Optional<String> controller,
+      Optional<ControllerEndpoint> controller,
       Path socket,
       WatchdogDevice device,
       Path disableFile,
@@ -84,7 +85,7 @@ public final class AgentRuntime implements AutoCloseable {
      * Without a standalone API server endpoint (the controller's, if any, is used), refusing to arm on plaintext
      * gossip.
      */
-    public Options(String node, Optional<AgentConfig> fileConfig, Optional<String> controller, Path socket,
+    public Options(String node, Optional<AgentConfig> fileConfig, Optional<ControllerEndpoint> controller, Path socket,
         WatchdogDevice device, Path disableFile, Path stateDir, int metricsPort, Optional<InetSocketAddress> bind,
         Optional<UnaryOperator<Transport>> transportWrapper, String agentVersion) {
       this(node, fileConfig, controller, socket, device, disableFile, stateDir, metricsPort, bind, transportWrapper,
@@ -92,7 +93,7 @@ public final class AgentRuntime implements AutoCloseable {
     }
 
     /** Without a standalone API server endpoint (the controller's, if any, is used). */
-    public Options(String node, Optional<AgentConfig> fileConfig, Optional<String> controller, Path socket,
+    public Options(String node, Optional<AgentConfig> fileConfig, Optional<ControllerEndpoint> controller, Path socket,
         WatchdogDevice device, Path disableFile, Path stateDir, int metricsPort, Optional<InetSocketAddress> bind,
         Optional<UnaryOperator<Transport>> transportWrapper, String agentVersion, boolean allowPlaintextGossip) {
       this(node, fileConfig, controller, socket, device, disableFile, stateDir, metricsPort, bind, transportWrapper,
@@ -100,7 +101,7 @@ public final class AgentRuntime implements AutoCloseable {
     }
 
     /** Refusing to arm on plaintext gossip. */
-    public Options(String node, Optional<AgentConfig> fileConfig, Optional<String> controller, Path socket,
+    public Options(String node, Optional<AgentConfig> fileConfig, Optional<ControllerEndpoint> controller, Path socket,
         WatchdogDevice device, Path disableFile, Path stateDir, int metricsPort, Optional<InetSocketAddress> bind,
         Optional<UnaryOperator<Transport>> transportWrapper, String agentVersion,
         Optional<ApiServerEndpoint> apiServer) {
@@ -134,6 +135,20 @@ public final class AgentRuntime implements AutoCloseable {
     }
   }
 
+  /**
+   * The controller's API server probe for APIReachable. A probe the agent cannot use (e.g. an http:// URL) only
+   * leaves APIReachable without an answer: it must never cost the agent the rest of its config.
+   */
+  private Optional<ApiServerEndpoint> probeEndpoint(dev.fencing.agent.control.ConfigUpdate update) {
+    try {
+      return ApiServerEndpoint.fromProto(update.config().hasApiServerProbe(), update.config().getApiServerProbe());
+    } catch (IllegalArgumentException e) {
+      LOG.warn("node={} event=api_server_probe_rejected revision={} reason=\"{}\" effect=\"APIReachable will not"
+          + " answer\"", options.node(), update.revision(), e.getMessage());
+      return Optional.empty();
+    }
+  }
+
   private void startAll() throws IOException {
     MonotonicClock clock = MonotonicClock.system();
     EventHub hub = new EventHub(1024, InstantSource.system());
@@ -142,12 +157,11 @@ public final class AgentRuntime implements AutoCloseable {
     prober.start();
     started.add(prober);
     options.fileConfig().ifPresent(c -> configureProbe(prober, options.apiServer(), c));
-    Optional<ControllerClient> controller = options.controller().map(target -> new ControllerClient(target,
+    Optional<ControllerClient> controller = options.controller().map(endpoint -> new ControllerClient(endpoint,
         options.node(), options.agentVersion(), options.stateDir(), update -> {
           try {
             AgentConfig mapped = ControllerConfigMapper.map(update, options.node());
-            configureProbe(prober, ApiServerEndpoint.fromProto(update.config().hasApiServerProbe(),
-                update.config().getApiServerProbe()), mapped);
+            configureProbe(prober, probeEndpoint(update), mapped);
             agent.applyConfig(mapped);
           } catch (IllegalArgumentException e) {
             LOG.error("node={} event=config_rejected source={} revision={} reason=\"{}\"", options.node(),
@@ -194,7 +208,7 @@ public final class AgentRuntime implements AutoCloseable {
     }
     LOG.info("node={} event=started socket={} disable_file={} state_dir={} metrics_port={} controller={} device={}",
         options.node(), options.socket(), options.disableFile(), options.stateDir(), options.metricsPort(),
-        options.controller().orElse("none"), options.device().name());
+        options.controller().map(ControllerEndpoint::target).orElse("none"), options.device().name());
   }
 
   private void startReports(ControllerClient client, MonotonicClock clock) {

@@ -2,6 +2,7 @@ package dev.fencing.agent.runtime;
 
 import dev.fencing.agent.apiserver.ApiServerEndpoint;
 import dev.fencing.agent.config.AgentConfig;
+import dev.fencing.agent.control.ControllerEndpoint;
 import dev.fencing.agent.config.ConfigException;
 import dev.fencing.agent.config.HostPort;
 import dev.fencing.agent.config.StandaloneConfig;
@@ -89,6 +90,24 @@ public final class RunCommand implements Callable<Integer> {
           + " heartbeats: labs only). Without it such an agent stays disarmed (reason NO_GOSSIP_KEY).")
   boolean allowPlaintextGossip;
 
+  @Option(names = "--controller-ca", paramLabel = "FILE",
+      description = "PEM CA bundle the controller's TLS certificate must chain to (required with --controller unless"
+          + " --insecure-plaintext)")
+  Path controllerCa;
+
+  @Option(names = "--controller-server-name", paramLabel = "NAME",
+      description = "name the controller's certificate must be valid for (default: the host of --controller)")
+  String controllerServerName;
+
+  @Option(names = "--insecure-plaintext",
+      description = "talk to the controller without TLS (local labs only; logged at every connect)")
+  boolean insecurePlaintext;
+
+  @Option(names = "--token-file", paramLabel = "FILE", defaultValue = "/etc/fencing-agent/token/token",
+      description = "projected ServiceAccount token (audience fencing-agent) sent to the controller, re-read on every"
+          + " connect (default: ${DEFAULT-VALUE})")
+  Path tokenFile;
+
   @Override
   public Integer call() {
     PrintWriter err = spec.commandLine().getErr();
@@ -127,6 +146,19 @@ public final class RunCommand implements Callable<Integer> {
         return 2;
       }
     }
+    Optional<ControllerEndpoint> endpoint;
+    try {
+      endpoint = Optional.ofNullable(controller).map(target -> new ControllerEndpoint(target,
+          Optional.ofNullable(controllerCa), Optional.ofNullable(controllerServerName), insecurePlaintext, tokenFile));
+    } catch (IllegalArgumentException e) {
+      err.println("run: " + e.getMessage());
+      return 2;
+    }
+    if (controller == null && (controllerCa != null || controllerServerName != null || insecurePlaintext)) {
+      err.println("run: --controller-ca, --controller-server-name and --insecure-plaintext only apply with"
+          + " --controller");
+      return 2;
+    }
     Optional<InetSocketAddress> bindAddress;
     try {
       bindAddress = Optional.ofNullable(bind).map(RunCommand::parseBind);
@@ -135,7 +167,7 @@ public final class RunCommand implements Callable<Integer> {
       return 2;
     }
     String version = Optional.ofNullable(RunCommand.class.getPackage().getImplementationVersion()).orElse("dev");
-    AgentRuntime.Options options = new AgentRuntime.Options(node, fileConfig, Optional.ofNullable(controller), socket,
+    AgentRuntime.Options options = new AgentRuntime.Options(node, fileConfig, endpoint, socket,
         watchdog(watchdogDevice), disableFile, stateDir, metricsPort, bindAddress, Optional.empty(), version,
         apiServer, allowPlaintextGossip);
     // Any Error that kills a thread (memberlist's receive threads included) ends the process: a half-dead agent

@@ -250,7 +250,7 @@ class FencingAgentCliTest {
   void runWarnsAtStartWhenTheStandaloneConfigHasNoGossipKeysAndSaysWhetherItWillArm() throws Exception {
     Path config = dir.resolve("plain.yaml");
     java.nio.file.Files.writeString(config, "group: g\nexpected:\n  - {name: node-a, address: 127.0.0.1:7946}\n"
-        + "fencing:\n  mode: Watchdog\n");
+        + "fencing:\n  mode: Watchdog\n  quorum: {tieBreakers: [LowestName]}\n");
     // An unparsable --bind stops run right after the config was loaded, before anything binds.
     Run refused = run("run", "--config", config.toString(), "--node", "node-a", "--bind", "127.0.0.1:x");
     Run allowed = run("run", "--config", config.toString(), "--node", "node-a", "--bind", "127.0.0.1:x",

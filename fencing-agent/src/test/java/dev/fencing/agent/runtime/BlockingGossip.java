@@ -1,10 +1,12 @@
 package dev.fencing.agent.runtime;
 
+import dev.fencing.agent.membership.ExpectedPeers;
 import dev.fencing.agent.membership.GossipListener;
 import dev.fencing.agent.membership.GossipMember;
 import dev.fencing.agent.membership.GossipMembership;
 import dev.fencing.agent.membership.GossipTraffic;
 import dev.fencing.agent.membership.NodeMeta;
+import dev.fencing.policy.ResolvedTimings;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -63,18 +65,23 @@ final class BlockingGossip implements GossipMembership {
   public void start(GossipListener listener) throws IOException {
     real.start(new GossipListener() {
       @Override
-      public void onUserMessage(byte[] message, long receivedNanos) {
+      public void onUserMessage(byte[] message, InetSocketAddress from, long receivedNanos) {
         Error e = poison;
         if (e != null) {
           poison = null;
           throw e;
         }
-        listener.onUserMessage(message, receivedNanos);
+        listener.onUserMessage(message, from, receivedNanos);
       }
 
       @Override
       public void onMemberChange(GossipMember member) {
         listener.onMemberChange(member);
+      }
+
+      @Override
+      public void onUnexpectedMember(String name, String hostPort) {
+        listener.onUnexpectedMember(name, hostPort);
       }
     });
   }
@@ -100,6 +107,21 @@ final class BlockingGossip implements GossipMembership {
   @Override
   public void updateMeta(NodeMeta meta, Duration timeout) {
     real.updateMeta(meta, timeout);
+  }
+
+  @Override
+  public void applyTimings(ResolvedTimings timings) {
+    real.applyTimings(timings);
+  }
+
+  @Override
+  public void applyKeys(List<byte[]> keys) {
+    real.applyKeys(keys);
+  }
+
+  @Override
+  public void expectMembers(ExpectedPeers expected) {
+    real.expectMembers(expected);
   }
 
   @Override

@@ -3,6 +3,7 @@ package dev.fencing.agent.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.fencing.agent.control.ControllerEndpoint;
 import dev.fencing.agent.config.StandaloneConfig;
 import dev.fencing.agent.config.StandaloneConfigLoader;
 import dev.fencing.agent.watchdog.RecordingWatchdogDevice;
@@ -135,6 +136,26 @@ class ControllerWiringTest {
   }
 
   @Test
+  void anUnusableApiServerProbeLeavesTheRestOfTheConfigInForce() throws Exception {
+    // a controller talking to its API server over http:// sends that URL; the agent probes https only
+    GroupConfig config = singleNodeConfig().toBuilder()
+        .setApiServerProbe(dev.fencing.proto.nodemanager.v1.ApiServerProbe.newBuilder()
+            .setUrl("http://198.18.0.2:6443"))
+        .build();
+    FakeController controller = new FakeController(config);
+    Server server = Grpc.newServerBuilderForPort(0, InsecureServerCredentials.create()).addService(controller)
+        .build().start();
+    RecordingWatchdogDevice device = new RecordingWatchdogDevice();
+    try (AgentRuntime runtime = AgentRuntime.start(options(Optional.of("127.0.0.1:" + server.getPort()), device,
+        dir.resolve("state"), "probe"))) {
+      await().atMost(Duration.ofSeconds(20)).until(() -> runtime.agent().snapshot().watchdog().armed());
+      assertThat(runtime.agent().snapshot().config()).isPresent();
+    } finally {
+      server.shutdownNow();
+    }
+  }
+
+  @Test
   void aNodeRemovedFromTheExpectedSetDisarms() throws Exception {
     int gossipPort = LoopbackPorts.free();
     StandaloneConfig resolved = StandaloneConfigLoader.parse("policy.yaml", "group: ctl\nexpected:\n"
@@ -229,12 +250,15 @@ class ControllerWiringTest {
     return GroupConfig.newBuilder().setGroup("ctl").setNodeName("node-a")
         .setPolicy(PolicyProtos.toProto(resolved.policy()))
         .addMembers(Member.newBuilder().setName("node-a").setGossipAddress("127.0.0.1:" + gossipPort))
+        .setKeyring(KEYRING)
         .build();
   }
 
   private AgentRuntime.Options options(Optional<String> controller, RecordingWatchdogDevice device, Path state,
-      String suffix) {
-    return new AgentRuntime.Options("node-a", Optional.empty(), controller, dir.resolve("ctl-" + suffix + ".sock"),
+      String suffix) throws java.io.IOException {
+    Path token = java.nio.file.Files.writeString(dir.resolve("token"), "test-token");
+    return new AgentRuntime.Options("node-a", Optional.empty(),
+        controller.map(target -> ControllerEndpoint.plaintext(target, token)), dir.resolve("ctl-" + suffix + ".sock"),
         device, dir.resolve("disable"), state, 0, Optional.empty(), Optional.empty(), "test");
   }
 }

@@ -6,11 +6,11 @@ package dev.fencing.memberlist.transport;
  * OutOfMemoryError in a deadline task would vanish. The wrapper hands the Error to the running thread's uncaught
  * exception handler (which in the agent ends the process) and rethrows it.
  */
-final class ThreadErrors {
+public final class ThreadErrors {
   private ThreadErrors() {}
 
   /** {@code task}, reporting any {@link Error} it throws to the current thread's uncaught exception handler. */
-  static Runnable reported(Runnable task) {
+  public static Runnable reported(Runnable task) {
     return () -> {
       try {
         task.run();

@@ -21,7 +21,7 @@ import java.util.Objects;
  * @param agentPriorityClass priority class of the agent pods (empty = none)
  * @param leaderElection     use a Lease for leader election (off: this replica always leads)
  * @param leaseName          leader Lease name
- * @param tlsCert            PEM certificate chain for AgentControl, or null for plaintext
+ * @param tlsCert            PEM certificate chain for AgentControl (required unless security says plaintext)
  * @param tlsKey             PEM private key, or null
  * @param statusInterval     how often status is recomputed without events (report staleness, fenced bookkeeping)
  * @param reportStaleAfter   a report older than this no longer counts as the agent being heard
@@ -35,6 +35,7 @@ import java.util.Objects;
  *                           local host address; part of the leader election identity so non-leaders can forward
  * @param apiServerProbeUrl  the API server URL agents probe for APIReachable instead of the one the controller uses,
  *                           or null for the same
+ * @param security           TLS and agent identity settings of the AgentControl channel
  */
 public record ControllerConfig(
         String namespace,
@@ -58,20 +59,8 @@ public record ControllerConfig(
         int maxOutOfService,
         boolean gossipEncryption,
         String advertiseHost,
-        String apiServerProbeUrl) {
-
-    /** Without an APIReachable URL override. */
-    public ControllerConfig(String namespace, int grpcPort, int healthPort, int gossipPort, String agentImage,
-                            String agentControllerAddress, Map<String, String> agentResources,
-                            List<Toleration> agentTolerations, String agentPriorityClass, boolean leaderElection,
-                            String leaseName, File tlsCert, File tlsKey, Duration statusInterval,
-                            Duration reportStaleAfter, int historyLimit, int streamQueue, Duration maxTieLease,
-                            int maxOutOfService, boolean gossipEncryption, String advertiseHost) {
-        this(namespace, grpcPort, healthPort, gossipPort, agentImage, agentControllerAddress, agentResources,
-                agentTolerations, agentPriorityClass, leaderElection, leaseName, tlsCert, tlsKey, statusInterval,
-                reportStaleAfter, historyLimit, streamQueue, maxTieLease, maxOutOfService, gossipEncryption,
-                advertiseHost, null);
-    }
+        String apiServerProbeUrl,
+        AgentControlSecurity security) {
 
     /** Validates. */
     public ControllerConfig {
@@ -80,8 +69,13 @@ public record ControllerConfig(
         Objects.requireNonNull(agentControllerAddress, "agentControllerAddress");
         agentResources = Map.copyOf(agentResources);
         agentTolerations = List.copyOf(agentTolerations);
+        Objects.requireNonNull(security, "security");
         if ((tlsCert == null) != (tlsKey == null)) {
             throw new IllegalArgumentException("--tls-cert and --tls-key go together");
+        }
+        if (tlsCert == null && !security.insecurePlaintext()) {
+            throw new IllegalArgumentException("AgentControl is served over TLS only: pass --tls-cert and --tls-key "
+                    + "(the chart mounts them), or --insecure-plaintext for a local lab");
         }
         if (maxOutOfService < 0) {
             throw new IllegalArgumentException("--max-out-of-service must not be negative");
@@ -98,7 +92,7 @@ public record ControllerConfig(
                 throw new IllegalArgumentException("--api-server-probe-url " + apiServerProbeUrl + ": "
                         + e.getMessage());
             }
-            if (!("https".equals(uri.getScheme()) || "http".equals(uri.getScheme())) || uri.getHost() == null) {
+            if (!"https".equals(uri.getScheme()) || uri.getHost() == null) {
                 throw new IllegalArgumentException("--api-server-probe-url " + apiServerProbeUrl
                         + ": expected https://<host>[:<port>], the API server address agents can reach");
             }
@@ -106,6 +100,68 @@ public record ControllerConfig(
         if (historyLimit < 1 || streamQueue < 1) {
             throw new IllegalArgumentException("--history-limit and --stream-queue must be positive");
         }
+    }
+
+    /**
+     * The configuration without explicit channel security, as before {@link AgentControlSecurity} existed: TLS when
+     * {@code tlsCert} is given, else plaintext; agents get no CA mount. Tests use it.
+     */
+    public ControllerConfig(String namespace, int grpcPort, int healthPort, int gossipPort, String agentImage,
+                            String agentControllerAddress, Map<String, String> agentResources,
+                            List<Toleration> agentTolerations, String agentPriorityClass, boolean leaderElection,
+                            String leaseName, File tlsCert, File tlsKey, Duration statusInterval,
+                            Duration reportStaleAfter, int historyLimit, int streamQueue, Duration maxTieLease,
+                            int maxOutOfService, boolean gossipEncryption, String advertiseHost) {
+        this(namespace, grpcPort, healthPort, gossipPort, agentImage, agentControllerAddress, agentResources,
+                agentTolerations, agentPriorityClass, leaderElection, leaseName, tlsCert, tlsKey, statusInterval,
+                reportStaleAfter, historyLimit, streamQueue, maxTieLease, maxOutOfService, gossipEncryption,
+                advertiseHost, null, AgentControlSecurity.implied(tlsCert));
+    }
+
+    /** With explicit channel security and no APIReachable URL override. */
+    public ControllerConfig(String namespace, int grpcPort, int healthPort, int gossipPort, String agentImage,
+                            String agentControllerAddress, Map<String, String> agentResources,
+                            List<Toleration> agentTolerations, String agentPriorityClass, boolean leaderElection,
+                            String leaseName, File tlsCert, File tlsKey, Duration statusInterval,
+                            Duration reportStaleAfter, int historyLimit, int streamQueue, Duration maxTieLease,
+                            int maxOutOfService, boolean gossipEncryption, String advertiseHost,
+                            AgentControlSecurity security) {
+        this(namespace, grpcPort, healthPort, gossipPort, agentImage, agentControllerAddress, agentResources,
+                agentTolerations, agentPriorityClass, leaderElection, leaseName, tlsCert, tlsKey, statusInterval,
+                reportStaleAfter, historyLimit, streamQueue, maxTieLease, maxOutOfService, gossipEncryption,
+                advertiseHost, null, security);
+    }
+
+    /** With an APIReachable URL override and the channel security implied by {@code tlsCert}. */
+    public ControllerConfig(String namespace, int grpcPort, int healthPort, int gossipPort, String agentImage,
+                            String agentControllerAddress, Map<String, String> agentResources,
+                            List<Toleration> agentTolerations, String agentPriorityClass, boolean leaderElection,
+                            String leaseName, File tlsCert, File tlsKey, Duration statusInterval,
+                            Duration reportStaleAfter, int historyLimit, int streamQueue, Duration maxTieLease,
+                            int maxOutOfService, boolean gossipEncryption, String advertiseHost,
+                            String apiServerProbeUrl) {
+        this(namespace, grpcPort, healthPort, gossipPort, agentImage, agentControllerAddress, agentResources,
+                agentTolerations, agentPriorityClass, leaderElection, leaseName, tlsCert, tlsKey, statusInterval,
+                reportStaleAfter, historyLimit, streamQueue, maxTieLease, maxOutOfService, gossipEncryption,
+                advertiseHost, apiServerProbeUrl, AgentControlSecurity.implied(tlsCert));
+    }
+
+    /** The same configuration with other channel security. */
+    public ControllerConfig withSecurity(File cert, File key, AgentControlSecurity newSecurity) {
+        return new ControllerConfig(namespace, grpcPort, healthPort, gossipPort, agentImage, agentControllerAddress,
+                agentResources, agentTolerations, agentPriorityClass, leaderElection, leaseName, cert, key,
+                statusInterval, reportStaleAfter, historyLimit, streamQueue, maxTieLease, maxOutOfService,
+                gossipEncryption, advertiseHost, apiServerProbeUrl, newSecurity);
+    }
+
+    /** The host agents and other replicas verify the serving certificate against: the host of the agent address. */
+    public String serverName() {
+        String a = agentControllerAddress;
+        if (a.startsWith("[")) {
+            return a.substring(1, a.indexOf(']'));
+        }
+        int colon = a.lastIndexOf(':');
+        return colon > 0 ? a.substring(0, colon) : a;
     }
 
     /** Defaults suitable for tests: any free ports, no leader election, fast status. */

@@ -25,8 +25,10 @@ import java.util.Map;
  * <p>Privileges: the agent container is {@code privileged} because container runtimes only let a container open a
  * host character device such as {@code /dev/watchdog} when it is privileged (a hostPath alone does not add the
  * device to the container's device cgroup). It runs as root because {@code /dev/watchdog} is root-owned 0600 and
- * the local API socket lives in the host's {@code /var/run}. Everything else is withheld: no service account token
- * (agents never call the Kubernetes API), read-only root filesystem, and only three host paths: the watchdog device,
+ * the local API socket lives in the host's {@code /var/run}. Everything else is withheld: no Kubernetes API token
+ * (agents never call the Kubernetes API; the only token is a projected one for the audience {@code fencing-agent},
+ * which the API server itself does not accept, mounted so the agent can prove its pod and node to the controller),
+ * read-only root filesystem, and only three host paths: the watchdog device,
  * {@code /var/run} (the local API socket and the bashible disable file) and the state dir. Host network: gossip
  * peers reach each other on node addresses.
  *
@@ -102,8 +104,7 @@ public final class AgentDaemonSetFactory {
                             .withContainers(new ContainerBuilder()
                                     .withName("agent")
                                     .withImage(config.agentImage())
-                                    .withArgs("run", "--controller", config.agentControllerAddress(),
-                                            "--node", "$(NODE_NAME)")
+                                    .withArgs(args(config))
                                     .addNewEnv().withName("NODE_NAME").withNewValueFrom()
                                         .withNewFieldRef().withFieldPath("spec.nodeName").endFieldRef()
                                     .endValueFrom().endEnv()
@@ -126,6 +127,7 @@ public final class AgentDaemonSetFactory {
                                                     .withMountPath("/var/run").build(),
                                             new VolumeMountBuilder().withName("state")
                                                     .withMountPath("/var/lib/fencing-agent").build())
+                                    .addAllToVolumeMounts(AgentIdentityVolumes.mounts(config.security()))
                                     .build())
                             .withVolumes(
                                     new VolumeBuilder().withName("watchdog").withNewHostPath()
@@ -135,12 +137,22 @@ public final class AgentDaemonSetFactory {
                                     new VolumeBuilder().withName("state").withNewHostPath()
                                             .withPath("/var/lib/fencing-agent").withType("DirectoryOrCreate")
                                             .endHostPath().build())
+                            .addAllToVolumes(AgentIdentityVolumes.volumes(config.security()))
+                            .withServiceAccountName(config.security().agentServiceAccount().isEmpty()
+                                    ? null : config.security().agentServiceAccount())
                         .endSpec()
                     .endTemplate()
                 .endSpec()
                 .build();
         ds.getMetadata().setAnnotations(Map.of(HASH_ANNOTATION, hash(ds)));
         return ds;
+    }
+
+    private static java.util.List<String> args(ControllerConfig config) {
+        java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("run", "--controller",
+                config.agentControllerAddress(), "--node", "$(NODE_NAME)"));
+        args.addAll(AgentIdentityVolumes.args(config.security()));
+        return args;
     }
 
     /** SHA-256 of the spec and labels as JSON: changes when anything the controller sets changes. */

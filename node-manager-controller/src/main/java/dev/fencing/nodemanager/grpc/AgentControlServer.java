@@ -3,9 +3,9 @@ package dev.fencing.nodemanager.grpc;
 import io.grpc.BindableService;
 import io.grpc.Server;
 import io.grpc.ServerCredentials;
-import io.grpc.TlsServerCredentials;
+import io.grpc.ServerInterceptor;
+import io.grpc.ServerInterceptors;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
-import java.io.File;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
@@ -24,22 +24,19 @@ public final class AgentControlServer implements AutoCloseable {
     private final boolean tls;
 
     /**
-     * @param port    TCP port (0 = any free port)
-     * @param certChain PEM certificate chain for TLS, or null for plaintext
-     * @param privateKey PEM private key for TLS, or null
-     * @param service the AgentControl implementation
+     * @param port        TCP port (0 = any free port)
+     * @param credentials TLS server credentials, or null for plaintext ({@code --insecure-plaintext})
+     * @param service     the AgentControl implementation
+     * @param auth        authenticates every call before the service sees it
      */
-    public AgentControlServer(int port, File certChain, File privateKey, BindableService service) throws IOException {
-        this.tls = certChain != null;
-        NettyServerBuilder builder;
-        if (certChain != null) {
-            ServerCredentials tls = TlsServerCredentials.create(certChain, privateKey);
-            builder = NettyServerBuilder.forAddress(new InetSocketAddress(port), tls);
-        } else {
-            builder = NettyServerBuilder.forPort(port);
-        }
+    public AgentControlServer(int port, ServerCredentials credentials, BindableService service,
+                              ServerInterceptor auth) {
+        this.tls = credentials != null;
+        NettyServerBuilder builder = credentials != null
+                ? NettyServerBuilder.forAddress(new InetSocketAddress(port), credentials)
+                : NettyServerBuilder.forPort(port);
         this.server = builder
-                .addService(service)
+                .addService(ServerInterceptors.intercept(service, auth))
                 .keepAliveTime(30, TimeUnit.SECONDS)
                 .keepAliveTimeout(10, TimeUnit.SECONDS)
                 .permitKeepAliveTime(10, TimeUnit.SECONDS)
@@ -51,7 +48,13 @@ public final class AgentControlServer implements AutoCloseable {
     /** Starts listening. */
     public AgentControlServer start() throws IOException {
         server.start();
-        LOG.info("event=agent_control_listening port={} tls={}", server.getPort(), tls);
+        if (tls) {
+            LOG.info("event=agent_control_listening port={} tls=true", server.getPort());
+        } else {
+            LOG.warn("event=agent_control_listening port={} tls=false reason=\"--insecure-plaintext: agent tokens, "
+                    + "configs and gossip keys cross the network unencrypted; for local labs only\"",
+                    server.getPort());
+        }
         return this;
     }
 

@@ -1,6 +1,11 @@
 package dev.fencing.nodemanager.grpc;
 
 import com.google.protobuf.Duration;
+import dev.fencing.nodemanager.grpc.auth.AgentAuthException;
+import dev.fencing.nodemanager.grpc.auth.AgentAuthInterceptor;
+import dev.fencing.nodemanager.grpc.auth.AgentIdentity;
+import dev.fencing.nodemanager.grpc.auth.AgentPodAuthorizer;
+import dev.fencing.nodemanager.grpc.auth.ClientText;
 import dev.fencing.nodemanager.model.GroupModel;
 import dev.fencing.nodemanager.report.AgentReports;
 import dev.fencing.nodemanager.stream.ConfigDistributor;
@@ -53,29 +58,60 @@ public final class AgentControlService extends AgentControlGrpc.AgentControlImpl
     private final AgentStream.StreamStats stats = new AgentStream.StreamStats();
     private final LeaderLink leaderLink;
     private final StreamLimits limits;
+    private final HelloCheck helloCheck;
 
+    /**
+     * Who may say hello as which node of which group. The production check is {@link AgentPodAuthorizer} on the
+     * identity {@link AgentAuthInterceptor} put in the call context.
+     */
+    @FunctionalInterface
+    public interface HelloCheck {
+        /** Accepts every hello: only for tests of the stream logic on an in-process channel without identities. */
+        HelloCheck UNCHECKED = (identity, node, group) -> { };
+
+        /**
+         * @param identity the caller's identity, or null when the call carried none
+         * @throws AgentAuthException to refuse the hello with its status
+         */
+        void check(AgentIdentity identity, String node, String group) throws AgentAuthException;
+
+        /** The production check: an identity is required and its pod must be the group's agent on the node. */
+        static HelloCheck pods(AgentPodAuthorizer authorizer) {
+            return (identity, node, group) -> {
+                if (identity == null) {
+                    throw new AgentAuthException(Status.UNAUTHENTICATED.withDescription("no authenticated identity"));
+                }
+                authorizer.authorize(identity, node, group);
+            };
+        }
+    }
+
+    /** A service without identity checks and without a leader link (tests of the stream logic). */
     public AgentControlService(ConfigDistributor distributor, AgentDirectory directory, AgentReports reports,
                                TieBreakArbiter arbiter, InstantSource clock, ScheduledExecutorService scheduler,
                                Settings settings) {
-        this(distributor, directory, reports, arbiter, clock, scheduler, settings, null);
+        this(distributor, directory, reports, arbiter, clock, scheduler, settings, null, HelloCheck.UNCHECKED);
     }
 
     /**
      * @param leaderLink forwards tie-break requests and reports to the leader when this replica does not lead;
      *                   null: answer "not leader" and keep reports locally
+     * @param helloCheck  decides whether the caller may speak for the node its hello names
      */
     public AgentControlService(ConfigDistributor distributor, AgentDirectory directory, AgentReports reports,
                                TieBreakArbiter arbiter, InstantSource clock, ScheduledExecutorService scheduler,
-                               Settings settings, LeaderLink leaderLink) {
-        this(distributor, directory, reports, arbiter, clock, scheduler, settings, leaderLink, StreamLimits.DEFAULTS);
+                               Settings settings, LeaderLink leaderLink, HelloCheck helloCheck) {
+        this(distributor, directory, reports, arbiter, clock, scheduler, settings, leaderLink, helloCheck,
+                StreamLimits.DEFAULTS);
     }
 
     /** @param limits how many streams this replica serves and how many bytes one may queue */
     public AgentControlService(ConfigDistributor distributor, AgentDirectory directory, AgentReports reports,
                                TieBreakArbiter arbiter, InstantSource clock, ScheduledExecutorService scheduler,
-                               Settings settings, LeaderLink leaderLink, StreamLimits limits) {
+                               Settings settings, LeaderLink leaderLink, HelloCheck helloCheck, StreamLimits limits) {
         this.limits = limits;
         this.leaderLink = leaderLink;
+        this.helloCheck = helloCheck;
         this.distributor = distributor;
         this.directory = directory;
         this.reports = reports;
@@ -107,7 +143,7 @@ public final class AgentControlService extends AgentControlGrpc.AgentControlImpl
             return refuse(out);
         }
         AgentStream stream = new AgentStream(out, settings.queueCapacity(), limits.maxQueuedBytes(), stats);
-        Connection connection = new Connection(stream);
+        Connection connection = new Connection(stream, AgentAuthInterceptor.IDENTITY.get());
         out.setOnReadyHandler(stream::drain);
         out.setOnCancelHandler(connection::ended);
         scheduler.schedule(() -> {
@@ -161,14 +197,16 @@ public final class AgentControlService extends AgentControlGrpc.AgentControlImpl
 
     private final class Connection implements StreamObserver<AgentMessage> {
         private final AgentStream stream;
+        private final AgentIdentity identity;
         private volatile String node;
         private volatile String group;
         private volatile ConfigDistributor.Subscription subscription;
         private boolean ended;
         private LeaderLink.Upstream upstream;
 
-        Connection(AgentStream stream) {
+        Connection(AgentStream stream, AgentIdentity identity) {
             this.stream = stream;
+            this.identity = identity;
         }
 
         @Override
@@ -200,7 +238,7 @@ public final class AgentControlService extends AgentControlGrpc.AgentControlImpl
 
         private void hello(AgentHello hello) {
             if (node != null) {
-                LOG.warn("event=duplicate_hello node={}", node);
+                LOG.warn("event=duplicate_hello node=\"{}\"", ClientText.escape(node));
                 return;
             }
             String name = hello.getNodeName();
@@ -212,12 +250,22 @@ public final class AgentControlService extends AgentControlGrpc.AgentControlImpl
             node = name;
             Optional<String> g = directory.groupOf(name).or(() -> distributor.lastGroupOf(name));
             if (g.isEmpty()) {
-                LOG.info("event=agent_refused node={} reason=no_group", name);
+                LOG.info("event=agent_refused node=\"{}\" reason=no_group", ClientText.escape(name));
                 stream.close(Status.FAILED_PRECONDITION.withDescription("node " + name + " is not labelled into a "
                         + "fencing-enabled NodeGroup (label node.deckhouse.io/group) as far as this controller knows"));
                 return;
             }
+            try {
+                helloCheck.check(identity, name, g.get());
+            } catch (AgentAuthException e) {
+                LOG.warn("event=agent_refused node=\"{}\" group={} status={} pod={} reason=\"{}\"",
+                        ClientText.escape(name), g.get(), e.status().getCode(),
+                        identity == null ? "" : identity.podName(), ClientText.escape(e.status().getDescription()));
+                stream.close(e.status());
+                return;
+            }
             group = g.get();
+            boundByTokenLifetime();
             Optional<ConfigDistributor.Subscription> s =
                     distributor.subscribe(group, stream, hello.getEpoch(), hello.getLastRevision());
             if (s.isEmpty()) {
@@ -232,14 +280,32 @@ public final class AgentControlService extends AgentControlGrpc.AgentControlImpl
             }
             subscription = s.get();
             reports.connected(name, group);
-            LOG.info("event=agent_connected node={} group={} version={} agent_epoch={} agent_revision={}", name,
-                    group, hello.getAgentVersion(), hello.getEpoch(), hello.getLastRevision());
+            LOG.info("event=agent_connected node={} group={} version=\"{}\" agent_epoch=\"{}\" agent_revision={}",
+                    name, group, ClientText.escape(hello.getAgentVersion()), ClientText.escape(hello.getEpoch()),
+                    hello.getLastRevision());
             synchronized (this) {
                 if (ended) {
                     subscription.cancel();
                     reports.disconnected(name, group);
                 }
             }
+        }
+
+        // A stream lives no longer than the token that opened it: the agent reconnects with the fresh token the
+        // kubelet has rotated in meanwhile, and a deleted pod's stream does not outlive its token. The forwarded
+        // stream to the leader presents the same token, so it stays valid too.
+        private void boundByTokenLifetime() {
+            if (identity == null || identity.expiresAt() == null) {
+                return;
+            }
+            long millis = Math.max(0, java.time.Duration.between(clock.instant(), identity.expiresAt()).toMillis());
+            scheduler.schedule(() -> {
+                LOG.info("event=agent_token_expired node={} group={} action=\"stream ended; the agent reconnects "
+                        + "with its current token\"", node, group);
+                stream.close(Status.UNAUTHENTICATED.withDescription("the token this stream was opened with has "
+                        + "expired; reconnect with the current token"));
+                ended();
+            }, millis, TimeUnit.MILLISECONDS);
         }
 
         // The stream to the leader for this agent (non-leader replicas only), reopened after a leader change.
@@ -253,7 +319,10 @@ public final class AgentControlService extends AgentControlGrpc.AgentControlImpl
             if (upstream != null) {
                 upstream.close();
             }
-            upstream = leaderLink.open(node, this::forwardGrant, () -> { }).orElse(null);
+            if (identity == null) {
+                return Optional.empty();
+            }
+            upstream = leaderLink.open(node, identity.token(), this::forwardGrant, () -> { }).orElse(null);
             return Optional.ofNullable(upstream);
         }
 

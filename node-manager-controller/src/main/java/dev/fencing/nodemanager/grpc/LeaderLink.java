@@ -1,5 +1,6 @@
 package dev.fencing.nodemanager.grpc;
 
+import dev.fencing.nodemanager.grpc.auth.BearerTokenCredentials;
 import dev.fencing.proto.nodemanager.v1.AgentControlGrpc;
 import dev.fencing.proto.nodemanager.v1.AgentHello;
 import dev.fencing.proto.nodemanager.v1.AgentMessage;
@@ -58,8 +59,13 @@ public final class LeaderLink implements AutoCloseable {
         }
     }
 
-    /** An upstream stream to the leader for {@code node}, or empty when no other replica is known to lead. */
-    public synchronized Optional<Upstream> open(String node, Consumer<TieBreakGrant> onGrant, Runnable onEnd) {
+    /**
+     * An upstream stream to the leader for {@code node}, or empty when no other replica is known to lead.
+     *
+     * @param token the agent's own token: the leader authenticates and authorizes the forwarded hello with it
+     */
+    public synchronized Optional<Upstream> open(String node, String token, Consumer<TieBreakGrant> onGrant,
+                                                Runnable onEnd) {
         if (leaderAddress == null || leaderAddress.equals(self)) {
             return Optional.empty();
         }
@@ -73,7 +79,7 @@ public final class LeaderLink implements AutoCloseable {
         Context detached = Context.current().fork();
         Context previous = detached.attach();
         try {
-            connect(node, onGrant, up);
+            connect(node, token, onGrant, up);
         } finally {
             detached.detach(previous);
         }
@@ -82,8 +88,10 @@ public final class LeaderLink implements AutoCloseable {
         return Optional.of(up);
     }
 
-    private void connect(String node, Consumer<TieBreakGrant> onGrant, Upstream up) {
-        AgentControlGrpc.newStub(channel).connect(new ClientResponseObserver<AgentMessage, ControllerMessage>() {
+    // The agent's own token goes along, so the leader runs the same identity check on the forwarded stream.
+    private void connect(String node, String token, Consumer<TieBreakGrant> onGrant, Upstream up) {
+        AgentControlGrpc.newStub(channel).withCallCredentials(new BearerTokenCredentials(token))
+                .connect(new ClientResponseObserver<AgentMessage, ControllerMessage>() {
             @Override
             public void beforeStart(ClientCallStreamObserver<AgentMessage> requests) {
                 up.requests = requests;
@@ -98,7 +106,14 @@ public final class LeaderLink implements AutoCloseable {
 
             @Override
             public void onError(Throwable t) {
-                LOG.debug("event=leader_link_ended node={} status={}", node, Status.fromThrowable(t).getCode());
+                Status status = Status.fromThrowable(t);
+                if (status.getCode() == Status.Code.UNAUTHENTICATED
+                        || status.getCode() == Status.Code.PERMISSION_DENIED) {
+                    LOG.warn("event=leader_link_refused node={} status={} reason=\"{}\"", node, status.getCode(),
+                            status.getDescription());
+                } else {
+                    LOG.debug("event=leader_link_ended node={} status={}", node, status.getCode());
+                }
                 up.ended();
             }
 

@@ -6,6 +6,8 @@ import dev.fencing.api.v1.NodeGroup;
 import dev.fencing.api.v1.NodeGroupSpec;
 import dev.fencing.api.v1.NodeType;
 import dev.fencing.nodemanager.NodeManager;
+import dev.fencing.nodemanager.grpc.auth.BearerTokenCredentials;
+import dev.fencing.nodemanager.grpc.auth.TestAgentPods;
 import dev.fencing.nodemanager.config.ControllerConfig;
 import dev.fencing.nodemanager.model.NodeLabels;
 import dev.fencing.proto.nodemanager.v1.AgentControlGrpc;
@@ -101,9 +103,15 @@ public final class ConfigFanOutBenchmark {
         CountDownLatch synced = new CountDownLatch(n);
         AtomicLong fullBytes = new AtomicLong();
         List<StreamObserver<AgentMessage>> streams = new ArrayList<>();
+        TestAgentPods pods = new TestAgentPods(api, client, "bench");
+        List<String> tokens = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            tokens.add(pods.token(name(i)));
+        }
         long connectStart = System.nanoTime();
         for (int i = 0; i < n; i++) {
-            streams.add(AgentControlGrpc.newStub(channel).connect(new StreamObserver<>() {
+            streams.add(AgentControlGrpc.newStub(channel)
+                    .withCallCredentials(new BearerTokenCredentials(tokens.get(i))).connect(new StreamObserver<>() {
                 boolean first = true;
 
                 @Override

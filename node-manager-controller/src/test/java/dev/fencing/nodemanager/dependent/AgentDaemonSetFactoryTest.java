@@ -7,6 +7,7 @@ import dev.fencing.api.v1.Fencing;
 import dev.fencing.api.v1.NodeGroup;
 import dev.fencing.api.v1.NodeGroupSpec;
 import dev.fencing.api.v1.NodeType;
+import dev.fencing.nodemanager.config.AgentControlSecurity;
 import dev.fencing.nodemanager.config.ControllerConfig;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
@@ -43,7 +44,7 @@ class AgentDaemonSetFactoryTest {
         assertThat(agent.getEnv().get(0).getValueFrom().getFieldRef().getFieldPath()).isEqualTo("spec.nodeName");
         assertThat(agent.getResources().getRequests()).containsKeys("cpu", "memory");
         assertThat(agent.getResources().getLimits()).containsKey("memory");
-        assertThat(pod.getVolumes()).extracting(v -> v.getHostPath().getType())
+        assertThat(pod.getVolumes()).filteredOn(v -> v.getHostPath() != null).extracting(v -> v.getHostPath().getType())
                 .containsExactly("CharDevice", "Directory", "DirectoryOrCreate");
     }
 
@@ -80,6 +81,29 @@ class AgentDaemonSetFactoryTest {
                 10, 10, Duration.ofSeconds(30), 1, true, "127.0.0.1"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("--agent-resource limits.memory=128Mi").hasMessageContaining("192Mi");
+    }
+
+    @Test
+    void theAgentGetsAProjectedTokenForTheFencingAgentAudienceAndTheControllerCa() {
+        ControllerConfig base = ControllerConfig.forTests("ns");
+        ControllerConfig config = base.withSecurity(new java.io.File("/tls/tls.crt"), new java.io.File("/tls/tls.key"),
+                new AgentControlSecurity(false, null, "fencing-ca", "fencing-agent", Duration.ofSeconds(30)));
+        var pod = AgentDaemonSetFactory.desired(group(), config).getSpec().getTemplate().getSpec();
+        Container agent = pod.getContainers().get(0);
+
+        var token = pod.getVolumes().stream().filter(v -> v.getProjected() != null).findFirst().orElseThrow()
+                .getProjected().getSources().get(0).getServiceAccountToken();
+        assertThat(token.getAudience()).isEqualTo("fencing-agent");
+        assertThat(token.getExpirationSeconds()).isEqualTo(3600L);
+        assertThat(pod.getServiceAccountName()).isEqualTo("fencing-agent");
+        assertThat(pod.getAutomountServiceAccountToken()).isFalse();
+        assertThat(pod.getVolumes()).filteredOn(v -> v.getSecret() != null)
+                .extracting(v -> v.getSecret().getSecretName()).containsExactly("fencing-ca");
+        assertThat(agent.getVolumeMounts()).filteredOn(m -> m.getMountPath().startsWith("/etc/fencing-agent"))
+                .allMatch(m -> Boolean.TRUE.equals(m.getReadOnly())).hasSize(2);
+        assertThat(agent.getArgs()).containsSequence("--token-file", AgentControlSecurity.AGENT_TOKEN_FILE)
+                .containsSequence("--controller-ca", AgentControlSecurity.AGENT_CA_FILE)
+                .doesNotContain("--insecure-plaintext");
     }
 
     @Test

@@ -128,9 +128,23 @@ class AgentControlServiceTest {
         link.self("follower:1");
         link.leaderChanged("leader:1");
         AgentControlService follower = new AgentControlService(distributor, directory(), reports, arbiter,
-                InstantSource.system(), scheduler, AgentControlService.Settings.DEFAULTS, link);
+                InstantSource.system(), scheduler, AgentControlService.Settings.DEFAULTS, link,
+                AgentControlService.HelloCheck.UNCHECKED);
         String followerName = InProcessServerBuilder.generateName();
-        Server followerServer = InProcessServerBuilder.forName(followerName).addService(follower).build().start();
+        // the identity the auth interceptor would have put in the call: a follower forwards only authenticated agents
+        dev.fencing.nodemanager.grpc.auth.AgentIdentity identity = new dev.fencing.nodemanager.grpc.auth.AgentIdentity(
+                "ns", "fencing-agent", "fencing-agent-w-0001", "uid-1", "w-0001", "token-1",
+                java.time.Instant.now().plusSeconds(3600));
+        io.grpc.ServerInterceptor authenticated = new io.grpc.ServerInterceptor() {
+            @Override
+            public <Q, R> io.grpc.ServerCall.Listener<Q> interceptCall(io.grpc.ServerCall<Q, R> call,
+                    io.grpc.Metadata headers, io.grpc.ServerCallHandler<Q, R> next) {
+                return io.grpc.Contexts.interceptCall(io.grpc.Context.current().withValue(
+                        dev.fencing.nodemanager.grpc.auth.AgentAuthInterceptor.IDENTITY, identity), call, headers, next);
+            }
+        };
+        Server followerServer = InProcessServerBuilder.forName(followerName)
+                .addService(io.grpc.ServerInterceptors.intercept(follower, authenticated)).build().start();
         ManagedChannel toFollower = InProcessChannelBuilder.forName(followerName).build();
         try {
             publish(nodes(3));

@@ -44,7 +44,7 @@ class StreamLimitsTest {
         service = new AgentControlService(distributor, new TestDirectory(models), new AgentReports(),
                 new TieBreakArbiter(() -> 0L, Duration.ofSeconds(10), Duration.ZERO), InstantSource.system(),
                 scheduler, new AgentControlService.Settings(100_000, Duration.ofSeconds(5), Duration.ofSeconds(2),
-                        Duration.ofSeconds(10)), null, limits);
+                        Duration.ofSeconds(10)), null, AgentControlService.HelloCheck.UNCHECKED, limits);
         String name = InProcessServerBuilder.generateName();
         server = InProcessServerBuilder.forName(name).addService(service).build().start();
         channel = InProcessChannelBuilder.forName(name).build();

@@ -1,5 +1,6 @@
 package dev.fencing.nodemanager.grpc;
 
+import dev.fencing.nodemanager.grpc.auth.BearerTokenCredentials;
 import dev.fencing.proto.nodemanager.v1.AgentControlGrpc;
 import dev.fencing.proto.nodemanager.v1.AgentHello;
 import dev.fencing.proto.nodemanager.v1.AgentMessage;
@@ -21,8 +22,16 @@ public final class TestAgent implements AutoCloseable {
     private final ClientCallStreamObserver<AgentMessage> requests;
 
     private TestAgent(Channel channel, String node, String epoch, long revision, boolean reading) {
+        this(channel, node, epoch, revision, reading, null);
+    }
+
+    private TestAgent(Channel channel, String node, String epoch, long revision, boolean reading, String token) {
         Holder holder = new Holder();
-        AgentControlGrpc.newStub(channel).connect(new ClientResponseObserver<AgentMessage, ControllerMessage>() {
+        AgentControlGrpc.AgentControlStub stub = AgentControlGrpc.newStub(channel);
+        if (token != null) {
+            stub = stub.withCallCredentials(new BearerTokenCredentials(token));
+        }
+        stub.connect(new ClientResponseObserver<AgentMessage, ControllerMessage>() {
             @Override
             public void beforeStart(ClientCallStreamObserver<AgentMessage> stream) {
                 holder.stream = stream;
@@ -54,6 +63,11 @@ public final class TestAgent implements AutoCloseable {
     /** Connects as {@code node} holding nothing. */
     public static TestAgent connect(Channel channel, String node) {
         return new TestAgent(channel, node, "", 0, true);
+    }
+
+    /** Connects as {@code node} with {@code token} as its bearer token. */
+    public static TestAgent connect(Channel channel, String node, String token) {
+        return new TestAgent(channel, node, "", 0, true, token);
     }
 
     /** Connects as {@code node} presenting the (epoch, revision) it holds. */

@@ -12,6 +12,7 @@ import dev.fencing.api.v1.NodeType;
 import dev.fencing.nodemanager.NodeManager;
 import dev.fencing.nodemanager.config.ControllerConfig;
 import dev.fencing.nodemanager.grpc.TestAgent;
+import dev.fencing.nodemanager.grpc.auth.TestAgentPods;
 import dev.fencing.nodemanager.model.NodeLabels;
 import dev.fencing.nodemanager.model.TestNodes;
 import dev.fencing.nodemanager.status.NodeFacts;
@@ -30,6 +31,7 @@ import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -57,6 +59,8 @@ import org.junit.jupiter.api.Test;
 class FencedNodeRecoveryOperatorTest {
 
     KubernetesClient client;
+    KubernetesMockServer server;
+    private TestAgentPods pods;
     private final AtomicReference<Instant> now = new AtomicReference<>(Instant.parse("2026-11-22T10:00:00Z"));
     private final List<TestAgent> agents = new ArrayList<>();
     private NodeManager manager;
@@ -84,7 +88,7 @@ class FencedNodeRecoveryOperatorTest {
     }
 
     private TestAgent connect(String node) throws InterruptedException {
-        TestAgent a = TestAgent.connect(channel, node);
+        TestAgent a = TestAgent.connect(channel, node, pods.token(node));
         agents.add(a);
         ControllerMessage first = a.next();
         assertThat(first.hasFull()).isTrue();
@@ -130,6 +134,7 @@ class FencedNodeRecoveryOperatorTest {
                 b.agentResources(), b.agentTolerations(), b.agentPriorityClass(), false, "l", null, null,
                 Duration.ofMillis(300), Duration.ofSeconds(30), 100, 100, Duration.ofSeconds(30), 1, true, "127.0.0.1");
         InstantSource clock = now::get;
+        pods = new TestAgentPods(server, client, "ns");
         manager = new NodeManager(client, config, clock, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))
                 .start();
         channel = NettyChannelBuilder.forAddress("127.0.0.1", manager.grpcPort()).usePlaintext().build();

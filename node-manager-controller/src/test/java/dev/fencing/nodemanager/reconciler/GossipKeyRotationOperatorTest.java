@@ -9,9 +9,11 @@ import dev.fencing.api.v1.NodeGroup;
 import dev.fencing.nodemanager.NodeManager;
 import dev.fencing.nodemanager.config.ControllerConfig;
 import dev.fencing.nodemanager.grpc.TestAgent;
+import dev.fencing.nodemanager.grpc.auth.TestAgentPods;
 import dev.fencing.nodemanager.keyring.KeyRotationPlanner;
 import dev.fencing.nodemanager.keyring.KeyringState;
 import dev.fencing.nodemanager.model.GossipKeyringSecret;
+import dev.fencing.nodemanager.rbac.ApiCallRecorder;
 import dev.fencing.proto.nodemanager.v1.AgentMessage;
 import dev.fencing.proto.nodemanager.v1.AgentReport;
 import dev.fencing.proto.nodemanager.v1.ControllerMessage;
@@ -54,14 +56,20 @@ class GossipKeyRotationOperatorTest {
 
     private NodeManager manager;
     private ManagedChannel channel;
+    private TestAgentPods pods;
+    private ApiCallRecorder recorder;
+    private KubernetesClient controllerClient;
     private final List<TestAgent> agents = new ArrayList<>();
 
     @BeforeEach
     void setUp() throws Exception {
         OperatorFixtures.installNodeGroupCrd(client);
-        manager = new NodeManager(client, ControllerConfig.forTests(NS), InstantSource.system(),
+        recorder = new ApiCallRecorder(server);
+        controllerClient = recorder.controllerClient(client);
+        manager = new NodeManager(controllerClient, ControllerConfig.forTests(NS), InstantSource.system(),
                 new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)).start();
         channel = NettyChannelBuilder.forAddress("127.0.0.1", manager.grpcPort()).usePlaintext().build();
+        pods = new TestAgentPods(server, client, NS);
     }
 
     @AfterEach
@@ -69,10 +77,13 @@ class GossipKeyRotationOperatorTest {
         agents.forEach(TestAgent::close);
         channel.shutdownNow().awaitTermination(2, TimeUnit.SECONDS);
         manager.close();
+        controllerClient.close();
+        // Rotation writes the keyring Secret: the chart's roles must allow every call made.
+        recorder.assertChartAllowsEveryCall(NS);
     }
 
     private TestAgent connect(String node) {
-        TestAgent agent = OperatorFixtures.connectServed(channel, node);
+        TestAgent agent = OperatorFixtures.connectServed(channel, pods, node);
         agents.add(agent);
         return agent;
     }

@@ -12,6 +12,7 @@ import dev.fencing.api.v1.NodeType;
 import dev.fencing.nodemanager.NodeManager;
 import dev.fencing.nodemanager.config.ControllerConfig;
 import dev.fencing.nodemanager.grpc.TestAgent;
+import dev.fencing.nodemanager.grpc.auth.TestAgentPods;
 import dev.fencing.proto.fencing.v1.DisarmReason;
 import dev.fencing.proto.fencing.v1.FencingMode;
 import dev.fencing.proto.nodemanager.v1.AgentMessage;
@@ -90,11 +91,12 @@ class MultiReplicaTest {
         await().atMost(30, TimeUnit.SECONDS).until(() -> replicas.stream().anyMatch(r -> r.leadership().isLeader()));
         NodeManager follower = replicas.stream().filter(r -> !r.leadership().isLeader()).findFirst().orElseThrow();
         channel = NettyChannelBuilder.forAddress("127.0.0.1", follower.grpcPort()).usePlaintext().build();
+        TestAgentPods pods = new TestAgentPods(server, client, NS);
         await().atMost(20, TimeUnit.SECONDS).until(() -> follower.distributor().ready("workers"));
 
         List<TestAgent> four = new ArrayList<>();
         for (int i = 1; i <= 4; i++) {
-            TestAgent a = TestAgent.connect(channel, "workers-" + i);
+            TestAgent a = TestAgent.connect(channel, "workers-" + i, pods.token("workers-" + i));
             agents.add(a);
             assertThat(a.next().hasFull()).isTrue();
             a.send(AgentMessage.newBuilder().setReport(AgentReport.newBuilder().setArmed(true).setQuorumHeld(true)

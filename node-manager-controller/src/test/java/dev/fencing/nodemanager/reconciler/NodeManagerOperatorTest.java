@@ -12,6 +12,7 @@ import dev.fencing.api.v1.NodeType;
 import dev.fencing.nodemanager.NodeManager;
 import dev.fencing.nodemanager.config.ControllerConfig;
 import dev.fencing.nodemanager.grpc.TestAgent;
+import dev.fencing.nodemanager.grpc.auth.TestAgentPods;
 import dev.fencing.nodemanager.model.NodeLabels;
 import dev.fencing.proto.fencing.v1.FencingMode;
 import dev.fencing.proto.nodemanager.v1.AgentMessage;
@@ -58,6 +59,7 @@ class NodeManagerOperatorTest {
 
     private NodeManager manager;
     private ManagedChannel channel;
+    private TestAgentPods pods;
     private final List<TestAgent> agents = new ArrayList<>();
 
     @BeforeEach
@@ -75,6 +77,7 @@ class NodeManagerOperatorTest {
         manager = new NodeManager(client, config, InstantSource.system(),
                 new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)).start();
         channel = NettyChannelBuilder.forAddress("127.0.0.1", manager.grpcPort()).usePlaintext().build();
+        pods = new TestAgentPods(server, client, NS);
     }
 
     @AfterEach
@@ -104,7 +107,7 @@ class NodeManagerOperatorTest {
 
     private TestAgent connect(String node) {
         TestAgent agent = await().atMost(10, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(100)).until(() -> {
-            TestAgent a = TestAgent.connect(channel, node);
+            TestAgent a = TestAgent.connect(channel, node, pods.token(node));
             ControllerMessage first = null;
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
             while (first == null && !a.closed.isDone() && System.nanoTime() < deadline) {
@@ -168,8 +171,8 @@ class NodeManagerOperatorTest {
         assertThat(pod.getHostNetwork()).isTrue();
         assertThat(pod.getContainers().get(0).getArgs())
                 .containsExactly("run", "--controller", "node-manager-controller." + NS + ".svc:9650", "--node",
-                        "$(NODE_NAME)");
-        assertThat(pod.getVolumes()).extracting(v -> v.getHostPath().getPath())
+                        "$(NODE_NAME)", "--token-file", "/etc/fencing-agent/token/token", "--insecure-plaintext");
+        assertThat(pod.getVolumes()).filteredOn(v -> v.getHostPath() != null).extracting(v -> v.getHostPath().getPath())
                 .contains("/dev/watchdog", "/var/run");
         assertThat(ds.getMetadata().getOwnerReferences()).extracting(o -> o.getKind()).containsExactly("NodeGroup");
 
@@ -352,7 +355,7 @@ class NodeManagerOperatorTest {
             assertThat(ready.getReason()).isEqualTo("InvalidSpec");
             assertThat(ready.getMessage()).contains("spec.fencing.quorumLossAction");
         });
-        TestAgent refused = TestAgent.connect(channel, "broken-1");
+        TestAgent refused = TestAgent.connect(channel, "broken-1", pods.token("broken-1"));
         agents.add(refused);
         Status status = refused.closed.get(5, TimeUnit.SECONDS);
         assertThat(status.getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);

@@ -8,6 +8,7 @@ import dev.fencing.api.v1.NodeGroup;
 import dev.fencing.api.v1.NodeGroupSpec;
 import dev.fencing.api.v1.NodeType;
 import dev.fencing.nodemanager.grpc.TestAgent;
+import dev.fencing.nodemanager.grpc.auth.TestAgentPods;
 import dev.fencing.proto.nodemanager.v1.ControllerMessage;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
@@ -41,10 +42,13 @@ final class OperatorFixtures {
         return g;
     }
 
-    /** An agent of {@code node} whose first message (kept in its queue) has arrived; retried until served. */
-    static TestAgent connectServed(Channel channel, String node) {
+    /**
+     * An agent of {@code node} (authenticated by its agent pod's token) whose first message (kept in its queue) has
+     * arrived; retried until served.
+     */
+    static TestAgent connectServed(Channel channel, TestAgentPods pods, String node) {
         return await().atMost(10, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(100)).until(() -> {
-            TestAgent a = TestAgent.connect(channel, node);
+            TestAgent a = TestAgent.connect(channel, node, pods.token(node));
             ControllerMessage first = a.received.poll(2, TimeUnit.SECONDS);
             if (first == null) {
                 a.close();

@@ -9,6 +9,7 @@ import dev.fencing.nodemanager.NodeManager;
 import dev.fencing.nodemanager.config.ControllerConfig;
 import dev.fencing.nodemanager.grpc.StreamLimits;
 import dev.fencing.nodemanager.grpc.TestAgent;
+import dev.fencing.nodemanager.grpc.auth.TestAgentPods;
 import dev.fencing.nodemanager.model.NodeLabels;
 import dev.fencing.proto.fencing.v1.FencingMode;
 import dev.fencing.proto.nodemanager.v1.AgentMessage;
@@ -41,6 +42,7 @@ class ReportWriteLimitOperatorTest {
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private NodeManager manager;
     private ManagedChannel channel;
+    private TestAgentPods pods;
     private TestAgent agent;
 
     @BeforeEach
@@ -50,6 +52,7 @@ class ReportWriteLimitOperatorTest {
         manager = new NodeManager(client, ControllerConfig.forTests(NS), StreamLimits.DEFAULTS,
                 new WriteLimits(Duration.ofHours(1), Duration.ofHours(1)), InstantSource.system(), registry).start();
         channel = NettyChannelBuilder.forAddress("127.0.0.1", manager.grpcPort()).usePlaintext().build();
+        pods = new TestAgentPods(server, client, NS);
     }
 
     @AfterEach
@@ -80,7 +83,7 @@ class ReportWriteLimitOperatorTest {
     void aFloodOfFlappingReportsCausesABoundedNumberOfWrites() throws Exception {
         client.resource(OperatorFixtures.watchdogGroup("flap")).create();
         client.nodes().resource(node("flap-1", "flap", 1)).create();
-        agent = OperatorFixtures.connectServed(channel, "flap-1");
+        agent = OperatorFixtures.connectServed(channel, pods, "flap-1");
 
         // Each transition is seen by a reconcile (the status, which is not limited, follows it).
         int transitions = 0;

@@ -1,0 +1,62 @@
+package dev.fencing.nodemanager.grpc.auth;
+
+import io.grpc.Context;
+import io.grpc.Contexts;
+import io.grpc.Grpc;
+import io.grpc.Metadata;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
+import java.net.SocketAddress;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Authenticates every AgentControl call before the service sees it: the {@code authorization: Bearer <token>}
+ * header must hold a token the {@link AgentAuthenticator} accepts; otherwise the call is closed with
+ * {@code UNAUTHENTICATED} (or {@code UNAVAILABLE} when the API server cannot be asked) and one log line says why. The
+ * caller's {@link AgentIdentity} is put in the gRPC {@link Context} ({@link #IDENTITY}) for the hello check. On a
+ * plaintext listener ({@code --insecure-plaintext}) every call is logged as such.
+ */
+public final class AgentAuthInterceptor implements ServerInterceptor {
+
+    private static final Logger LOG = LoggerFactory.getLogger(AgentAuthInterceptor.class);
+    /** The authenticated caller of the current call. */
+    public static final Context.Key<AgentIdentity> IDENTITY = Context.key("fencing-agent-identity");
+    static final Metadata.Key<String> AUTHORIZATION =
+            Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
+    private static final String BEARER = "Bearer ";
+
+    private final AgentAuthenticator authenticator;
+    private final boolean plaintext;
+
+    /** @param plaintext the listener runs without TLS ({@code --insecure-plaintext}): warn at every call */
+    public AgentAuthInterceptor(AgentAuthenticator authenticator, boolean plaintext) {
+        this.authenticator = authenticator;
+        this.plaintext = plaintext;
+    }
+
+    @Override
+    public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
+                                                      ServerCallHandler<Q, R> next) {
+        SocketAddress peer = call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR);
+        if (plaintext) {
+            LOG.warn("event=agent_call_plaintext peer={} method={} reason=\"--insecure-plaintext: tokens and "
+                    + "keys cross the network unencrypted\"", peer, call.getMethodDescriptor().getBareMethodName());
+        }
+        String header = headers.get(AUTHORIZATION);
+        String token = header != null && header.regionMatches(true, 0, BEARER, 0, BEARER.length())
+                ? header.substring(BEARER.length()).trim() : null;
+        AgentIdentity identity;
+        try {
+            identity = authenticator.authenticate(token);
+        } catch (AgentAuthException e) {
+            LOG.warn("event=agent_refused peer={} status={} reason=\"{}\"", peer, e.status().getCode(),
+                    ClientText.escape(e.status().getDescription()));
+            call.close(e.status(), new Metadata());
+            return new ServerCall.Listener<>() { };
+        }
+        return Contexts.interceptCall(Context.current().withValue(IDENTITY, identity), call, headers, next);
+    }
+
+}
