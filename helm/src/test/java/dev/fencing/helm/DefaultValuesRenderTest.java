@@ -214,7 +214,7 @@ class DefaultValuesRenderTest {
                         List.of("get", "list", "watch", "create", "update", "patch", "delete")),
                 tuple(List.of("coordination.k8s.io"), List.of("leases"),
                         List.of("get", "list", "watch", "create", "update", "patch")),
-                tuple(List.of(""), List.of("secrets"), List.of("get", "list", "watch", "create")),
+                tuple(List.of(""), List.of("secrets"), List.of("get", "list", "watch", "create", "update")),
                 tuple(List.of(""), List.of("pods"), List.of("get")));
     }
 

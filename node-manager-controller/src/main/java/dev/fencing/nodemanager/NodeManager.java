@@ -10,6 +10,8 @@ import dev.fencing.nodemanager.config.ControllerConfig;
 import dev.fencing.nodemanager.dependent.AgentDaemonSets;
 import dev.fencing.nodemanager.dependent.GossipKeyringSecrets;
 import dev.fencing.nodemanager.grpc.AgentControlServer;
+import dev.fencing.nodemanager.grpc.StreamLimits;
+import dev.fencing.nodemanager.reconciler.WriteLimits;
 import dev.fencing.nodemanager.grpc.AgentControlService;
 import dev.fencing.nodemanager.grpc.LeaderLink;
 import dev.fencing.nodemanager.grpc.auth.AgentAuthInterceptor;
@@ -91,6 +93,15 @@ public final class NodeManager implements AutoCloseable {
 
     public NodeManager(KubernetesClient client, ControllerConfig config, InstantSource clock,
                        PrometheusMeterRegistry registry) {
+        this(client, config, StreamLimits.DEFAULTS, WriteLimits.DEFAULTS, clock, registry);
+    }
+
+    /**
+     * @param streamLimits concurrent agent streams and queued bytes per stream on this replica
+     * @param writeLimits  per-node rate limits on report-driven label patches and Events
+     */
+    public NodeManager(KubernetesClient client, ControllerConfig config, StreamLimits streamLimits,
+                       WriteLimits writeLimits, InstantSource clock, PrometheusMeterRegistry registry) {
         this.client = client;
         this.config = config;
         this.registry = registry;
@@ -119,7 +130,8 @@ public final class NodeManager implements AutoCloseable {
         this.service = new AgentControlService(distributor, cache, reports, arbiter, clock, scheduler,
                 new AgentControlService.Settings(config.streamQueue(), Duration.ofSeconds(10), Duration.ofSeconds(2),
                         config.maxTieLease()), config.leaderElection() ? leaderLink : null,
-                AgentControlService.HelloCheck.pods(new AgentPodAuthorizer(client, config.namespace())));
+                AgentControlService.HelloCheck.pods(new AgentPodAuthorizer(client, config.namespace())),
+                streamLimits);
         this.authInterceptor = new AgentAuthInterceptor(new AgentAuthenticator(new KubernetesTokenReviewer(client),
                 clock, AUTH_CACHE), config.security().insecurePlaintext());
         this.daemonSets = new AgentDaemonSets(client, config);
@@ -129,7 +141,8 @@ public final class NodeManager implements AutoCloseable {
         cache.addGroupDeletedListener(g -> scheduler.execute(() -> groupDeleted(g)));
         NodeGroupReconciler reconciler = new NodeGroupReconciler(config, daemonSets,
                 config.gossipEncryption() ? new GossipKeyringSecrets(client, config.namespace()) : null, reports,
-                writer, clock, leadership::isLeader, nodeLeases::renewedAt);
+                writer, clock, leadership::isLeader, nodeLeases::renewedAt, writeLimits);
+        metrics.writeLimits(reconciler);
         cache.addModelListener(m -> reconciler.trigger(m.group()));
         this.reconciler = reconciler;
     }

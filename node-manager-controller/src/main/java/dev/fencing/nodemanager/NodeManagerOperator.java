@@ -1,5 +1,7 @@
 package dev.fencing.nodemanager;
 
+import dev.fencing.nodemanager.reconciler.WriteLimits;
+import dev.fencing.nodemanager.grpc.StreamLimits;
 import dev.fencing.nodemanager.config.AgentControlSecurity;
 import dev.fencing.nodemanager.config.ControllerConfig;
 import io.fabric8.kubernetes.api.model.Toleration;
@@ -136,6 +138,22 @@ public final class NodeManagerOperator implements Callable<Integer> {
             description = "Messages queued per agent stream before it is cut off (the agent then resyncs).")
     int streamQueue;
 
+    @Option(names = "--max-agent-streams", defaultValue = "${env:NMC_MAX_AGENT_STREAMS:-5000}",
+            description = "Concurrent agent streams this replica serves; one more is refused (RESOURCE_EXHAUSTED).")
+    int maxAgentStreams;
+
+    @Option(names = "--stream-queue-bytes", defaultValue = "${env:NMC_STREAM_QUEUE_BYTES:-4194304}",
+            description = "Bytes queued per agent stream before it is cut off (the agent then resyncs).")
+    long streamQueueBytes;
+
+    @Option(names = "--label-patch-interval", defaultValue = "${env:NMC_LABEL_PATCH_INTERVAL:-5s}",
+            description = "At most one report-driven label patch per node within this interval.")
+    String labelPatchInterval;
+
+    @Option(names = "--event-interval", defaultValue = "${env:NMC_EVENT_INTERVAL:-1m}",
+            description = "At most one Event per object and reason within this interval (duplicates dropped).")
+    String eventInterval;
+
     @Option(names = "--max-tie-lease", defaultValue = "${env:NMC_MAX_TIE_LEASE:-30s}",
             description = "Longest ControlPlane tie lease; a new leader waits this (plus the Lease duration).")
     String maxTieLease;
@@ -229,6 +247,9 @@ public final class NodeManagerOperator implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         ControllerConfig config = config();
+        StreamLimits streamLimits = new StreamLimits(maxAgentStreams, streamQueueBytes);
+        WriteLimits writeLimits = new WriteLimits(duration("--label-patch-interval", labelPatchInterval),
+                duration("--event-interval", eventInterval));
         Config k8s;
         if (kubeconfig != null) {
             k8s = Config.fromKubeconfig(null, Files.readString(kubeconfig.toPath()), kubeconfig.getPath());
@@ -240,7 +261,8 @@ public final class NodeManagerOperator implements Callable<Integer> {
         }
         KubernetesClient client = new KubernetesClientBuilder().withConfig(k8s).build();
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        NodeManager manager = new NodeManager(client, config, InstantSource.system(), registry);
+        NodeManager manager = new NodeManager(client, config, streamLimits, writeLimits, InstantSource.system(),
+                registry);
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             LOG.info("event=shutdown");

@@ -256,6 +256,12 @@ public final class ControlPlane implements AutoCloseable {
         LOG.info("event=node-annotated node={} key={} value={}", node, key, value);
     }
 
+    /** Sets (or with a null value removes) an annotation on the lab's NodeGroup. */
+    public void annotateNodeGroup(String key, String value) {
+        command(edit("annotate", "NodeGroup", group, key, value));
+        LOG.info("event=nodegroup-annotated group={} key={} value={}", group, key, value);
+    }
+
     /** Starts a maintenance window on {@code node}: the controller tells its agent to disarm. */
     public void startMaintenance(String node, String reason) {
         annotateNode(node, MAINTENANCE_ANNOTATION, reason);

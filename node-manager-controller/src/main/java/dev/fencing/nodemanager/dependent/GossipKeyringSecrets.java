@@ -10,7 +10,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The group's gossip keyring Secret as a dependent of its NodeGroup: created with a random key when missing, never
- * overwritten (rotation is an operator's edit of the Secret), removed with the group by garbage collection.
+ * replaced (keys change only through the phased {@link GossipKeyRotations}), removed with the group by garbage collection.
  */
 public final class GossipKeyringSecrets {
 
@@ -19,10 +19,17 @@ public final class GossipKeyringSecrets {
     private final KubernetesClient client;
     private final String namespace;
     private final SecureRandom random = new SecureRandom();
+    private final GossipKeyRotations rotations;
 
     public GossipKeyringSecrets(KubernetesClient client, String namespace) {
         this.client = client;
         this.namespace = namespace;
+        this.rotations = new GossipKeyRotations(client, namespace, random);
+    }
+
+    /** The three-phase key rotation of the same Secrets. */
+    public GossipKeyRotations rotations() {
+        return rotations;
     }
 
     /** Creates the group's keyring Secret unless it exists; returns true when it was created. */

@@ -57,6 +57,7 @@ public final class AgentControlService extends AgentControlGrpc.AgentControlImpl
     private final Settings settings;
     private final AgentStream.StreamStats stats = new AgentStream.StreamStats();
     private final LeaderLink leaderLink;
+    private final StreamLimits limits;
     private final HelloCheck helloCheck;
 
     /**
@@ -100,6 +101,15 @@ public final class AgentControlService extends AgentControlGrpc.AgentControlImpl
     public AgentControlService(ConfigDistributor distributor, AgentDirectory directory, AgentReports reports,
                                TieBreakArbiter arbiter, InstantSource clock, ScheduledExecutorService scheduler,
                                Settings settings, LeaderLink leaderLink, HelloCheck helloCheck) {
+        this(distributor, directory, reports, arbiter, clock, scheduler, settings, leaderLink, helloCheck,
+                StreamLimits.DEFAULTS);
+    }
+
+    /** @param limits how many streams this replica serves and how many bytes one may queue */
+    public AgentControlService(ConfigDistributor distributor, AgentDirectory directory, AgentReports reports,
+                               TieBreakArbiter arbiter, InstantSource clock, ScheduledExecutorService scheduler,
+                               Settings settings, LeaderLink leaderLink, HelloCheck helloCheck, StreamLimits limits) {
+        this.limits = limits;
         this.leaderLink = leaderLink;
         this.helloCheck = helloCheck;
         this.distributor = distributor;
@@ -129,7 +139,10 @@ public final class AgentControlService extends AgentControlGrpc.AgentControlImpl
     @Override
     public StreamObserver<AgentMessage> connect(StreamObserver<ControllerMessage> responseObserver) {
         ServerCallStreamObserver<ControllerMessage> out = (ServerCallStreamObserver<ControllerMessage>) responseObserver;
-        AgentStream stream = new AgentStream(out, settings.queueCapacity(), stats);
+        if (stats.open.incrementAndGet() > limits.maxStreams()) {
+            return refuse(out);
+        }
+        AgentStream stream = new AgentStream(out, settings.queueCapacity(), limits.maxQueuedBytes(), stats);
         Connection connection = new Connection(stream, AgentAuthInterceptor.IDENTITY.get());
         out.setOnReadyHandler(stream::drain);
         out.setOnCancelHandler(connection::ended);
@@ -141,6 +154,45 @@ public final class AgentControlService extends AgentControlGrpc.AgentControlImpl
             }
         }, settings.helloTimeout().toMillis(), TimeUnit.MILLISECONDS);
         return connection;
+    }
+
+    /** Agent streams open on this replica. */
+    public int openStreams() {
+        return stats.open.get();
+    }
+
+    /** Streams refused because this replica already served {@link StreamLimits#maxStreams()}. */
+    public long refusedStreams() {
+        return stats.refused.get();
+    }
+
+    /** Streams ended because their queue overflowed (messages or bytes). */
+    public long overflowedStreams() {
+        return stats.overflows.get();
+    }
+
+    // Over the stream limit: ended before anything is read, so the agent retries (through the Service, possibly
+    // reaching another replica) without costing this one a queue.
+    private StreamObserver<AgentMessage> refuse(ServerCallStreamObserver<ControllerMessage> out) {
+        stats.open.decrementAndGet();
+        stats.refused.incrementAndGet();
+        LOG.warn("event=agent_stream_refused reason=stream_limit limit={} action=\"the agent retries\"",
+                limits.maxStreams());
+        out.onError(Status.RESOURCE_EXHAUSTED.withDescription("this controller replica already serves "
+                + limits.maxStreams() + " agent streams (--max-agent-streams); retry later").asRuntimeException());
+        return new StreamObserver<>() {
+            @Override
+            public void onNext(AgentMessage value) {
+            }
+
+            @Override
+            public void onError(Throwable t) {
+            }
+
+            @Override
+            public void onCompleted() {
+            }
+        };
     }
 
     private final class Connection implements StreamObserver<AgentMessage> {

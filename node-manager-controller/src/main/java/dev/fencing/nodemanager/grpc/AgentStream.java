@@ -21,14 +21,17 @@ final class AgentStream implements ConfigSink {
 
     private final ServerCallStreamObserver<ControllerMessage> out;
     private final int capacity;
+    private final long maxBytes;
     private final StreamStats stats;
+    private long queuedBytes;
     private final ArrayDeque<ControllerMessage> queue = new ArrayDeque<>();
     private volatile String node = "";
     private boolean closed;
 
-    AgentStream(ServerCallStreamObserver<ControllerMessage> out, int capacity, StreamStats stats) {
+    AgentStream(ServerCallStreamObserver<ControllerMessage> out, int capacity, long maxBytes, StreamStats stats) {
         this.out = out;
         this.capacity = capacity;
+        this.maxBytes = maxBytes;
         this.stats = stats;
     }
 
@@ -47,13 +50,24 @@ final class AgentStream implements ConfigSink {
             return false;
         }
         if (queue.size() >= capacity) {
+            stats.overflows.incrementAndGet();
             LOG.warn("event=stream_overflow node={} queued={} action=\"stream ended; the agent resyncs\"", node,
                     queue.size());
             closeLocked(Status.RESOURCE_EXHAUSTED.withDescription("controller stream queue of " + capacity
                     + " messages overflowed; reconnect to resync"));
             return false;
         }
+        int size = message.getSerializedSize();
+        if (!queue.isEmpty() && queuedBytes + size > maxBytes) {
+            stats.overflows.incrementAndGet();
+            LOG.warn("event=stream_overflow node={} queued_bytes={} limit_bytes={} action=\"stream ended; the agent"
+                    + " resyncs\"", node, queuedBytes, maxBytes);
+            closeLocked(Status.RESOURCE_EXHAUSTED.withDescription("controller stream queue of " + maxBytes
+                    + " bytes overflowed (the agent does not read fast enough); reconnect to resync"));
+            return false;
+        }
         queue.addLast(message);
+        queuedBytes += size;
         stats.queued.incrementAndGet();
         drainLocked();
         return true;
@@ -73,8 +87,10 @@ final class AgentStream implements ConfigSink {
     synchronized void cancelled() {
         if (!closed) {
             closed = true;
+        stats.open.decrementAndGet();
             stats.queued.addAndGet(-queue.size());
             queue.clear();
+            queuedBytes = 0;
         }
     }
 
@@ -82,8 +98,10 @@ final class AgentStream implements ConfigSink {
     synchronized void complete() {
         if (!closed) {
             closed = true;
+        stats.open.decrementAndGet();
             stats.queued.addAndGet(-queue.size());
             queue.clear();
+            queuedBytes = 0;
             try {
                 out.onCompleted();
             } catch (IllegalStateException e) {
@@ -101,6 +119,7 @@ final class AgentStream implements ConfigSink {
             while (!closed && !queue.isEmpty() && out.isReady()) {
                 ControllerMessage m = queue.pollFirst();
                 stats.queued.decrementAndGet();
+                queuedBytes -= m.getSerializedSize();
                 stats.bytesSent.addAndGet(m.getSerializedSize());
                 stats.messagesSent.incrementAndGet();
                 out.onNext(m);
@@ -117,8 +136,10 @@ final class AgentStream implements ConfigSink {
             return;
         }
         closed = true;
+        stats.open.decrementAndGet();
         stats.queued.addAndGet(-queue.size());
         queue.clear();
+        queuedBytes = 0;
         try {
             out.onError(status.asRuntimeException());
         } catch (IllegalStateException e) {
@@ -131,5 +152,8 @@ final class AgentStream implements ConfigSink {
         final AtomicLong queued = new AtomicLong();
         final AtomicLong bytesSent = new AtomicLong();
         final AtomicLong messagesSent = new AtomicLong();
+        final AtomicLong overflows = new AtomicLong();
+        final AtomicLong refused = new AtomicLong();
+        final java.util.concurrent.atomic.AtomicInteger open = new java.util.concurrent.atomic.AtomicInteger();
     }
 }

@@ -1,5 +1,6 @@
 package dev.fencing.nodemanager.metrics;
 
+import dev.fencing.nodemanager.reconciler.NodeGroupReconciler;
 import dev.fencing.nodemanager.grpc.AgentControlService;
 import dev.fencing.nodemanager.stream.ConfigDistributor;
 import io.micrometer.core.instrument.Gauge;
@@ -35,7 +36,26 @@ public final class ControllerMetrics {
         io.micrometer.core.instrument.FunctionCounter.builder("fencing_controller_stream_sent_messages_total", service,
                 AgentControlService::messagesSent).description("Messages handed to agent streams")
                 .register(registry);
+        Gauge.builder("fencing_controller_agent_streams", service, AgentControlService::openStreams)
+                .description("Agent streams open on this replica").register(registry);
+        io.micrometer.core.instrument.FunctionCounter.builder("fencing_controller_streams_refused_total", service,
+                AgentControlService::refusedStreams).description("Agent streams refused over --max-agent-streams")
+                .register(registry);
+        io.micrometer.core.instrument.FunctionCounter.builder("fencing_controller_stream_overflows_total", service,
+                AgentControlService::overflowedStreams)
+                .description("Agent streams ended because their queue overflowed (messages or bytes)")
+                .register(registry);
         new JvmMemoryMetrics().bindTo(registry);
+    }
+
+    /** Counts what the per-node write rate limit held back. */
+    public void writeLimits(NodeGroupReconciler reconciler) {
+        io.micrometer.core.instrument.FunctionCounter.builder("fencing_controller_report_writes_limited_total",
+                        reconciler, NodeGroupReconciler::limitedLabelPatches).tag("kind", "label_patch")
+                .description("Report-driven writes held back by the per-node rate limit").register(registry);
+        io.micrometer.core.instrument.FunctionCounter.builder("fencing_controller_report_writes_limited_total",
+                        reconciler, NodeGroupReconciler::limitedEvents).tag("kind", "event")
+                .description("Report-driven writes held back by the per-node rate limit").register(registry);
     }
 
     /** Registers the per-group gauge the first time a group is seen. */

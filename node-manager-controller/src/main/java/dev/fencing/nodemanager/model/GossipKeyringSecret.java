@@ -2,6 +2,7 @@ package dev.fencing.nodemanager.model;
 
 import com.google.protobuf.ByteString;
 import dev.fencing.api.v1.NodeGroup;
+import dev.fencing.nodemanager.keyring.KeyringState;
 import dev.fencing.proto.nodemanager.v1.GossipKeyring;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Secret;
@@ -47,7 +48,8 @@ public final class GossipKeyringSecret {
         if (!data.containsKey(PRIMARY)) {
             return new Parsed(Optional.empty(), ref + " has no data key '" + PRIMARY + "'");
         }
-        GossipKeyring.Builder keyring = GossipKeyring.newBuilder();
+        GossipKeyring.Builder keyring = GossipKeyring.newBuilder()
+                .setRevision(KeyringState.revisionOf(secret.getMetadata().getAnnotations()));
         for (Map.Entry<String, String> e : data.entrySet()) {
             boolean primary = e.getKey().equals(PRIMARY);
             if (!primary && !e.getKey().startsWith(SECONDARY_PREFIX)) {

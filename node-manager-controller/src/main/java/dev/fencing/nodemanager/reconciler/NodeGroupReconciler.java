@@ -4,6 +4,7 @@ import dev.fencing.api.v1.NodeGroup;
 import dev.fencing.nodemanager.config.ControllerConfig;
 import dev.fencing.nodemanager.dependent.AgentDaemonSets;
 import dev.fencing.nodemanager.dependent.GossipKeyringSecrets;
+import dev.fencing.nodemanager.keyring.KeyRotationStatus;
 import dev.fencing.nodemanager.model.GroupModel;
 import dev.fencing.nodemanager.model.NodeLabels;
 import dev.fencing.nodemanager.report.AgentReports;
@@ -63,6 +64,7 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
     private final Map<String, NodeGroupStatus> lastStatus = new ConcurrentHashMap<>();
     private final Map<String, Map<String, String>> writtenLabels = new ConcurrentHashMap<>();
     private static final String REMOVED = "\u0000removed";
+    private final ReportWriteLimiter writeLimiter;
 
     /**
      * @param keyrings       null when gossip encryption is off
@@ -71,6 +73,15 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
     public NodeGroupReconciler(ControllerConfig config, AgentDaemonSets daemonSets, GossipKeyringSecrets keyrings,
                                AgentReports reports, ClusterWriter writer, InstantSource clock,
                                BooleanSupplier leading, Function<String, Optional<Instant>> leaseRenewedAt) {
+        this(config, daemonSets, keyrings, reports, writer, clock, leading, leaseRenewedAt, WriteLimits.DEFAULTS);
+    }
+
+    /** @param writeLimits per-node rate limits on report-driven label patches and Events */
+    public NodeGroupReconciler(ControllerConfig config, AgentDaemonSets daemonSets, GossipKeyringSecrets keyrings,
+                               AgentReports reports, ClusterWriter writer, InstantSource clock,
+                               BooleanSupplier leading, Function<String, Optional<Instant>> leaseRenewedAt,
+                               WriteLimits writeLimits) {
+        this.writeLimiter = new ReportWriteLimiter(writeLimits);
         this.config = config;
         this.daemonSets = daemonSets;
         this.keyrings = keyrings;
@@ -90,6 +101,16 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
         if (leading.getAsBoolean()) {
             reportEvents.propagateEvent(new ResourceID(group));
         }
+    }
+
+    /** Label patches held back by the per-node rate limit. */
+    public long limitedLabelPatches() {
+        return writeLimiter.limitedLabelPatches();
+    }
+
+    /** Events dropped as duplicates within the per-object, per-reason interval. */
+    public long limitedEvents() {
+        return writeLimiter.limitedEvents();
     }
 
     @Override
@@ -149,20 +170,35 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
         NodeGroupStatus previous = lastStatus.getOrDefault(name, group.getStatus());
         StatusOutcome outcome = GroupStatusCalculator.calculate(model, previous, reports::latest, labels, facts,
                 clock.instant(), config.reportStaleAfter());
+        NodeGroupStatus status = outcome.status();
+        if (keyrings != null && model.fencingEnabled()) {
+            status = KeyRotationStatus.apply(keyrings.rotations().reconcile(group, model, reports, clock.instant(),
+                    config.reportStaleAfter()), status, previous, group, clock.instant(), e -> writer.emit(e, group,
+                    nodes));
+        }
         // Remembered before any write, so a failing write never makes the next reconcile announce an Event twice.
-        lastStatus.put(name, outcome.status());
+        lastStatus.put(name, status);
         outcome.labelChanges().forEach((node, change) -> {
+            // A clean stop's label removal is never held back: the fenced-node rule reads the label after a
+            // controller restart. One final report per stream cannot flood.
+            boolean cleanStop = reports.latest(node).map(r -> r.report().getFinalReport()).orElse(false);
+            if (!writeLimiter.allowLabelPatch(node, clock.instant()) && !cleanStop) {
+                // Not remembered as written: the next reconcile computes it again once the interval has passed.
+                return;
+            }
             writer.patchLabels(node, change);
             writtenLabels.computeIfAbsent(node, k -> new ConcurrentHashMap<>());
             Map<String, String> written = writtenLabels.get(node);
             change.forEach((k, v) -> written.put(k, v == null ? REMOVED : v));
         });
         for (GroupEvent e : outcome.events()) {
-            writer.emit(e, group, nodes);
+            if (writeLimiter.allowEvent(e, clock.instant())) {
+                writer.emit(e, group, nodes);
+            }
         }
         Set<String> fenced = new TreeSet<>();
-        if (outcome.status().getFencedNodes() != null) {
-            outcome.status().getFencedNodes().forEach(f -> fenced.add(f.getName()));
+        if (status.getFencedNodes() != null) {
+            status.getFencedNodes().forEach(f -> fenced.add(f.getName()));
         }
         FencedNodeRecovery.Plan recovery = FencedNodeRecovery.plan(fenced, facts, outcome.reporting(),
                 model.fencingEnabled(), GroupStatusCalculator.fencesNodes(model), config.maxOutOfService());
@@ -171,13 +207,13 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
             writer.emit(e, group, nodes);
         }
         UpdateControl<NodeGroup> control;
-        if (neverFenced || outcome.status().equals(group.getStatus())) {
+        if (neverFenced || status.equals(group.getStatus())) {
             // A group that never had fencing keeps whatever status its owner (the platform) writes.
             control = UpdateControl.noUpdate();
         } else {
             NodeGroup fresh = new NodeGroup();
             fresh.setMetadata(new ObjectMetaBuilder().withName(name).build());
-            fresh.setStatus(outcome.status());
+            fresh.setStatus(status);
             control = UpdateControl.patchStatus(fresh);
         }
         return control.rescheduleAfter(config.statusInterval());

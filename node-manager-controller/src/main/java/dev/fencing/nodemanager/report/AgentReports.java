@@ -70,6 +70,7 @@ public final class AgentReports {
                 && a.getIsolated() == b.getIsolated()
                 && a.getConfirmed() == b.getConfirmed()
                 && a.getExpected() == b.getExpected()
+                && a.getKeyringRevision() == b.getKeyringRevision()
                 && a.getDisarmReasonsList().equals(b.getDisarmReasonsList());
     }
 }

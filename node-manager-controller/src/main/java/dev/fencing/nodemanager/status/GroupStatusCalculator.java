@@ -337,7 +337,8 @@ public final class GroupStatusCalculator {
                 : String.join(", ", list.subList(0, 10)) + " and " + (list.size() - 10) + " more";
     }
 
-    private static Condition condition(List<Condition> previous, String type, String status, String reason,
+    /** A condition that keeps its previous lastTransitionTime while its type and status stay the same. */
+    public static Condition condition(List<Condition> previous, String type, String status, String reason,
                                        String message, long generation, Instant now) {
         String since = previous.stream()
                 .filter(c -> type.equals(c.getType()) && status.equals(c.getStatus()))

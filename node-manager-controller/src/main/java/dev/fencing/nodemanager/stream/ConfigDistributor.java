@@ -286,7 +286,7 @@ public final class ConfigDistributor {
         /** Called under the channel lock. */
         private boolean deliver(List<ConfigChange> changes) {
             for (ConfigChange c : changes) {
-                if (!c.concerns(sink.node())) {
+                if (!channel.log.concerns(c, sink.node())) {
                     continue;
                 }
                 ControllerMessage message = ControllerMessage.newBuilder()

@@ -122,6 +122,11 @@ public final class GroupConfigLog {
             if (!proto.equals(old)) {
                 members.put(m.name(), proto);
                 out.add(append(ConfigDelta.newBuilder().setMemberUpserted(proto).build(), null));
+                if (old == null && !keyring.getPrimary().isEmpty()
+                        && (signals.containsKey(m.name()) || departed.containsKey(m.name()))) {
+                    // Its agent may still be connected from before and missed keyring changes while not expected.
+                    out.add(append(ConfigDelta.newBuilder().setKeyring(keyring).build(), m.name()));
+                }
             }
         }
         // Signals: every labelled node, plus "left the group" for nodes that were here and are gone.
@@ -166,14 +171,17 @@ public final class GroupConfigLog {
         if (!ready()) {
             return Optional.empty();
         }
-        return Optional.of(GroupConfig.newBuilder()
+        GroupConfig.Builder full = GroupConfig.newBuilder()
                 .setGroup(group)
                 .setNodeName(node)
                 .setPolicy(policy)
                 .addAllMembers(members.values())
-                .setSignals(signalsOf(node))
-                .setKeyring(keyring)
-                .build());
+                .setSignals(signalsOf(node));
+        if (members.containsKey(node)) {
+            // Keys go only to expected members; a departed or foreign node learns none.
+            full.setKeyring(keyring);
+        }
+        return Optional.of(full.build());
     }
 
     /**
@@ -186,11 +194,19 @@ public final class GroupConfigLog {
         }
         List<ConfigChange> out = new ArrayList<>();
         for (ConfigChange c : history) {
-            if (c.revision() > sinceRevision && c.concerns(node)) {
+            if (c.revision() > sinceRevision && concerns(c, node)) {
                 out.add(c);
             }
         }
         return Optional.of(out);
+    }
+
+    /**
+     * True when the agent of {@code node} must receive {@code change}. Keys go only to expected members: a departed,
+     * being-removed or foreign node never learns a key, not even one rotated while its stream is still open.
+     */
+    public boolean concerns(ConfigChange change, String node) {
+        return change.concerns(node) && (!change.delta().hasKeyring() || members.containsKey(node));
     }
 
     /** The signals the agent of {@code node} should hold now. */

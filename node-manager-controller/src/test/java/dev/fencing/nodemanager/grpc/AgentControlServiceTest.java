@@ -30,7 +30,6 @@ import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -54,18 +53,7 @@ class AgentControlServiceTest {
     private ManagedChannel channel;
 
     private AgentDirectory directory() {
-        return new AgentDirectory() {
-            @Override
-            public Optional<String> groupOf(String n) {
-                return models.values().stream().filter(m -> m.signals().containsKey(n)).map(GroupModel::group)
-                        .findFirst();
-            }
-
-            @Override
-            public Optional<GroupModel> model(String group) {
-                return Optional.ofNullable(models.get(group));
-            }
-        };
+        return new TestDirectory(models);
     }
 
     @BeforeEach

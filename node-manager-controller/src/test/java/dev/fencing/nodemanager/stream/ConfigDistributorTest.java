@@ -123,4 +123,37 @@ class ConfigDistributorTest {
         assertThat(sink.closed.getCode()).isEqualTo(Status.Code.UNAVAILABLE);
         assertThat(d.subscriberCounts()).doesNotContainKey("g");
     }
+
+    private static dev.fencing.proto.nodemanager.v1.GossipKeyring keyring(int seed, long revision) {
+        byte[] key = new byte[32];
+        java.util.Arrays.fill(key, (byte) seed);
+        return dev.fencing.proto.nodemanager.v1.GossipKeyring.newBuilder().setPrimary(ByteString.copyFrom(key))
+                .setRevision(revision).build();
+    }
+
+    @Test
+    void aDepartedNodeNeverReceivesKeysAndARejoiningOneGetsTheCurrentKeyring() {
+        ConfigDistributor d = new ConfigDistributor("e", 64, true);
+        List<Node> both = List.of(node("a", "g", 1), node("b", "g", 2));
+        d.publish(model(both), keyring(1, 1));
+        RecordingSink b = new RecordingSink("b");
+        d.subscribe("g", b, "", 0).orElseThrow();
+        assertThat(b.sent.get(0).getFull().getKeyring().getRevision()).isEqualTo(1);
+
+        // b leaves the group while its stream stays open; a rotation step follows.
+        d.publish(model(List.of(node("a", "g", 1))), keyring(2, 2));
+        assertThat(b.sent).noneMatch(m -> m.getDelta().hasKeyring());
+        RecordingSink reconnected = new RecordingSink("b");
+        d.subscribe("g", reconnected, "", 0).orElseThrow();
+        assertThat(reconnected.sent.get(0).getFull().getSignals().getBeingRemoved()).isTrue();
+        assertThat(reconnected.sent.get(0).getFull().hasKeyring()).isFalse();
+        RecordingSink resumed = new RecordingSink("b");
+        d.subscribe("g", resumed, "e", b.sent.get(0).getRevision()).orElseThrow();
+        assertThat(resumed.sent).noneMatch(m -> m.getDelta().hasKeyring());
+
+        // b comes back: the agent still connected from before receives the keyring it missed.
+        d.publish(model(both), null);
+        assertThat(b.sent).filteredOn(m -> m.getDelta().hasKeyring()).singleElement()
+                .satisfies(m -> assertThat(m.getDelta().getKeyring().getRevision()).isEqualTo(2));
+    }
 }

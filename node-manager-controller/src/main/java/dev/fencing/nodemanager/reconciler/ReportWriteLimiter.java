@@ -1,0 +1,77 @@
+package dev.fencing.nodemanager.reconciler;
+
+import dev.fencing.nodemanager.status.GroupEvent;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Per-node rate limit on the writes agent reports drive, so an agent whose reports flap (armed, disarmed, armed…)
+ * cannot turn into a stream of API writes. A held-back label patch is not lost: the next reconcile (at most
+ * {@code --status-interval} later) computes it again from the caches and writes it once the node's interval has
+ * passed. A held-back Event is a duplicate of one just emitted for the same object and reason, and is dropped.
+ */
+final class ReportWriteLimiter {
+
+    // Entries older than their interval no longer limit anything; pruned when the map grows past this.
+    private static final int PRUNE_ABOVE = 4096;
+
+    private final Duration labelInterval;
+    private final Duration eventInterval;
+    private final Map<String, Instant> lastLabelPatch = new HashMap<>();
+    private final Map<String, Instant> lastEvent = new HashMap<>();
+    private final AtomicLong limitedLabelPatches = new AtomicLong();
+    private final AtomicLong limitedEvents = new AtomicLong();
+
+    ReportWriteLimiter(WriteLimits limits) {
+        this.labelInterval = limits.labelPatchInterval();
+        this.eventInterval = limits.eventInterval();
+    }
+
+    /** True (and remembered) when {@code node}'s labels may be patched now. */
+    synchronized boolean allowLabelPatch(String node, Instant now) {
+        if (allow(lastLabelPatch, node, now, labelInterval)) {
+            return true;
+        }
+        limitedLabelPatches.incrementAndGet();
+        return false;
+    }
+
+    /** True (and remembered) unless the same Event (object, reason) was emitted within the interval. */
+    synchronized boolean allowEvent(GroupEvent event, Instant now) {
+        String key = (event.onNode() ? "node/" : "nodegroup/") + event.name() + "/" + event.reason();
+        if (allow(lastEvent, key, now, eventInterval)) {
+            return true;
+        }
+        limitedEvents.incrementAndGet();
+        return false;
+    }
+
+    long limitedLabelPatches() {
+        return limitedLabelPatches.get();
+    }
+
+    long limitedEvents() {
+        return limitedEvents.get();
+    }
+
+    private static boolean allow(Map<String, Instant> last, String key, Instant now, Duration interval) {
+        Instant previous = last.get(key);
+        if (previous != null && now.isBefore(previous.plus(interval))) {
+            return false;
+        }
+        last.put(key, now);
+        if (last.size() > PRUNE_ABOVE) {
+            Iterator<Instant> it = last.values().iterator();
+            while (it.hasNext()) {
+                if (!now.isBefore(it.next().plus(interval))) {
+                    it.remove();
+                }
+            }
+        }
+        return true;
+    }
+}
