@@ -100,14 +100,6 @@ public final class AgentRuntime implements AutoCloseable {
           agentVersion, Optional.empty(), allowPlaintextGossip);
     }
 
-    /** Refusing to arm on plaintext gossip. */
-    public Options(String node, Optional<AgentConfig> fileConfig, Optional<ControllerEndpoint> controller, Path socket,
-        WatchdogDevice device, Path disableFile, Path stateDir, int metricsPort, Optional<InetSocketAddress> bind,
-        Optional<UnaryOperator<Transport>> transportWrapper, String agentVersion,
-        Optional<ApiServerEndpoint> apiServer) {
-      this(node, fileConfig, controller, socket, device, disableFile, stateDir, metricsPort, bind, transportWrapper,
-          agentVersion, apiServer, false);
-    }
   }
 
   private final Options options;

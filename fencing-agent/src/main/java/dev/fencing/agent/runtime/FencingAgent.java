@@ -125,15 +125,6 @@ public final class FencingAgent implements AutoCloseable {
           rejoinInterval, watchdogReopenBackoff, FatalErrors.haltProcess(), Optional.empty(), false);
     }
 
-    /** As the canonical constructor, refusing plaintext gossip (no {@code --allow-plaintext-gossip}). */
-    public Dependencies(MonotonicClock clock, InstantSource wallClock, WatchdogDevice device,
-        GossipFactory gossipFactory, EventHub hub, MeterRegistry registry, String agentVersion,
-        Optional<StateDirectory> stateDir, Optional<TieBreaker> controlPlane, Duration rejoinInterval,
-        Duration watchdogReopenBackoff, FatalErrors.Handler fatalErrors, Optional<TieBreaker> apiReachable) {
-      this(clock, wallClock, device, gossipFactory, hub, registry, agentVersion, stateDir, controlPlane,
-          rejoinInterval, watchdogReopenBackoff, fatalErrors, apiReachable, false);
-    }
-
     /** As the canonical constructor, halting on an Error and without an API server probe. */
     public Dependencies(MonotonicClock clock, InstantSource wallClock, WatchdogDevice device,
         GossipFactory gossipFactory, EventHub hub, MeterRegistry registry, String agentVersion,

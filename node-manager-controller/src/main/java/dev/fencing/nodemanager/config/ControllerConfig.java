@@ -118,34 +118,6 @@ public record ControllerConfig(
                 advertiseHost, null, AgentControlSecurity.implied(tlsCert));
     }
 
-    /** With explicit channel security and no APIReachable URL override. */
-    public ControllerConfig(String namespace, int grpcPort, int healthPort, int gossipPort, String agentImage,
-                            String agentControllerAddress, Map<String, String> agentResources,
-                            List<Toleration> agentTolerations, String agentPriorityClass, boolean leaderElection,
-                            String leaseName, File tlsCert, File tlsKey, Duration statusInterval,
-                            Duration reportStaleAfter, int historyLimit, int streamQueue, Duration maxTieLease,
-                            int maxOutOfService, boolean gossipEncryption, String advertiseHost,
-                            AgentControlSecurity security) {
-        this(namespace, grpcPort, healthPort, gossipPort, agentImage, agentControllerAddress, agentResources,
-                agentTolerations, agentPriorityClass, leaderElection, leaseName, tlsCert, tlsKey, statusInterval,
-                reportStaleAfter, historyLimit, streamQueue, maxTieLease, maxOutOfService, gossipEncryption,
-                advertiseHost, null, security);
-    }
-
-    /** With an APIReachable URL override and the channel security implied by {@code tlsCert}. */
-    public ControllerConfig(String namespace, int grpcPort, int healthPort, int gossipPort, String agentImage,
-                            String agentControllerAddress, Map<String, String> agentResources,
-                            List<Toleration> agentTolerations, String agentPriorityClass, boolean leaderElection,
-                            String leaseName, File tlsCert, File tlsKey, Duration statusInterval,
-                            Duration reportStaleAfter, int historyLimit, int streamQueue, Duration maxTieLease,
-                            int maxOutOfService, boolean gossipEncryption, String advertiseHost,
-                            String apiServerProbeUrl) {
-        this(namespace, grpcPort, healthPort, gossipPort, agentImage, agentControllerAddress, agentResources,
-                agentTolerations, agentPriorityClass, leaderElection, leaseName, tlsCert, tlsKey, statusInterval,
-                reportStaleAfter, historyLimit, streamQueue, maxTieLease, maxOutOfService, gossipEncryption,
-                advertiseHost, apiServerProbeUrl, AgentControlSecurity.implied(tlsCert));
-    }
-
     /** The same configuration with other channel security. */
     public ControllerConfig withSecurity(File cert, File key, AgentControlSecurity newSecurity) {
         return new ControllerConfig(namespace, grpcPort, healthPort, gossipPort, agentImage, agentControllerAddress,
