@@ -62,6 +62,11 @@ final class ApiResponses implements Interceptor {
         return answers.stream().filter(a -> a.startsWith("403 ")).toList();
     }
 
+    /** Every answer that was no success (neither 2xx nor a watch's 101). */
+    List<String> failed() {
+        return answers.stream().filter(a -> !a.startsWith("2") && !a.startsWith("101 ")).toList();
+    }
+
     /** True when some answer with {@code code} was to a request starting with {@code methodAndPath}. */
     boolean answered(int code, String methodAndPath) {
         return answers.stream().anyMatch(a -> a.startsWith(code + " " + methodAndPath));

@@ -12,6 +12,8 @@ import dev.fencing.api.v1.NodeType;
 import dev.fencing.kubetest.RealControlPlaneExtension;
 import dev.fencing.nodemanager.dependent.AgentDaemonSetFactory;
 import dev.fencing.nodemanager.grpc.auth.BearerTokenCredentials;
+import dev.fencing.nodemanager.keyring.KeyRotationPlanner;
+import dev.fencing.nodemanager.keyring.KeyringState;
 import dev.fencing.nodemanager.model.NodeLabels;
 import dev.fencing.proto.nodemanager.v1.AgentControlGrpc;
 import dev.fencing.proto.nodemanager.v1.AgentHello;
@@ -29,10 +31,13 @@ import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.grpc.ManagedChannel;
 import io.grpc.TlsChannelCredentials;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.StreamObserver;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -61,6 +66,7 @@ class ControllerWithChartRbacRealClusterTest {
     static final RealControlPlaneExtension KUBE = RealControlPlaneExtension.withControllers();
 
     private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final PatchContext MERGE = PatchContext.of(PatchType.JSON_MERGE);
 
     @TempDir
     Path tlsDir;
@@ -132,20 +138,30 @@ class ControllerWithChartRbacRealClusterTest {
                 .filter(p -> node.equals(p.getSpec().getNodeName())).findFirst().orElse(null), p -> p != null);
     }
 
-    /** One AgentControl stream as the agent pod on {@code node} opens it: TLS with the chart's CA, its token. */
-    private BlockingQueue<ControllerMessage> connectAgent(Cluster c, String node, StreamObserver<?>[] out) {
+    /** One agent's AgentControl stream: what the controller sent, and the way to report. */
+    private record Agent(BlockingQueue<ControllerMessage> received, StreamObserver<AgentMessage> requests) {
+
+        ControllerMessage first() throws InterruptedException {
+            return received.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
+        }
+
+        void reportArmed() {
+            requests.onNext(AgentMessage.newBuilder().setReport(AgentReport.newBuilder().setArmed(true)
+                    .setQuorumHeld(true).setExpected(2).setConfirmed(2).setQuorumSize(2)).build());
+        }
+    }
+
+    /** The stream the agent pod on {@code node} opens: TLS with the chart's CA, its pod-bound token, a hello. */
+    private Agent connectAgent(Cluster c, String node) throws IOException {
         Pod pod = agentPod(c, node);
         String token = KUBE.get().requestToken(c.namespace(), pod.getSpec().getServiceAccountName(),
                 List.of("fencing-agent"), Duration.ofHours(1), pod.getMetadata().getName(),
                 pod.getMetadata().getUid());
-        ManagedChannel channel;
-        try {
-            channel = NettyChannelBuilder.forAddress("127.0.0.1", c.controller().grpcPort(),
-                    TlsChannelCredentials.newBuilder().trustManager(tlsDir.resolve("ca.crt").toFile()).build())
-                    .overrideAuthority(c.fullname() + "." + c.namespace() + ".svc").build();
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
+        // The agent trusts the CA the controller's Secret carries (ca.crt, as --agent-ca-secret hands it to agents)
+        // and verifies the Service name the chart's certificate is issued for.
+        ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", c.controller().grpcPort(),
+                TlsChannelCredentials.newBuilder().trustManager(tlsDir.resolve("ca.crt").toFile()).build())
+                .overrideAuthority(c.fullname() + "." + c.namespace() + ".svc").build();
         cleanup.add(() -> channel.shutdownNow().awaitTermination(2, TimeUnit.SECONDS));
         BlockingQueue<ControllerMessage> received = new LinkedBlockingQueue<>();
         StreamObserver<AgentMessage> requests = AgentControlGrpc.newStub(channel)
@@ -163,19 +179,12 @@ class ControllerWithChartRbacRealClusterTest {
 
                     @Override
                     public void onCompleted() {
+                        // the controller ends streams only on refusal or shutdown; see onError
                     }
                 });
         requests.onNext(AgentMessage.newBuilder().setHello(AgentHello.newBuilder().setNodeName(node)
                 .setAgentVersion("chart-rbac-test")).build());
-        out[0] = requests;
-        return received;
-    }
-
-    private static void reportArmed(StreamObserver<?> stream) {
-        @SuppressWarnings("unchecked")
-        StreamObserver<AgentMessage> s = (StreamObserver<AgentMessage>) stream;
-        s.onNext(AgentMessage.newBuilder().setReport(AgentReport.newBuilder().setArmed(true).setQuorumHeld(true)
-                .setExpected(2).setConfirmed(2).setQuorumSize(2)).build());
+        return new Agent(received, requests);
     }
 
     @Test
@@ -200,13 +209,12 @@ class ControllerWithChartRbacRealClusterTest {
             assertThat(g.getStatus().getExpected()).isEqualTo(2);
         });
 
-        StreamObserver<?>[] stream = new StreamObserver<?>[1];
-        BlockingQueue<ControllerMessage> received = connectAgent(c, firstNode, stream);
-        ControllerMessage first = received.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
+        Agent agent = connectAgent(c, firstNode);
+        ControllerMessage first = agent.first();
         assertThat(first).as("the agent's first message (refusals are logged by the controller)").isNotNull();
         assertThat(first.getFull().getNodeName()).isEqualTo(firstNode);
         assertThat(first.getFull().hasKeyring()).as("the gossip keyring, read from the Secret").isTrue();
-        reportArmed(stream[0]);
+        agent.reportArmed();
 
         await().atMost(WAIT).until(() -> admin().nodes().withName(firstNode).get().getMetadata().getLabels()
                 .containsKey(NodeLabels.FENCING_ENABLED));
@@ -215,13 +223,39 @@ class ControllerWithChartRbacRealClusterTest {
                         .anyMatch(e -> e.getReason().equals("Armed")));
         assertThat(events).allSatisfy(e -> assertThat(e.getSource().getComponent()).isNotBlank());
 
+        // A key rotation request while the agent DaemonSet differs from the controller's desired spec: the leader
+        // updates the keyring Secret (phase 1) and the DaemonSet.
+        String daemonSetName = daemonSet.getMetadata().getName();
+        // Merge patches without a resourceVersion: the controllers update these objects concurrently.
+        admin().apps().daemonSets().inNamespace(c.namespace()).withName(daemonSetName).patch(MERGE,
+                "{\"metadata\":{\"annotations\":{\"" + AgentDaemonSetFactory.HASH_ANNOTATION + "\":\"stale\"}}}");
+        admin().resources(NodeGroup.class).withName(c.group()).patch(MERGE,
+                "{\"metadata\":{\"annotations\":{\"" + KeyRotationPlanner.ROTATE_ANNOTATION + "\":\"chart-rbac\"}}}");
+        await().atMost(WAIT).until(() -> admin().secrets().inNamespace(c.namespace())
+                .withName("fencing-gossip-" + c.group()).get().getMetadata().getAnnotations()
+                .containsKey(KeyringState.PHASE_ANNOTATION));
+        await().atMost(WAIT).until(() -> !"stale".equals(admin().apps().daemonSets().inNamespace(c.namespace())
+                .withName(daemonSetName).get().getMetadata().getAnnotations()
+                .get(AgentDaemonSetFactory.HASH_ANNOTATION)));
+        // Fencing switched off: the leader deletes the group's DaemonSet (the NodeGroup stays, so no GC does it).
+        admin().resources(NodeGroup.class).withName(c.group()).patch(MERGE, "{\"spec\":{\"fencing\":null}}");
+        await().atMost(WAIT).until(() -> admin().apps().daemonSets().inNamespace(c.namespace())
+                .withName(daemonSetName).get() == null);
+
         ApiResponses api = c.controller().responses();
-        assertThat(api.forbidden()).as("403 answers to the controller under the chart's RBAC").isEmpty();
+        assertThat(api.forbidden()).as("403 answers to the controller under the chart's RBAC; every answer that "
+                + "was no success: " + api.failed()).isEmpty();
         // The job above really went through these (so a missing rule for any of them would have shown as a 403).
         assertThat(api.all()).anyMatch(a -> a.matches("201 POST /apis/authentication.k8s.io/v1/tokenreviews"))
                 .anyMatch(a -> a.matches("200 GET /api/v1/namespaces/" + c.namespace() + "/pods/.*"))
                 .anyMatch(a -> a.matches("201 POST /apis/apps/v1/namespaces/" + c.namespace() + "/daemonsets"))
+                .anyMatch(a -> a.equals("200 PUT /apis/apps/v1/namespaces/" + c.namespace() + "/daemonsets/"
+                        + daemonSetName))
+                .anyMatch(a -> a.equals("200 DELETE /apis/apps/v1/namespaces/" + c.namespace() + "/daemonsets/"
+                        + daemonSetName))
                 .anyMatch(a -> a.matches("201 POST /api/v1/namespaces/" + c.namespace() + "/secrets"))
+                .anyMatch(a -> a.equals("200 PUT /api/v1/namespaces/" + c.namespace() + "/secrets/fencing-gossip-"
+                        + c.group()))
                 .anyMatch(a -> a.matches("20[01] (POST|PUT|PATCH) /apis/coordination.k8s.io/v1/namespaces/"
                         + c.namespace() + "/leases.*"))
                 .anyMatch(a -> a.matches("200 (PUT|PATCH) /apis/deckhouse.io/v1/nodegroups/" + c.group() + "/status"))
@@ -251,10 +285,9 @@ class ControllerWithChartRbacRealClusterTest {
         await().atMost(WAIT).until(() -> admin().secrets().inNamespace(c.namespace())
                 .withName("fencing-gossip-" + c.group()).get() != null);
 
-        StreamObserver<?>[] stream = new StreamObserver<?>[1];
-        BlockingQueue<ControllerMessage> received = connectAgent(c, firstNode, stream);
-        assertThat(received.poll(WAIT.toSeconds(), TimeUnit.SECONDS)).isNotNull();
-        reportArmed(stream[0]);
+        Agent agent = connectAgent(c, firstNode);
+        assertThat(agent.first()).isNotNull();
+        agent.reportArmed();
 
         ApiResponses api = c.controller().responses();
         await().atMost(WAIT).until(() -> api.answered(403, "PATCH /api/v1/nodes/" + firstNode));
