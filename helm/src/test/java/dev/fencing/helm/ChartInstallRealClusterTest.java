@@ -22,8 +22,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@code helm install / upgrade / uninstall} of the chart through Helm's own library into a real kube-apiserver (with
- * the controller manager, so Deployments get ReplicaSets and Pods): the server accepts every rendered object (schema,
- * admission), the generated TLS Secret survives upgrades and uninstall, cert-manager mode without cert-manager fails
+ * the controller manager, so Deployments get ReplicaSets and Pods): the server accepts every rendered object (a strict
+ * server-side dry run first: schema and unknown fields; then the install: admission), the generated TLS Secret survives upgrades and uninstall, cert-manager mode without cert-manager fails
  * with Helm's message naming the missing kinds. No kubelet: only API objects count.
  */
 class ChartInstallRealClusterTest {
@@ -62,6 +62,7 @@ class ChartInstallRealClusterTest {
     void theDefaultValuesInstallAndTheServerAcceptsEveryObjectAndTheControllerPods() {
         ChartRelease release = release("chart-default");
         List<HasMetadata> rendered = release.rendered();
+        assertThat(release.strictDryRunRefusals(rendered)).isEmpty();
 
         Release installed = release.install();
 
@@ -89,6 +90,7 @@ class ChartInstallRealClusterTest {
                 ? new Object[] {"fullnameOverride", fullname, "tls.mode", mode, "tls.secretName", "own-tls"}
                 : new Object[] {"fullnameOverride", fullname, "tls.mode", mode};
         List<HasMetadata> rendered = release.rendered(values);
+        assertThat(release.strictDryRunRefusals(rendered)).isEmpty();
 
         assertThat(release.install(values).getStatus()).isEqualTo("deployed");
 

@@ -7,11 +7,17 @@ import com.marcnuri.helm.InstallCommand;
 import com.marcnuri.helm.Release;
 import com.marcnuri.helm.UpgradeCommand;
 import dev.fencing.kubetest.RealControlPlane;
+import dev.fencing.api.v1.NodeGroup;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.FieldValidateable;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BiConsumer;
 
@@ -67,17 +73,44 @@ final class ChartRelease {
         return FencingChart.parse(FencingChart.templateIn(namespace, null, keyValues));
     }
 
+    /**
+     * Creates the release namespace and asks the server to create every object in a dry run with
+     * {@code fieldValidation=Strict}, so an unknown, misplaced or duplicated field fails instead of being dropped
+     * with a warning; returns the refusals as {@code Kind/name: message}.
+     */
+    List<String> strictDryRunRefusals(List<HasMetadata> objects) {
+        admin.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata()
+                .build()).create();
+        List<String> refusals = new ArrayList<>();
+        for (HasMetadata o : objects) {
+            try {
+                admin.resource(o).dryRun().fieldValidation(FieldValidateable.Validation.STRICT).create();
+            } catch (KubernetesClientException e) {
+                refusals.add(o.getKind() + "/" + o.getMetadata().getName() + ": " + e.getMessage());
+            }
+        }
+        return refusals;
+    }
+
     /** The server's copy of {@code object} (same kind, namespace and name), or null. */
     HasMetadata onServer(HasMetadata object) {
         return admin.resource(object).get();
     }
 
-    /** Waits until the NodeGroup CRD is Established (its API is served). */
+    /**
+     * Waits until the NodeGroup CRD is Established and its watch cache answers. Until the cache is ready the API
+     * server's CRD finalizer fails with "storage is (re)initializing" and backs off (tens of seconds), so a CRD
+     * deleted right after its creation would linger.
+     */
     static CustomResourceDefinition awaitCrdEstablished(KubernetesClient admin) {
-        return await().atMost(Duration.ofSeconds(20)).until(() -> admin.apiextensions().v1()
-                .customResourceDefinitions().withName(CRD).get(), crd -> crd != null && crd.getStatus() != null
-                && crd.getStatus().getConditions().stream()
+        CustomResourceDefinition established = await().atMost(Duration.ofSeconds(20)).until(() -> admin
+                .apiextensions().v1().customResourceDefinitions().withName(CRD).get(), crd -> crd != null
+                && crd.getStatus() != null && crd.getStatus().getConditions().stream()
                         .anyMatch(c -> c.getType().equals("Established") && c.getStatus().equals("True")));
+        // resourceVersion=0: served from the watch cache, refused while it initialises
+        await().atMost(Duration.ofSeconds(20)).ignoreExceptions().until(() -> admin.resources(NodeGroup.class)
+                .list(new ListOptionsBuilder().withResourceVersion("0").build()) != null);
+        return established;
     }
 
     /** Deletes the NodeGroup CRD if present and waits until it is gone, so a later install can own it. */
