@@ -182,8 +182,11 @@ public final class NodeManagerOperator implements Callable<Integer> {
         System.exit(new CommandLine(new NodeManagerOperator()).execute(args));
     }
 
-    /** The validated configuration. */
-    ControllerConfig config() {
+    /**
+     * The validated configuration. Public for tests that run the controller in process with the arguments a chart
+     * renders (after {@code new CommandLine(operator).parseArgs(args)}).
+     */
+    public ControllerConfig config() {
         Map<String, String> resources = new LinkedHashMap<>();
         for (String r : agentResources) {
             int eq = r.indexOf('=');
