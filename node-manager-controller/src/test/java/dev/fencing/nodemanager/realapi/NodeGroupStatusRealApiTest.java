@@ -2,6 +2,7 @@ package dev.fencing.nodemanager.realapi;
 
 import static dev.fencing.nodemanager.model.TestNodes.node;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.fencing.api.v1.Fencing;
@@ -17,6 +18,7 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.ManagedFieldsEntry;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -91,6 +93,22 @@ class NodeGroupStatusRealApiTest {
                     .findFirst().orElseThrow(() -> new AssertionError("no status field manager in "
                             + first.getMetadata().getManagedFields()));
             assertThat(statusEntry.getOperation()).isEqualTo(serverSideApply ? "Apply" : "Update");
+
+            if (serverSideApply) {
+                // The server knows the controller owns status.expected: another applier must force to take it.
+                GenericKubernetesResource theirs = admin.getKubernetesSerialization().unmarshal("apiVersion: "
+                        + "deckhouse.io/v1\nkind: NodeGroup\nmetadata: {name: " + group + "}\nstatus: {expected: 5}\n",
+                        GenericKubernetesResource.class);
+                assertThatThrownBy(() -> admin.genericKubernetesResources("deckhouse.io/v1", "NodeGroup")
+                        .resource(theirs).subresource("status").patch(new PatchContext.Builder()
+                                .withPatchType(PatchType.SERVER_SIDE_APPLY).withFieldManager("other-writer")
+                                .withForce(false).build()))
+                        .isInstanceOfSatisfying(KubernetesClientException.class, e -> {
+                            assertThat(e.getCode()).isEqualTo(409);
+                            assertThat(e.getMessage()).contains("conflict with \"" + STATUS_MANAGER + "\"")
+                                    .contains(".status.expected");
+                        });
+            }
 
             // A write of the main resource carrying a status: the spec change lands, the status part is dropped.
             NodeGroup afterSpecWrite = admin.resources(NodeGroup.class).withName(group).edit(g -> {
