@@ -9,6 +9,7 @@ import dev.fencing.policy.PolicyResolver;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionCondition;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.NonNamespaceOperation;
@@ -20,6 +21,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Named;
@@ -100,120 +104,185 @@ class NodeGroupCrdRealApiTest {
         assertThat(crd.getStatus().getAcceptedNames().getPlural()).isEqualTo(NodeGroup.PLURAL);
     }
 
-    /** One rule broken per row: the server answers 422 naming that field with that rule's message. */
-    static Stream<Arguments> invalidNodeGroups() {
+    /**
+     * One NodeGroup breaking one rule: {@code rule} names the rule in the schema ({@code <schema path> <keyword>},
+     * CEL rules as {@code <schema path> cel <message>}), {@code field} and {@code message} what the server answers.
+     */
+    record Case(String name, String rule, String spec, String field, String message) {
+        @Override
+        public String toString() {
+            return name;
+        }
+    }
+
+    private static final String F = "spec.fencing";
+    private static final String TIMEOUT = F + ".watchdog.timeout";
+    private static final String TIE_BREAKERS = F + ".quorum.tieBreakers";
+
+    static Stream<Case> invalidNodeGroups() {
         return Stream.of(
                 // spec
-                row("nodeType is required", "fencing: {mode: Watchdog}", "spec.nodeType", "Required value"),
-                row("nodeType enum", "nodeType: Cloud",
-                        "spec.nodeType", "Unsupported value: \"Cloud\": supported values: \"CloudEphemeral\", "
-                                + "\"CloudPermanent\", \"CloudStatic\", \"Static\""),
-                row("fencing is an object", "nodeType: Static\nfencing: on",
-                        "spec.fencing", "Invalid value: \"string\": spec.fencing in body must be of type object"),
+                new Case("nodeType is required", "spec required nodeType", "fencing: {mode: Watchdog}",
+                        "spec.nodeType", "Required value"),
+                new Case("nodeType enum", "spec.nodeType enum", "nodeType: Cloud", "spec.nodeType",
+                        "Unsupported value: \"Cloud\": supported values: \"CloudEphemeral\", \"CloudPermanent\", "
+                                + "\"CloudStatic\", \"Static\""),
+                type(F, "nodeType: Static\nfencing: on", "string", "object"),
                 // fencing enums
-                row("mode enum", fencing("mode: Armed"), "spec.fencing.mode",
+                new Case("mode enum", F + ".mode enum", fencing("mode: Armed"), F + ".mode",
                         "Unsupported value: \"Armed\": supported values: \"Notify\", \"Watchdog\""),
-                row("profile enum", fencing("profile: Fast"), "spec.fencing.profile",
+                new Case("profile enum", F + ".profile enum", fencing("profile: Fast"), F + ".profile",
                         "Unsupported value: \"Fast\": supported values: \"Auto\", \"Critical\", \"Medium\", "
                                 + "\"Moderate\", \"Slow\""),
-                row("quorumLossAction enum", fencing("quorumLossAction: Reboot"), "spec.fencing.quorumLossAction",
+                new Case("quorumLossAction enum", F + ".quorumLossAction enum", fencing("quorumLossAction: Reboot"),
+                        F + ".quorumLossAction",
                         "Unsupported value: \"Reboot\": supported values: \"Exclude\", \"Fence\", \"Wait\""),
                 // fencing CEL
-                row("Fence needs mode Watchdog", fencing("mode: Notify\nquorumLossAction: Fence"),
-                        "spec.fencing.quorumLossAction", FENCE_NEEDS_WATCHDOG),
-                row("timeout below 5s needs Critical (profile Auto)", fencing("profile: Auto\nwatchdog: {timeout: 3s}"),
-                        "spec.fencing.watchdog.timeout", PolicyResolver.WATCHDOG_TIMEOUT_NEEDS_CRITICAL_MESSAGE),
-                row("timeout below 5s needs Critical (profile absent)", fencing("watchdog: {timeout: 4s}"),
-                        "spec.fencing.watchdog.timeout", PolicyResolver.WATCHDOG_TIMEOUT_NEEDS_CRITICAL_MESSAGE),
-                row("timeout below 5s needs Critical (profile Medium)",
-                        fencing("profile: Medium\nwatchdog: {timeout: 2s}"),
-                        "spec.fencing.watchdog.timeout", PolicyResolver.WATCHDOG_TIMEOUT_NEEDS_CRITICAL_MESSAGE),
-                // watchdog.timeout
-                row("timeout pattern", fencing("watchdog: {timeout: '60'}"), "spec.fencing.watchdog.timeout",
+                cel("Fence needs mode Watchdog", F, fencing("mode: Notify\nquorumLossAction: Fence"),
+                        F + ".quorumLossAction", FENCE_NEEDS_WATCHDOG),
+                cel("timeout below 5s needs Critical (profile Auto)", F,
+                        fencing("profile: Auto\nwatchdog: {timeout: 3s}"), TIMEOUT,
+                        PolicyResolver.WATCHDOG_TIMEOUT_NEEDS_CRITICAL_MESSAGE),
+                cel("timeout below 5s needs Critical (profile absent)", F, fencing("watchdog: {timeout: 4s}"), TIMEOUT,
+                        PolicyResolver.WATCHDOG_TIMEOUT_NEEDS_CRITICAL_MESSAGE),
+                cel("timeout below 5s needs Critical (profile Medium)", F,
+                        fencing("profile: Medium\nwatchdog: {timeout: 2s}"), TIMEOUT,
+                        PolicyResolver.WATCHDOG_TIMEOUT_NEEDS_CRITICAL_MESSAGE),
+                // watchdog.timeout: a value the pattern refuses is reported by the pattern alone
+                new Case("timeout pattern", TIMEOUT + " pattern", fencing("watchdog: {timeout: '60'}"), TIMEOUT,
                         "should match '^[0-9]+[smh]$'"),
-                row("timeout pattern (sub-second unit)", fencing("watchdog: {timeout: 500ms}"),
-                        "spec.fencing.watchdog.timeout", "should match '^[0-9]+[smh]$'"),
-                row("timeout below 2s even with Critical", fencing("profile: Critical\nwatchdog: {timeout: 1s}"),
-                        "spec.fencing.watchdog.timeout", PolicyResolver.WATCHDOG_TIMEOUT_RANGE_MESSAGE),
-                row("timeout above 1h", fencing("watchdog: {timeout: 61m}"),
-                        "spec.fencing.watchdog.timeout", PolicyResolver.WATCHDOG_TIMEOUT_RANGE_MESSAGE),
-                row("timeout is a string", fencing("watchdog: {timeout: 60.5}"), "spec.fencing.watchdog.timeout",
-                        "Invalid value: \"number\": spec.fencing.watchdog.timeout in body must be of type string"),
+                new Case("timeout pattern (sub-second unit)", TIMEOUT + " pattern",
+                        fencing("watchdog: {timeout: 500ms}"), TIMEOUT, "should match '^[0-9]+[smh]$'"),
+                cel("timeout below 2s even with Critical", TIMEOUT,
+                        fencing("profile: Critical\nwatchdog: {timeout: 1s}"), TIMEOUT,
+                        PolicyResolver.WATCHDOG_TIMEOUT_RANGE_MESSAGE),
+                cel("timeout above 1h", TIMEOUT, fencing("watchdog: {timeout: 61m}"), TIMEOUT,
+                        PolicyResolver.WATCHDOG_TIMEOUT_RANGE_MESSAGE),
+                type(TIMEOUT, fencing("watchdog: {timeout: 60.5}"), "number", "string"),
                 // quorum
-                row("quorum.size zero", fencing("quorum: {size: 0}"), "spec.fencing.quorum.size", QUORUM_SIZE),
-                row("quorum.size negative", fencing("quorum: {size: -2}"), "spec.fencing.quorum.size", QUORUM_SIZE),
-                row("quorum.size word other than Auto", fencing("quorum: {size: Half}"), "spec.fencing.quorum.size",
+                cel("quorum.size zero", F + ".quorum.size", fencing("quorum: {size: 0}"), F + ".quorum.size",
                         QUORUM_SIZE),
-                row("tieBreakers enum", fencing("quorum: {tieBreakers: [ControlPlane, Coin]}"),
-                        "spec.fencing.quorum.tieBreakers[1]", "Unsupported value: \"Coin\": supported values: "
-                                + "\"APIReachable\", \"ControlPlane\", \"Disk\", \"LowestName\""),
-                row("tieBreakers repeat", fencing("quorum: {tieBreakers: [LowestName, ControlPlane, LowestName]}"),
-                        "spec.fencing.quorum.tieBreakers", TIE_BREAKER_REPEAT),
-                row("Disk is refused", fencing("quorum: {tieBreakers: [ControlPlane, Disk]}"),
-                        "spec.fencing.quorum.tieBreakers", PolicyResolver.DISK_NOT_AVAILABLE_MESSAGE),
-                // Four spellings and no repeats: a fifth entry always repeats one, so both rules answer.
-                row("tieBreakers maxItems",
+                cel("quorum.size negative", F + ".quorum.size", fencing("quorum: {size: -2}"), F + ".quorum.size",
+                        QUORUM_SIZE),
+                cel("quorum.size word other than Auto", F + ".quorum.size", fencing("quorum: {size: Half}"),
+                        F + ".quorum.size", QUORUM_SIZE),
+                new Case("tieBreakers enum", TIE_BREAKERS + ".items enum",
+                        fencing("quorum: {tieBreakers: [ControlPlane, Coin]}"), TIE_BREAKERS + "[1]",
+                        "Unsupported value: \"Coin\": supported values: \"APIReachable\", \"ControlPlane\", "
+                                + "\"Disk\", \"LowestName\""),
+                cel("tieBreakers repeat", TIE_BREAKERS,
+                        fencing("quorum: {tieBreakers: [LowestName, ControlPlane, LowestName]}"), TIE_BREAKERS,
+                        TIE_BREAKER_REPEAT),
+                cel("Disk is refused", TIE_BREAKERS, fencing("quorum: {tieBreakers: [ControlPlane, Disk]}"),
+                        TIE_BREAKERS, PolicyResolver.DISK_NOT_AVAILABLE_MESSAGE),
+                // Four spellings and no repeats: a fifth entry always repeats one; the server reports the length
+                // and skips the CEL rules.
+                new Case("tieBreakers maxItems", TIE_BREAKERS + " maxItems",
                         fencing("quorum: {tieBreakers: [ControlPlane, LowestName, APIReachable, LowestName, "
-                                + "ControlPlane]}"),
-                        "spec.fencing.quorum.tieBreakers", "Too many: 5: must have at most 4 items"),
-                row("tieBreakers is a list", fencing("quorum: {tieBreakers: ControlPlane}"),
-                        "spec.fencing.quorum.tieBreakers",
-                        "Invalid value: \"string\": spec.fencing.quorum.tieBreakers in body must be of type array"),
+                                + "ControlPlane]}"), TIE_BREAKERS, "Too many: 5: must have at most 4 items"),
+                type(TIE_BREAKERS, fencing("quorum: {tieBreakers: ControlPlane}"), "string", "array"),
                 // timings: durations
                 duration("probeInterval"), duration("probeTimeout"), duration("gossipInterval"),
                 duration("pushPullInterval"), duration("heartbeatInterval"), duration("quorumWindow"),
                 duration("evaluationTick"), duration("feedInterval"), duration("armingDelay"),
                 duration("fenceMargin"),
                 // timings: counts
-                count("suspicionMult", 0, "should be greater than or equal to 1"),
-                count("suspicionMult", 1001, "should be less than or equal to 1000"),
-                count("suspicionMaxTimeoutMult", 0, "should be greater than or equal to 1"),
-                count("suspicionMaxTimeoutMult", 1001, "should be less than or equal to 1000"),
-                count("gossipNodes", 0, "should be greater than or equal to 1"),
-                count("gossipNodes", 1001, "should be less than or equal to 1000"),
-                count("retransmitMult", 0, "should be greater than or equal to 1"),
-                count("retransmitMult", 1001, "should be less than or equal to 1000"),
-                row("gossipNodes is an integer", fencing("timings: {gossipNodes: 2.5}"),
-                        "spec.fencing.timings.gossipNodes", "Invalid value: \"number\": "
-                                + "spec.fencing.timings.gossipNodes in body must be of type integer"),
-                row("localHealthCap minimum", fencing("timings: {localHealthCap: 0.5}"),
-                        "spec.fencing.timings.localHealthCap", "should be greater than or equal to 1"),
-                row("localHealthCap maximum", fencing("timings: {localHealthCap: 4.5}"),
-                        "spec.fencing.timings.localHealthCap", "should be less than or equal to 4"),
-                row("timings is an object", fencing("timings: fast"), "spec.fencing.timings",
-                        "Invalid value: \"string\": spec.fencing.timings in body must be of type object"));
+                bound("suspicionMult", "minimum", "0", "should be greater than or equal to 1"),
+                bound("suspicionMult", "maximum", "1001", "should be less than or equal to 1000"),
+                bound("suspicionMaxTimeoutMult", "minimum", "0", "should be greater than or equal to 1"),
+                bound("suspicionMaxTimeoutMult", "maximum", "1001", "should be less than or equal to 1000"),
+                bound("gossipNodes", "minimum", "0", "should be greater than or equal to 1"),
+                bound("gossipNodes", "maximum", "1001", "should be less than or equal to 1000"),
+                bound("retransmitMult", "minimum", "0", "should be greater than or equal to 1"),
+                bound("retransmitMult", "maximum", "1001", "should be less than or equal to 1000"),
+                type(F + ".timings.gossipNodes", fencing("timings: {gossipNodes: 2.5}"), "number", "integer"),
+                bound("localHealthCap", "minimum", "0.5", "should be greater than or equal to 1"),
+                bound("localHealthCap", "maximum", "4.5", "should be less than or equal to 4"),
+                type(F + ".timings", fencing("timings: fast"), "string", "object"));
     }
 
     private static String fencing(String fields) {
         return "nodeType: Static\nfencing:\n" + fields.indent(2);
     }
 
-    private static Arguments row(String name, String spec, String field, String message) {
-        return Arguments.of(Named.of(name, spec), field, message);
+    private static Case cel(String name, String declaredAt, String spec, String field, String message) {
+        return new Case(name, declaredAt + " cel " + message, spec, field, message);
     }
 
-    private static Arguments duration(String field) {
-        return row(field + " pattern", fencing("timings: {" + field + ": 2 s}"), "spec.fencing.timings." + field,
+    private static Case type(String field, String spec, String given, String type) {
+        return new Case(field + " is of type " + type, field + " type", spec, field,
+                "Invalid value: \"" + given + "\": " + field + " in body must be of type " + type);
+    }
+
+    private static Case duration(String name) {
+        String field = F + ".timings." + name;
+        return new Case(name + " pattern", field + " pattern", fencing("timings: {" + name + ": 2 s}"), field,
                 DURATION_PATTERN);
     }
 
-    private static Arguments count(String field, int value, String message) {
-        return row(field + " " + value, fencing("timings: {" + field + ": " + value + "}"),
-                "spec.fencing.timings." + field, message);
+    private static Case bound(String name, String keyword, String value, String message) {
+        String field = F + ".timings." + name;
+        return new Case(name + " " + keyword, field + " " + keyword,
+                fencing("timings: {" + name + ": " + value + "}"), field, message);
+    }
+
+    /** Every validation the generated schema declares has a row: a rule added to the CRD needs a case here. */
+    @Test
+    void everyRuleOfTheSchemaHasACase() throws Exception {
+        CustomResourceDefinition crd;
+        try (InputStream in = NodeGroupCrdRealApiTest.class.getResourceAsStream(
+                "/META-INF/fabric8/" + NodeGroup.CRD_NAME + "-v1.yml")) {
+            crd = admin.getKubernetesSerialization().unmarshal(in, CustomResourceDefinition.class);
+        }
+        Set<String> declared = new TreeSet<>();
+        rules("", crd.getSpec().getVersions().get(0).getSchema().getOpenAPIV3Schema(), declared);
+        Set<String> covered = invalidNodeGroups().map(Case::rule).collect(Collectors.toCollection(TreeSet::new));
+        assertThat(covered).containsAll(declared);
+        assertThat(declared).as("the walk finds enums, patterns, bounds and CEL rules").hasSizeGreaterThan(30);
+    }
+
+    private static void rules(String path, JSONSchemaProps schema, Set<String> out) {
+        if (schema.getEnum() != null && !schema.getEnum().isEmpty()) {
+            out.add(path + " enum");
+        }
+        if (schema.getPattern() != null) {
+            out.add(path + " pattern");
+        }
+        if (schema.getMinimum() != null) {
+            out.add(path + " minimum");
+        }
+        if (schema.getMaximum() != null) {
+            out.add(path + " maximum");
+        }
+        if (schema.getMaxItems() != null) {
+            out.add(path + " maxItems");
+        }
+        if (schema.getRequired() != null) {
+            schema.getRequired().forEach(r -> out.add(path + " required " + r));
+        }
+        if (schema.getXKubernetesValidations() != null) {
+            schema.getXKubernetesValidations().forEach(v -> out.add(path + " cel " + v.getMessage()));
+        }
+        if (schema.getProperties() != null) {
+            schema.getProperties().forEach((name, p) -> rules(path.isEmpty() ? name : path + "." + name, p, out));
+        }
+        if (schema.getItems() != null && schema.getItems().getSchema() != null) {
+            rules(path + ".items", schema.getItems().getSchema(), out);
+        }
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("invalidNodeGroups")
-    void serverRejectsANodeGroupBreakingOneRule(String spec, String field, String message) {
-        GenericKubernetesResource ng = nodeGroup("invalid", spec);
+    void serverRejectsANodeGroupBreakingOneRule(Case c) {
+        GenericKubernetesResource ng = nodeGroup("invalid", c.spec());
         assertThatThrownBy(() -> create(ng)).isInstanceOfSatisfying(KubernetesClientException.class, e -> {
             assertThat(e.getCode()).as("HTTP status of %s", e.getMessage()).isEqualTo(422);
             List<String> causes = causes(e);
-            assertThat(causes).as("causes").first().asString().startsWith(field + ": ").contains(message);
+            assertThat(causes).as("causes").first().asString().startsWith(c.field() + ": ").contains(c.message());
             // A type error is also reported by the format check, without a field; nothing else may fire.
-            assertThat(causes.subList(1, causes.size())).as("causes").allSatisfy(c -> assertThat(c)
+            assertThat(causes.subList(1, causes.size())).as("causes").allSatisfy(x -> assertThat(x)
                     .startsWith("<nil>: Invalid value: \"\": Checked value must be of type")
-                    .endsWith(" in " + field));
+                    .endsWith(" in " + c.field()));
         });
         assertThat(nodeGroups().withName(ng.getMetadata().getName()).get()).isNull();
     }
