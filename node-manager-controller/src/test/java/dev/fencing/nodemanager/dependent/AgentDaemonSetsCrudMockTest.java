@@ -42,7 +42,14 @@ class AgentDaemonSetsCrudMockTest {
     void theCrudMockRefusesServerSideApply() {
         AgentDaemonSets daemonSets = new AgentDaemonSets(client,
                 ControllerConfig.forTests("ns").withServerSideApply(true));
-        assertThatThrownBy(() -> daemonSets.apply(group())).isInstanceOf(KubernetesClientException.class);
+        // An apply that would create: the mock patches only what exists.
+        assertThatThrownBy(() -> daemonSets.apply(group())).isInstanceOfSatisfying(KubernetesClientException.class,
+                e -> assertThat(e.getCode()).isEqualTo(404));
         assertThat(client.apps().daemonSets().inNamespace("ns").list().getItems()).isEmpty();
+
+        // An apply to an existing object: the mock knows no apply patch type.
+        new AgentDaemonSets(client, ControllerConfig.forTests("ns")).apply(group());
+        assertThatThrownBy(() -> daemonSets.apply(group())).isInstanceOfSatisfying(KubernetesClientException.class,
+                e -> assertThat(e.getCode()).isEqualTo(415));
     }
 }
