@@ -169,8 +169,10 @@ public final class NodeManager implements AutoCloseable {
         Operator op = new Operator(o -> {
             o.withKubernetesClient(client)
                     .withCloseClientOnStop(false)
-                    .withUseSSAToPatchPrimaryResource(false)
-                    .withSSABasedCreateUpdateMatchForDependentResources(false)
+                    // Status only: this reconciler never patches the NodeGroup itself (no finalizer, no spec).
+                    // The DaemonSet is written by AgentDaemonSets, not by a JOSDK KubernetesDependentResource, so
+                    // JOSDK's dependent-resource SSA switch has nothing to act on and is not set.
+                    .withUseSSAToPatchPrimaryResource(config.serverSideApply())
                     .withMetrics(MicrometerMetrics.withoutPerResourceMetrics(registry));
             if (config.leaderElection()) {
                 o.withLeaderElectionConfiguration(LeaderElectionConfigurationBuilder
@@ -241,8 +243,9 @@ public final class NodeManager implements AutoCloseable {
         if (config.healthPort() >= 0) {
             health = new HealthServer(config.healthPort(), this::healthy, this::ready, registry).start();
         }
-        LOG.info("event=started epoch={} grpc_port={} health_port={} leader_election={}", distributor.epoch(),
-                server.port(), health == null ? -1 : health.port(), config.leaderElection());
+        LOG.info("event=started epoch={} grpc_port={} health_port={} leader_election={} server_side_apply={}",
+                distributor.epoch(), server.port(), health == null ? -1 : health.port(), config.leaderElection(),
+                config.serverSideApply());
         return this;
     }
 

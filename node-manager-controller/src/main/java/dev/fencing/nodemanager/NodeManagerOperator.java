@@ -178,6 +178,13 @@ public final class NodeManagerOperator implements Callable<Integer> {
                     + " URL this controller uses; its CA is sent either way).")
     String apiServerProbeUrl;
 
+    @Option(names = "--server-side-apply", negatable = true,
+            defaultValue = "${env:NMC_SERVER_SIDE_APPLY:-true}", fallbackValue = "true",
+            description = "Write NodeGroup status and agent DaemonSets with server-side apply (default). With"
+                    + " --no-server-side-apply: status as a JSON patch, DaemonSets by create / update when their"
+                    + " desired-spec hash changes (what an API server without SSA, such as the fabric8 mock, needs).")
+    boolean serverSideApply;
+
     public static void main(String[] args) {
         System.exit(new CommandLine(new NodeManagerOperator()).execute(args));
     }
@@ -218,7 +225,8 @@ public final class NodeManagerOperator implements Callable<Integer> {
                 duration("--report-stale-after", reportStaleAfter), historyLimit, streamQueue,
                 duration("--max-tie-lease", maxTieLease), maxOutOfService, gossipEncryption,
                 advertiseHost == null || advertiseHost.isBlank() ? null : advertiseHost,
-                apiServerProbeUrl == null || apiServerProbeUrl.isBlank() ? null : apiServerProbeUrl, security);
+                apiServerProbeUrl == null || apiServerProbeUrl.isBlank() ? null : apiServerProbeUrl, security,
+                serverSideApply);
     }
 
     private Duration duration(String flag, String text) {
@@ -274,9 +282,9 @@ public final class NodeManagerOperator implements Callable<Integer> {
             stopped.countDown();
         }, "shutdown"));
         manager.start();
-        LOG.info("event=running master={} namespace={} grpc_port={} health_port={} agent_image={}",
-                client.getConfiguration().getMasterUrl(), config.namespace(), manager.grpcPort(),
-                manager.healthPort(), config.agentImage());
+        LOG.info("event=running master={} namespace={} grpc_port={} health_port={} agent_image={}"
+                        + " server_side_apply={}", client.getConfiguration().getMasterUrl(), config.namespace(),
+                manager.grpcPort(), manager.healthPort(), config.agentImage(), config.serverSideApply());
         stopped.await();
         return 0;
     }

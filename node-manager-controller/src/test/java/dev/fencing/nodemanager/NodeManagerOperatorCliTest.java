@@ -77,6 +77,16 @@ class NodeManagerOperatorCliTest {
         assertThat(c.agentTolerations().get(0).getOperator()).isEqualTo("Exists");
     }
 
+    /** Production writes with server-side apply; the switch exists for API servers without it (the CRUD mock). */
+    @Test
+    void serverSideApplyIsOnUnlessSwitchedOff() {
+        assertThat(parse().serverSideApply()).isTrue();
+        assertThat(parse("--no-server-side-apply").serverSideApply()).isFalse();
+        assertThat(parse("--server-side-apply").serverSideApply()).isTrue();
+        assertThat(ControllerConfig.forTests("ns").serverSideApply()).as("the CRUD mock has no SSA").isFalse();
+        assertThat(ControllerConfig.forTests("ns").withServerSideApply(true).serverSideApply()).isTrue();
+    }
+
     @Test
     void theApiReachableProbeUrlCanBeOverriddenAndMustBeAnHttpUrl() {
         assertThat(parse().apiServerProbeUrl()).isNull();

@@ -314,6 +314,8 @@ public final class ControlPlane implements AutoCloseable {
         command.addAll(List.of("-jar", controllerJar.toString(),
                 "--master", "http://" + ADDRESS + ":" + API_PORT,
                 "--no-leader-election",
+                // the CRUD mock cannot apply (server-side apply is the production default)
+                "--no-server-side-apply",
                 "--namespace", CONTROLLER_NAMESPACE,
                 "--grpc-port", String.valueOf(GRPC_PORT),
                 "--health-port", "-1",
