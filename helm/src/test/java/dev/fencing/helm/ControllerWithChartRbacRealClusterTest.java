@@ -248,8 +248,10 @@ class ControllerWithChartRbacRealClusterTest {
         // The job above really went through these (so a missing rule for any of them would have shown as a 403).
         assertThat(api.all()).anyMatch(a -> a.matches("201 POST /apis/authentication.k8s.io/v1/tokenreviews"))
                 .anyMatch(a -> a.matches("200 GET /api/v1/namespaces/" + c.namespace() + "/pods/.*"))
-                .anyMatch(a -> a.matches("201 POST /apis/apps/v1/namespaces/" + c.namespace() + "/daemonsets"))
-                .anyMatch(a -> a.equals("200 PUT /apis/apps/v1/namespaces/" + c.namespace() + "/daemonsets/"
+                // with server-side apply (the default) a create and an update are both an apply PATCH
+                .anyMatch(a -> a.matches("201 (POST|PATCH) /apis/apps/v1/namespaces/" + c.namespace()
+                        + "/daemonsets(/" + daemonSetName + ")?"))
+                .anyMatch(a -> a.matches("200 (PUT|PATCH) /apis/apps/v1/namespaces/" + c.namespace() + "/daemonsets/"
                         + daemonSetName))
                 .anyMatch(a -> a.equals("200 DELETE /apis/apps/v1/namespaces/" + c.namespace() + "/daemonsets/"
                         + daemonSetName))
