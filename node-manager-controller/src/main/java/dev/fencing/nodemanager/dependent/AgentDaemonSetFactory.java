@@ -82,7 +82,7 @@ public final class AgentDaemonSetFactory {
                             .withName(g)
                             .withUid(group.getMetadata().getUid())
                             .withController(true)
-                            .withBlockOwnerDeletion(false)
+                            .withBlockOwnerDeletion(true)
                             .build())
                 .endMetadata()
                 .withNewSpec()
