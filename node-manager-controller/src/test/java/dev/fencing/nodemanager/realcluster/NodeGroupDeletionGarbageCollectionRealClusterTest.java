@@ -29,7 +29,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * foreground deletion. The controller is stopped before the NodeGroup is deleted, so its own clean-up cannot stand
  * in for the garbage collector.
  */
-class AgentDaemonSetGarbageCollectionRealClusterTest {
+class NodeGroupDeletionGarbageCollectionRealClusterTest {
 
     @RegisterExtension
     static final RealControlPlaneExtension KUBE = RealControlPlaneExtension.withControllers();
