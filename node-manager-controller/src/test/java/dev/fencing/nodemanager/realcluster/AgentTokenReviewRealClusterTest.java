@@ -75,6 +75,8 @@ class AgentTokenReviewRealClusterTest {
 
     @AfterAll
     static void tearDown() throws Exception {
+        // Every controller on this shared API server manages every NodeGroup: leave none behind.
+        admin.resources(dev.fencing.api.v1.NodeGroup.class).withName(group).delete();
         channel.shutdownNow().awaitTermination(2, TimeUnit.SECONDS);
         controller.close();
         controllerClient.close();

@@ -57,9 +57,9 @@ class LeaderFailoverRealClusterTest {
     @RegisterExtension
     static final RealControlPlaneExtension KUBE = RealControlPlaneExtension.withControllers();
 
-    private static final Duration LEASE_DURATION = Duration.ofSeconds(5);
-    /** Longer than the time a takeover takes (lease duration + a retry), so the new leader's wait matters. */
-    private static final Duration MAX_TIE_LEASE = Duration.ofSeconds(8);
+    private static final Duration LEASE_DURATION = Duration.ofSeconds(4);
+    /** Longer than a takeover takes (lease duration + a jittered retry), so the new leader's wait matters. */
+    private static final Duration MAX_TIE_LEASE = Duration.ofSeconds(6);
     private static final List<String> WRITES = List.of("event=node_labels_patched", "event=k8s_event ",
             "event=daemonset_created", "event=daemonset_updated", "event=gossip_keyring_created", "event=out_of_service");
 
@@ -96,8 +96,8 @@ class LeaderFailoverRealClusterTest {
 
         List<String> args = List.of("--kubeconfig", kubeconfig.toString(), "--namespace", namespace,
                 "--leader-election", "--lease-name", leaseName,
-                "--leader-lease-duration", "5s", "--leader-renew-deadline", "3s", "--leader-retry-period", "1s",
-                "--max-tie-lease", "8s", "--status-interval", "1s",
+                "--leader-lease-duration", "4s", "--leader-renew-deadline", "3s", "--leader-retry-period", "500ms",
+                "--max-tie-lease", "6s", "--status-interval", "1s",
                 "--advertise-host", "127.0.0.1", "--insecure-plaintext",
                 "--agent-service-account", RealCluster.AGENT_SERVICE_ACCOUNT,
                 // as the chart passes it: the Service's port, not each replica's own
@@ -108,10 +108,11 @@ class LeaderFailoverRealClusterTest {
         closing.add(a);
         ControllerProcess b = ControllerProcess.start("controller-b", logs, args);
         closing.add(b);
-        // Heartbeats of 3 s ask for a 9 s tie lease, capped at --max-tie-lease 8s.
+        // Heartbeats of 2 s ask for a 6 s tie lease (three heartbeats), --max-tie-lease.
         admin.resource(RealCluster.watchdogGroup(group, new Fencing()
                 .withWatchdog(new FencingWatchdog().withTimeout("60s"))
-                .withTimings(new FencingTimings().withHeartbeatInterval("3s").withQuorumWindow("13s")))).create();
+                .withTimings(new FencingTimings().withHeartbeatInterval("2s").withQuorumWindow("9s")))).create();
+        closing.add(() -> admin.resources(NodeGroup.class).withName(group).delete());
 
         Lease first = await().atMost(Duration.ofSeconds(60)).until(
                 () -> admin.leases().inNamespace(namespace).withName(leaseName).get(),
