@@ -8,7 +8,6 @@ import dev.fencing.api.v1.Fencing;
 import dev.fencing.api.v1.FencingWatchdog;
 import dev.fencing.kubetest.RealControlPlane;
 import dev.fencing.kubetest.RealControlPlaneExtension;
-import dev.fencing.nodemanager.NodeManager;
 import dev.fencing.nodemanager.dependent.AgentDaemonSetFactory;
 import dev.fencing.nodemanager.grpc.TestAgent;
 import dev.fencing.nodemanager.grpc.auth.AgentAuthException;
@@ -48,8 +47,7 @@ class AgentTokenReviewRealClusterTest {
     private static final Duration TTL = Duration.ofMinutes(10);
 
     private static KubernetesClient admin;
-    private static KubernetesClient controllerClient;
-    private static NodeManager controller;
+    private static InProcessController controller;
     private static ManagedChannel channel;
     private static String namespace;
     private static String group;
@@ -60,17 +58,15 @@ class AgentTokenReviewRealClusterTest {
     static void setUp() throws Exception {
         RealControlPlane plane = KUBE.get();
         admin = plane.adminClient();
-        RealCluster.installCrd(admin);
-        namespace = RealCluster.namespace(plane, "auth");
-        controllerClient = RealCluster.client(RealCluster.controllerKubeconfig(plane, namespace));
-        controller = RealCluster.controller(controllerClient, namespace);
+        controller = InProcessController.start(plane, "auth");
+        namespace = controller.namespace();
         group = plane.uniqueName("auth");
         nodes = RealCluster.registerNodes(admin, group, 3, 1);
         admin.resource(RealCluster.watchdogGroup(group, new Fencing()
                 .withWatchdog(new FencingWatchdog().withTimeout("60s")))).create();
-        channel = NettyChannelBuilder.forAddress("127.0.0.1", controller.grpcPort()).usePlaintext().build();
+        channel = NettyChannelBuilder.forAddress("127.0.0.1", controller.manager().grpcPort()).usePlaintext().build();
         RealCluster.agentPods(admin, namespace, group, nodes);
-        await().atMost(Duration.ofSeconds(30)).until(() -> controller.distributor().ready(group));
+        await().atMost(Duration.ofSeconds(30)).until(() -> controller.manager().distributor().ready(group));
     }
 
     @AfterAll
@@ -79,7 +75,6 @@ class AgentTokenReviewRealClusterTest {
         admin.resources(dev.fencing.api.v1.NodeGroup.class).withName(group).delete();
         channel.shutdownNow().awaitTermination(2, TimeUnit.SECONDS);
         controller.close();
-        controllerClient.close();
     }
 
     @AfterEach
@@ -97,7 +92,7 @@ class AgentTokenReviewRealClusterTest {
     }
 
     private static AgentAuthenticator authenticator() {
-        return new AgentAuthenticator(new KubernetesTokenReviewer(controllerClient), InstantSource.system(),
+        return new AgentAuthenticator(new KubernetesTokenReviewer(controller.client()), InstantSource.system(),
                 Duration.ofSeconds(60));
     }
 

@@ -26,6 +26,7 @@ import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import dev.fencing.nodemanager.dependent.AgentDaemonSetFactory;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.Informable;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.grpc.ManagedChannel;
@@ -43,6 +44,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiConsumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -92,7 +94,7 @@ class LeaderFailoverRealClusterTest {
 
         Map<String, AtomicInteger> labelChanges = watchFencingLabelChanges(admin, group);
         AtomicInteger daemonSetRewrites = watchDaemonSetRewrites(admin, namespace, group);
-        List<Lease> leaseHistory = watchLease(admin, namespace, leaseName);
+        List<SeenLease> leaseHistory = watchLease(admin, namespace, leaseName);
 
         List<String> args = List.of("--kubeconfig", kubeconfig.toString(), "--namespace", namespace,
                 "--leader-election", "--lease-name", leaseName,
@@ -158,7 +160,6 @@ class LeaderFailoverRealClusterTest {
                 .getSeconds()) + granted.grant().getValidFor().getNanos();
         assertThat(granted.grant().getValidFor().getSeconds()).isEqualTo(MAX_TIE_LEASE.toSeconds());
 
-        List<Lease> beforeKill = List.copyOf(leaseHistory);
         leader.kill();
 
         // The other half asks the new leader until it grants.
@@ -178,11 +179,16 @@ class LeaderFailoverRealClusterTest {
         Lease now = admin.leases().inNamespace(namespace).withName(leaseName).get();
         assertThat(holder(now, a, b)).isSameAs(follower);
         assertThat(now.getSpec().getLeaseTransitions()).isEqualTo(first.getSpec().getLeaseTransitions() + 1);
+        // The elector writes acquireTime from the start of its attempt, so the takeover is dated by when this test
+        // saw it (after the write, which came after the decision): never before the old renewal + lease duration.
         ZonedDateTime lastRenewalByOld = leaseHistory.stream()
-                .filter(l -> Objects.equals(l.getSpec().getHolderIdentity(), first.getSpec().getHolderIdentity()))
-                .map(l -> l.getSpec().getRenewTime()).max(ZonedDateTime::compareTo).orElseThrow();
-        assertThat(now.getSpec().getAcquireTime()).isAfterOrEqualTo(lastRenewalByOld.plus(LEASE_DURATION));
-        assertThat(beforeKill).as("the renewals the old leader made before the kill were seen").isNotEmpty();
+                .filter(l -> Objects.equals(l.lease().getSpec().getHolderIdentity(),
+                        first.getSpec().getHolderIdentity()))
+                .map(l -> l.lease().getSpec().getRenewTime()).max(ZonedDateTime::compareTo).orElseThrow();
+        java.time.Instant takeoverSeen = leaseHistory.stream()
+                .filter(l -> Objects.equals(l.lease().getSpec().getHolderIdentity(), now.getSpec().getHolderIdentity()))
+                .map(SeenLease::seenAt).min(java.time.Instant::compareTo).orElseThrow();
+        assertThat(takeoverSeen).isAfterOrEqualTo(lastRenewalByOld.plus(LEASE_DURATION).toInstant());
 
         // Nothing written twice: each node's fencing labels were set once, by the first leader; one Armed Event each.
         assertThat(labelChanges).containsOnlyKeys(nodes);
@@ -262,54 +268,12 @@ class LeaderFailoverRealClusterTest {
     // Counts, per node, the updates that changed its fencing-enabled or fencing-mode label.
     private Map<String, AtomicInteger> watchFencingLabelChanges(KubernetesClient admin, String group) {
         Map<String, AtomicInteger> changes = new ConcurrentHashMap<>();
-        SharedIndexInformer<Node> informer = admin.nodes().withLabel(NodeLabels.GROUP, group).inform(
-                new ResourceEventHandler<>() {
-                    @Override
-                    public void onAdd(Node node) {
-                    }
-
-                    @Override
-                    public void onUpdate(Node old, Node node) {
-                        if (!fencingLabels(old).equals(fencingLabels(node))) {
-                            changes.computeIfAbsent(node.getMetadata().getName(), k -> new AtomicInteger())
-                                    .incrementAndGet();
-                        }
-                    }
-
-                    @Override
-                    public void onDelete(Node node, boolean unknownFinalState) {
-                    }
-                }, 0);
-        closing.add(informer::close);
+        watch(admin.nodes().withLabel(NodeLabels.GROUP, group), (old, node) -> {
+            if (old != null && !fencingLabels(old).equals(fencingLabels(node))) {
+                changes.computeIfAbsent(node.getMetadata().getName(), k -> new AtomicInteger()).incrementAndGet();
+            }
+        });
         return changes;
-    }
-
-    // Counts updates of the agent DaemonSet that changed what the controller writes (spec, labels, annotations),
-    // not the DaemonSet controller's status updates.
-    private AtomicInteger watchDaemonSetRewrites(KubernetesClient admin, String namespace, String group) {
-        AtomicInteger rewrites = new AtomicInteger();
-        SharedIndexInformer<DaemonSet> informer = admin.apps().daemonSets().inNamespace(namespace)
-                .withName(AgentDaemonSetFactory.name(group)).inform(new ResourceEventHandler<>() {
-                    @Override
-                    public void onAdd(DaemonSet ds) {
-                    }
-
-                    @Override
-                    public void onUpdate(DaemonSet old, DaemonSet ds) {
-                        if (!Objects.equals(old.getSpec(), ds.getSpec())
-                                || !Objects.equals(old.getMetadata().getLabels(), ds.getMetadata().getLabels())
-                                || !Objects.equals(old.getMetadata().getAnnotations(),
-                                        ds.getMetadata().getAnnotations())) {
-                            rewrites.incrementAndGet();
-                        }
-                    }
-
-                    @Override
-                    public void onDelete(DaemonSet ds, boolean unknownFinalState) {
-                    }
-                }, 0);
-        closing.add(informer::close);
-        return rewrites;
     }
 
     private static Map<String, String> fencingLabels(Node node) {
@@ -318,25 +282,50 @@ class LeaderFailoverRealClusterTest {
         return labels;
     }
 
-    private List<Lease> watchLease(KubernetesClient admin, String namespace, String name) {
-        List<Lease> history = new CopyOnWriteArrayList<>();
-        SharedIndexInformer<Lease> informer = admin.leases().inNamespace(namespace).withName(name).inform(
-                new ResourceEventHandler<>() {
-                    @Override
-                    public void onAdd(Lease lease) {
-                        history.add(lease);
+    // Counts updates of the agent DaemonSet that changed what the controller writes (spec, labels, annotations),
+    // not the DaemonSet controller's status updates.
+    private AtomicInteger watchDaemonSetRewrites(KubernetesClient admin, String namespace, String group) {
+        AtomicInteger rewrites = new AtomicInteger();
+        watch(admin.apps().daemonSets().inNamespace(namespace).withName(AgentDaemonSetFactory.name(group)),
+                (old, ds) -> {
+                    if (old != null && (!Objects.equals(old.getSpec(), ds.getSpec())
+                            || !Objects.equals(old.getMetadata().getLabels(), ds.getMetadata().getLabels())
+                            || !Objects.equals(old.getMetadata().getAnnotations(),
+                                    ds.getMetadata().getAnnotations()))) {
+                        rewrites.incrementAndGet();
                     }
+                });
+        return rewrites;
+    }
 
-                    @Override
-                    public void onUpdate(Lease old, Lease lease) {
-                        history.add(lease);
-                    }
+    /** A state of the election Lease and when this test saw it (wall clock, as the electors write renewTime). */
+    private record SeenLease(Lease lease, java.time.Instant seenAt) {
+    }
 
-                    @Override
-                    public void onDelete(Lease lease, boolean unknownFinalState) {
-                    }
-                }, 0);
-        closing.add(informer::close);
+    private List<SeenLease> watchLease(KubernetesClient admin, String namespace, String name) {
+        List<SeenLease> history = new CopyOnWriteArrayList<>();
+        watch(admin.leases().inNamespace(namespace).withName(name),
+                (old, lease) -> history.add(new SeenLease(lease, java.time.Instant.now())));
         return history;
+    }
+
+    // Every added (old = null) and updated object of an informer, closed after the test.
+    private <T> void watch(Informable<T> source, BiConsumer<T, T> change) {
+        SharedIndexInformer<T> informer = source.inform(new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(T object) {
+                change.accept(null, object);
+            }
+
+            @Override
+            public void onUpdate(T old, T object) {
+                change.accept(old, object);
+            }
+
+            @Override
+            public void onDelete(T object, boolean unknownFinalState) {
+            }
+        }, 0);
+        closing.add(informer::close);
     }
 }

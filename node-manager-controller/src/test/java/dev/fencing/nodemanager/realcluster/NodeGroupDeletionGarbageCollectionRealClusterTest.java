@@ -5,9 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.fencing.api.v1.Fencing;
 import dev.fencing.api.v1.NodeGroup;
-import dev.fencing.kubetest.RealControlPlane;
 import dev.fencing.kubetest.RealControlPlaneExtension;
-import dev.fencing.nodemanager.NodeManager;
 import dev.fencing.nodemanager.dependent.AgentDaemonSetFactory;
 import dev.fencing.nodemanager.model.GossipKeyringSecret;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -36,31 +34,19 @@ class NodeGroupDeletionGarbageCollectionRealClusterTest {
     private static final String HOLD = "fencing.test/hold";
 
     private KubernetesClient admin;
-    private KubernetesClient controllerClient;
-    private NodeManager controller;
+    private InProcessController controller;
     private String namespace;
 
     @BeforeEach
     void setUp() throws Exception {
-        RealControlPlane plane = KUBE.get();
-        admin = plane.adminClient();
-        RealCluster.installCrd(admin);
-        namespace = RealCluster.namespace(plane, "gc");
-        controllerClient = RealCluster.client(RealCluster.controllerKubeconfig(plane, namespace));
-        controller = RealCluster.controller(controllerClient, namespace);
+        admin = KUBE.get().adminClient();
+        controller = InProcessController.start(KUBE.get(), "gc");
+        namespace = controller.namespace();
     }
 
     @AfterEach
     void tearDown() {
-        stopController();
-        controllerClient.close();
-    }
-
-    private void stopController() {
-        if (controller != null) {
-            controller.close();
-            controller = null;
-        }
+        controller.close();
     }
 
     @Test
@@ -72,7 +58,7 @@ class NodeGroupDeletionGarbageCollectionRealClusterTest {
         assertThat(ds.getMetadata().getOwnerReferences().get(0).getController()).isTrue();
         assertOwnedBy(keyring, group);
 
-        stopController();
+        controller.stop();
         admin.resource(group).withPropagationPolicy(io.fabric8.kubernetes.api.model.DeletionPropagation.BACKGROUND)
                 .delete();
 
@@ -88,7 +74,7 @@ class NodeGroupDeletionGarbageCollectionRealClusterTest {
         admin.apps().daemonSets().inNamespace(namespace).withName(AgentDaemonSetFactory.name(name(group)))
                 .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"metadata\":{\"finalizers\":[\"" + HOLD + "\"]}}");
 
-        stopController();
+        controller.stop();
         admin.resource(group).withPropagationPolicy(io.fabric8.kubernetes.api.model.DeletionPropagation.FOREGROUND)
                 .delete();
 
