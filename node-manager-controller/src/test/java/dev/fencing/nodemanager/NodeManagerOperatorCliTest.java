@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencing.nodemanager.config.ControllerConfig;
+import dev.fencing.nodemanager.config.LeaderElectionTimings;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
@@ -67,6 +68,29 @@ class NodeManagerOperatorCliTest {
         assertThat(c.agentTolerations().get(1).getValue()).isEqualTo("db");
         assertThat(c.statusInterval()).isEqualTo(Duration.ofSeconds(5));
         assertThat(c.maxTieLease()).isEqualTo(Duration.ofSeconds(20));
+    }
+
+    @Test
+    void leaderElectionTimingsDefaultToJosdksAndAreValidated() {
+        assertThat(timings()).isEqualTo(LeaderElectionTimings.DEFAULTS);
+        assertThat(timings("--leader-lease-duration", "4s", "--leader-renew-deadline", "3s",
+                "--leader-retry-period", "500ms"))
+                .isEqualTo(new LeaderElectionTimings(Duration.ofSeconds(4), Duration.ofSeconds(3),
+                        Duration.ofMillis(500)));
+        assertThatThrownBy(() -> timings("--leader-lease-duration", "4s", "--leader-renew-deadline", "4s"))
+                .isInstanceOf(CommandLine.ParameterException.class)
+                .hasMessageContaining("--leader-renew-deadline 4s must be shorter than --leader-lease-duration 4s");
+        assertThatThrownBy(() -> timings("--leader-lease-duration", "4s", "--leader-renew-deadline", "3s",
+                "--leader-retry-period", "2600ms"))
+                .hasMessageContaining("--leader-retry-period 2.6s must be shorter than --leader-renew-deadline");
+        assertThatThrownBy(() -> timings("--leader-lease-duration", "soon"))
+                .hasMessageContaining("--leader-lease-duration soon");
+    }
+
+    private static LeaderElectionTimings timings(String... args) {
+        NodeManagerOperator op = new NodeManagerOperator();
+        new CommandLine(op).parseArgs(args);
+        return op.electionTimings();
     }
 
     @Test
