@@ -194,6 +194,9 @@ class DefaultValuesRenderTest {
                 PolicyRule::getResources, PolicyRule::getVerbs).containsExactly(
                 tuple(List.of("deckhouse.io"), List.of("nodegroups"), List.of("get", "list", "watch")),
                 tuple(List.of("deckhouse.io"), List.of("nodegroups/status"), List.of("update", "patch")),
+                // not a call: OwnerReferencesPermissionEnforcement checks it when an owned object sets
+                // blockOwnerDeletion on its NodeGroup owner reference
+                tuple(List.of("deckhouse.io"), List.of("nodegroups/finalizers"), List.of("update")),
                 tuple(List.of(""), List.of("nodes"), List.of("get", "list", "watch", "patch")),
                 tuple(List.of(""), List.of("events"), List.of("create", "patch")),
                 tuple(List.of("authentication.k8s.io"), List.of("tokenreviews"), List.of("create")));

@@ -210,7 +210,8 @@ public final class RealControlPlane implements AutoCloseable {
                 "--service-account-signing-key-file=" + pki.serviceAccountKey(),
                 "--service-cluster-ip-range=" + SERVICE_CIDR,
                 "--authorization-mode=Node,RBAC",
-                "--enable-admission-plugins=NodeRestriction",
+                // on top of the default chain: what a kubelet may write, and who may block an owner's deletion
+                "--enable-admission-plugins=NodeRestriction,OwnerReferencesPermissionEnforcement",
                 "--allow-privileged=true",
                 // no Service endpoints for a loopback API server (the API rejects loopback endpoint addresses)
                 "--endpoint-reconciler-type=none",
