@@ -81,9 +81,11 @@ public final class AgentCluster implements AutoCloseable {
                 Files.createDirectories(dir.resolve("state"));
                 cluster.nodes.put(node.name(), new AgentNode(lab, node, launcher, source, dir, logDir, companion));
             }
+            // every emulator JVM starts at once, and the kubelets meanwhile: the waits overlap
             cluster.nodes.values().forEach(n -> n.startWatchdog(watchdogTimeout));
             // all kubelets first, so their nodes' pods are scheduled and their tokens issued in parallel
             cluster.nodes.values().forEach(AgentNode::startCompanion);
+            cluster.nodes.values().forEach(AgentNode::awaitWatchdogStarted);
             cluster.nodes.values().forEach(AgentNode::boot);
         } catch (IOException e) {
             cluster.close();

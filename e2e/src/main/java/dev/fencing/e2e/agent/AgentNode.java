@@ -101,6 +101,10 @@ public final class AgentNode {
                 "--reset-command", "kill -9 $(cat " + pidFile() + " " + companionPidFile() + " 2>/dev/null)",
                 "--events-file", logDir.resolve("watchdog-" + node.name() + ".jsonl").toString()));
         watchdog = lab.start(node.name(), "watchdog-" + node.name(), command, logDir);
+    }
+
+    /** Waits until the emulator started by {@link #startWatchdog} says it runs. */
+    void awaitWatchdogStarted() {
         watchdog.await("watchdog emulator of " + node.name() + " started",
                 l -> "started".equals(l.text("event")), Duration.ofSeconds(30));
     }

@@ -199,9 +199,10 @@ public final class ControlPlane implements AutoCloseable {
                     .unmarshal(crd, CustomResourceDefinition.class);
             admin().apiextensions().v1().customResourceDefinitions().resource(definition).create();
             admin().apiextensions().v1().customResourceDefinitions().withName(definition.getMetadata().getName())
-                    .waitUntilCondition(c -> c != null && c.getStatus() != null && c.getStatus().getConditions()
-                            .stream().anyMatch(k -> "Established".equals(k.getType())
-                                    && "True".equals(k.getStatus())), START_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+                    .waitUntilCondition(c -> c != null && c.getStatus() != null
+                            && c.getStatus().getConditions() != null && c.getStatus().getConditions().stream()
+                                    .anyMatch(k -> "Established".equals(k.getType()) && "True".equals(k.getStatus())),
+                            START_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
         } catch (IOException e) {
             throw new IllegalStateException("cannot read " + CRD_RESOURCE + ": " + e.getMessage(), e);
         }
