@@ -53,12 +53,12 @@ record NodeRow(String node, Optional<AgentStatus> status, boolean running, int f
         }
     }
 
-    static final String HEADER = String.format(Locale.ROOT, "%-8s %-8s %-8s %-11s %-9s %6s %6s  %-8s %-28s %s",
+    static final String HEADER = String.format(Locale.ROOT, "%-8s %-8s %-8s %-11s %-9s %6s %6s  %-8s %-34s %s",
             "node", "agent", "members", "quorum", "armed", "feeds", "resets", "k8s", "fenced/taints", "note");
 
     /** @return the row as printed; {@link #signature()} is the same without the ever-growing feed count */
     String render() {
-        return String.format(Locale.ROOT, "%-8s %-8s %-8s %-11s %-9s %6d %6d  %-8s %-28s %s", node, agent(),
+        return String.format(Locale.ROOT, "%-8s %-8s %-8s %-11s %-9s %6d %6d  %-8s %-34s %s", node, agent(),
                 members(), quorum(), armed(), feeds, resets, kube.ready(), kube.render(), note());
     }
 
