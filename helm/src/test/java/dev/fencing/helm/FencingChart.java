@@ -53,12 +53,17 @@ final class FencingChart {
 
     /** The raw output of {@code helm template}. */
     static String template(String valuesYaml, Object... keyValues) {
+        return templateIn(NAMESPACE, valuesYaml, keyValues);
+    }
+
+    /** The raw output of {@code helm template} for a release in {@code namespace}. */
+    static String templateIn(String namespace, String valuesYaml, Object... keyValues) {
         if (keyValues.length % 2 != 0) {
             throw new IllegalArgumentException("key/value pairs expected");
         }
         TemplateCommand command = new Helm(dir()).template()
                 .withName("fencing")
-                .withNamespace(NAMESPACE)
+                .withNamespace(namespace)
                 .withKubeVersion(KUBE_VERSION);
         return call(command, valuesYaml, keyValues);
     }

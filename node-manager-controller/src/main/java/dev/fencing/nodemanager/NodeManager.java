@@ -7,6 +7,7 @@ import dev.fencing.nodemanager.cache.Leadership;
 import dev.fencing.nodemanager.cache.NodeLeases;
 import dev.fencing.nodemanager.config.ApiServerProbes;
 import dev.fencing.nodemanager.config.ControllerConfig;
+import dev.fencing.nodemanager.config.LeaderElectionTimings;
 import dev.fencing.nodemanager.dependent.AgentDaemonSets;
 import dev.fencing.nodemanager.dependent.GossipKeyringSecrets;
 import dev.fencing.nodemanager.grpc.AgentControlServer;
@@ -34,7 +35,6 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.javaoperatorsdk.operator.Operator;
-import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfigurationBuilder;
 import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -66,6 +66,7 @@ public final class NodeManager implements AutoCloseable {
 
     private final KubernetesClient client;
     private final ControllerConfig config;
+    private final LeaderElectionTimings electionTimings;
     private final PrometheusMeterRegistry registry;
     private final ConfigDistributor distributor;
     private final AgentReports reports = new AgentReports();
@@ -102,17 +103,28 @@ public final class NodeManager implements AutoCloseable {
      */
     public NodeManager(KubernetesClient client, ControllerConfig config, StreamLimits streamLimits,
                        WriteLimits writeLimits, InstantSource clock, PrometheusMeterRegistry registry) {
+        this(client, config, streamLimits, writeLimits, LeaderElectionTimings.DEFAULTS, clock, registry);
+    }
+
+    /**
+     * @param streamLimits    concurrent agent streams and queued bytes per stream on this replica
+     * @param writeLimits     per-node rate limits on report-driven label patches and Events
+     * @param electionTimings the election Lease's duration, renew deadline and retry period (with leader election)
+     */
+    public NodeManager(KubernetesClient client, ControllerConfig config, StreamLimits streamLimits,
+                       WriteLimits writeLimits, LeaderElectionTimings electionTimings, InstantSource clock,
+                       PrometheusMeterRegistry registry) {
         this.client = client;
         this.config = config;
+        this.electionTimings = electionTimings;
         this.registry = registry;
         byte[] epochBytes = new byte[8];
         new SecureRandom().nextBytes(epochBytes);
         this.distributor = new ConfigDistributor(HexFormat.of().formatHex(epochBytes), config.historyLimit(),
                 config.gossipEncryption(), ApiServerProbes.from(client.getConfiguration(), config.apiServerProbeUrl()));
-        Duration leaseDuration = config.leaderElection()
-                ? LeaderElectionConfiguration.LEASE_DURATION_DEFAULT_VALUE : Duration.ZERO;
+        Duration leaseDuration = config.leaderElection() ? electionTimings.leaseDuration() : Duration.ZERO;
         this.arbiter = new TieBreakArbiter(System::nanoTime, config.maxTieLease(), leaseDuration,
-                config.leaderElection() ? LeaderElectionConfiguration.RENEW_DEADLINE_DEFAULT_VALUE : null);
+                config.leaderElection() ? electionTimings.renewDeadline() : null);
         leadership.addListener(new Leadership.Listener() {
             @Override
             public void startedLeading() {
@@ -169,14 +181,19 @@ public final class NodeManager implements AutoCloseable {
         Operator op = new Operator(o -> {
             o.withKubernetesClient(client)
                     .withCloseClientOnStop(false)
-                    .withUseSSAToPatchPrimaryResource(false)
-                    .withSSABasedCreateUpdateMatchForDependentResources(false)
+                    // Status only: this reconciler never patches the NodeGroup itself (no finalizer, no spec).
+                    // The DaemonSet is written by AgentDaemonSets, not by a JOSDK KubernetesDependentResource, so
+                    // JOSDK's dependent-resource SSA switch has nothing to act on and is not set.
+                    .withUseSSAToPatchPrimaryResource(config.serverSideApply())
                     .withMetrics(MicrometerMetrics.withoutPerResourceMetrics(registry));
             if (config.leaderElection()) {
                 o.withLeaderElectionConfiguration(LeaderElectionConfigurationBuilder
                         .aLeaderElectionConfiguration(config.leaseName())
                         .withLeaseNamespace(config.namespace())
                         .withIdentity(identity)
+                        .withLeaseDuration(electionTimings.leaseDuration())
+                        .withRenewDeadline(electionTimings.renewDeadline())
+                        .withRetryPeriod(electionTimings.retryPeriod())
                         .withLeaderCallbacks(new LeaderCallbacks(leadership::startLeading, this::lostLeadership,
                                 this::leaderObserved))
                         .withExitOnStopLeading(false)
@@ -241,8 +258,9 @@ public final class NodeManager implements AutoCloseable {
         if (config.healthPort() >= 0) {
             health = new HealthServer(config.healthPort(), this::healthy, this::ready, registry).start();
         }
-        LOG.info("event=started epoch={} grpc_port={} health_port={} leader_election={}", distributor.epoch(),
-                server.port(), health == null ? -1 : health.port(), config.leaderElection());
+        LOG.info("event=started epoch={} grpc_port={} health_port={} leader_election={} server_side_apply={}",
+                distributor.epoch(), server.port(), health == null ? -1 : health.port(), config.leaderElection(),
+                config.serverSideApply());
         return this;
     }
 

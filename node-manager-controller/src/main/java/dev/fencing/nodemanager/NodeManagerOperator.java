@@ -3,7 +3,9 @@ package dev.fencing.nodemanager;
 import dev.fencing.nodemanager.reconciler.WriteLimits;
 import dev.fencing.nodemanager.grpc.StreamLimits;
 import dev.fencing.nodemanager.config.AgentControlSecurity;
+import dev.fencing.nodemanager.config.ClientKeyAlgorithm;
 import dev.fencing.nodemanager.config.ControllerConfig;
+import dev.fencing.nodemanager.config.LeaderElectionTimings;
 import io.fabric8.kubernetes.api.model.Toleration;
 import io.fabric8.kubernetes.api.model.TolerationBuilder;
 import io.fabric8.kubernetes.client.Config;
@@ -90,6 +92,23 @@ public final class NodeManagerOperator implements Callable<Integer> {
     @Option(names = "--lease-name", defaultValue = "${env:NMC_LEASE_NAME:-node-manager-controller}",
             description = "Leader election Lease name.")
     String leaseName;
+
+    @Option(names = "--leader-lease-duration", defaultValue = "${env:NMC_LEADER_LEASE_DURATION:-15s}",
+            description = "How long after the leader's last renewal another replica may take the Lease over"
+                    + " (default: ${DEFAULT-VALUE}); a new leader also waits this (plus --max-tie-lease) before it"
+                    + " grants tie-breaks.")
+    String leaderLeaseDuration;
+
+    @Option(names = "--leader-renew-deadline", defaultValue = "${env:NMC_LEADER_RENEW_DEADLINE:-10s}",
+            description = "How long the leader retries a failed renewal before it gives leadership up and exits;"
+                    + " shorter than --leader-lease-duration (default: ${DEFAULT-VALUE}). Tie-breaks are granted only"
+                    + " within this of the leader's latest renewal.")
+    String leaderRenewDeadline;
+
+    @Option(names = "--leader-retry-period", defaultValue = "${env:NMC_LEADER_RETRY_PERIOD:-2s}",
+            description = "How often replicas try to acquire and the leader renews the Lease; shorter than"
+                    + " --leader-renew-deadline / 1.2 (default: ${DEFAULT-VALUE}).")
+    String leaderRetryPeriod;
 
     @Option(names = "--tls-cert", defaultValue = "${env:NMC_TLS_CERT}",
             description = "PEM certificate chain AgentControl is served with (required unless --insecure-plaintext);"
@@ -178,12 +197,22 @@ public final class NodeManagerOperator implements Callable<Integer> {
                     + " URL this controller uses; its CA is sent either way).")
     String apiServerProbeUrl;
 
+    @Option(names = "--server-side-apply", negatable = true,
+            defaultValue = "${env:NMC_SERVER_SIDE_APPLY:-true}", fallbackValue = "true",
+            description = "Write NodeGroup status and agent DaemonSets with server-side apply (default). With"
+                    + " --no-server-side-apply: status as a JSON patch, DaemonSets by create / update when their"
+                    + " desired-spec hash changes (what an API server without SSA, such as the fabric8 mock, needs).")
+    boolean serverSideApply;
+
     public static void main(String[] args) {
         System.exit(new CommandLine(new NodeManagerOperator()).execute(args));
     }
 
-    /** The validated configuration. */
-    ControllerConfig config() {
+    /**
+     * The validated configuration. Public for tests that run the controller in process with the arguments a chart
+     * renders (after {@code new CommandLine(operator).parseArgs(args)}).
+     */
+    public ControllerConfig config() {
         Map<String, String> resources = new LinkedHashMap<>();
         for (String r : agentResources) {
             int eq = r.indexOf('=');
@@ -215,7 +244,19 @@ public final class NodeManagerOperator implements Callable<Integer> {
                 duration("--report-stale-after", reportStaleAfter), historyLimit, streamQueue,
                 duration("--max-tie-lease", maxTieLease), maxOutOfService, gossipEncryption,
                 advertiseHost == null || advertiseHost.isBlank() ? null : advertiseHost,
-                apiServerProbeUrl == null || apiServerProbeUrl.isBlank() ? null : apiServerProbeUrl, security);
+                apiServerProbeUrl == null || apiServerProbeUrl.isBlank() ? null : apiServerProbeUrl, security,
+                serverSideApply);
+    }
+
+    /** The validated leader election timings. */
+    LeaderElectionTimings electionTimings() {
+        try {
+            return new LeaderElectionTimings(duration("--leader-lease-duration", leaderLeaseDuration),
+                    duration("--leader-renew-deadline", leaderRenewDeadline),
+                    duration("--leader-retry-period", leaderRetryPeriod));
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
+        }
     }
 
     private Duration duration(String flag, String text) {
@@ -247,12 +288,14 @@ public final class NodeManagerOperator implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         ControllerConfig config = config();
+        LeaderElectionTimings electionTimings = electionTimings();
         StreamLimits streamLimits = new StreamLimits(maxAgentStreams, streamQueueBytes);
         WriteLimits writeLimits = new WriteLimits(duration("--label-patch-interval", labelPatchInterval),
                 duration("--event-interval", eventInterval));
         Config k8s;
         if (kubeconfig != null) {
-            k8s = Config.fromKubeconfig(null, Files.readString(kubeconfig.toPath()), kubeconfig.getPath());
+            k8s = ClientKeyAlgorithm.apply(Config.fromKubeconfig(null, Files.readString(kubeconfig.toPath()),
+                    kubeconfig.getPath()));
         } else {
             k8s = Config.autoConfigure(null);
         }
@@ -261,8 +304,8 @@ public final class NodeManagerOperator implements Callable<Integer> {
         }
         KubernetesClient client = new KubernetesClientBuilder().withConfig(k8s).build();
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        NodeManager manager = new NodeManager(client, config, streamLimits, writeLimits, InstantSource.system(),
-                registry);
+        NodeManager manager = new NodeManager(client, config, streamLimits, writeLimits, electionTimings,
+                InstantSource.system(), registry);
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             LOG.info("event=shutdown");
@@ -271,9 +314,9 @@ public final class NodeManagerOperator implements Callable<Integer> {
             stopped.countDown();
         }, "shutdown"));
         manager.start();
-        LOG.info("event=running master={} namespace={} grpc_port={} health_port={} agent_image={}",
-                client.getConfiguration().getMasterUrl(), config.namespace(), manager.grpcPort(),
-                manager.healthPort(), config.agentImage());
+        LOG.info("event=running master={} namespace={} grpc_port={} health_port={} agent_image={}"
+                        + " server_side_apply={}", client.getConfiguration().getMasterUrl(), config.namespace(),
+                manager.grpcPort(), manager.healthPort(), config.agentImage(), config.serverSideApply());
         stopped.await();
         return 0;
     }

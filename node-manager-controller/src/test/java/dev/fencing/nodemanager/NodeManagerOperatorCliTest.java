@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencing.nodemanager.config.ControllerConfig;
+import dev.fencing.nodemanager.config.LeaderElectionTimings;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
@@ -70,11 +71,44 @@ class NodeManagerOperatorCliTest {
     }
 
     @Test
+    void leaderElectionTimingsDefaultToJosdksAndAreValidated() {
+        assertThat(timings()).isEqualTo(LeaderElectionTimings.DEFAULTS);
+        assertThat(timings("--leader-lease-duration", "4s", "--leader-renew-deadline", "3s",
+                "--leader-retry-period", "500ms"))
+                .isEqualTo(new LeaderElectionTimings(Duration.ofSeconds(4), Duration.ofSeconds(3),
+                        Duration.ofMillis(500)));
+        assertThatThrownBy(() -> timings("--leader-lease-duration", "4s", "--leader-renew-deadline", "4s"))
+                .isInstanceOf(CommandLine.ParameterException.class)
+                .hasMessageContaining("--leader-renew-deadline 4s must be shorter than --leader-lease-duration 4s");
+        assertThatThrownBy(() -> timings("--leader-lease-duration", "4s", "--leader-renew-deadline", "3s",
+                "--leader-retry-period", "2600ms"))
+                .hasMessageContaining("--leader-retry-period 2.6s must be shorter than --leader-renew-deadline");
+        assertThatThrownBy(() -> timings("--leader-lease-duration", "soon"))
+                .hasMessageContaining("--leader-lease-duration soon");
+    }
+
+    private static LeaderElectionTimings timings(String... args) {
+        NodeManagerOperator op = new NodeManagerOperator();
+        new CommandLine(op).parseArgs(args);
+        return op.electionTimings();
+    }
+
+    @Test
     void defaultsLeadOnALeaseAndTolerateEverything() {
         ControllerConfig c = parse();
         assertThat(c.leaderElection()).isTrue();
         assertThat(c.gossipPort()).isEqualTo(7946);
         assertThat(c.agentTolerations().get(0).getOperator()).isEqualTo("Exists");
+    }
+
+    /** Production writes with server-side apply; the switch exists for API servers without it (the CRUD mock). */
+    @Test
+    void serverSideApplyIsOnUnlessSwitchedOff() {
+        assertThat(parse().serverSideApply()).isTrue();
+        assertThat(parse("--no-server-side-apply").serverSideApply()).isFalse();
+        assertThat(parse("--server-side-apply").serverSideApply()).isTrue();
+        assertThat(ControllerConfig.forTests("ns").serverSideApply()).as("the CRUD mock has no SSA").isFalse();
+        assertThat(ControllerConfig.forTests("ns").withServerSideApply(true).serverSideApply()).isTrue();
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.fencing.api.v1;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.crd.generator.annotation.SchemaFrom;
+import dev.fencing.policy.DurationFormat;
 import dev.fencing.policy.PolicyResolver;
 import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.ValidationRule;
@@ -16,7 +17,9 @@ import java.util.Objects;
         + " or quorumLossAction: Exclude or Wait",
         fieldPath = ".quorumLossAction")
 // Below 5s only with profile Critical; Auto keeps 5s at every size (the rule cannot see the group size).
+// A timeout the pattern refuses is reported by the pattern alone (duration() would fail on it).
 @ValidationRule(value = "!has(self.watchdog) || !has(self.watchdog.timeout)"
+        + " || !self.watchdog.timeout.matches('" + DurationFormat.WHOLE_UNIT_PATTERN + "')"
         + " || duration(self.watchdog.timeout) >= duration('5s')"
         + " || (has(self.profile) && self.profile == 'Critical')",
         message = PolicyResolver.WATCHDOG_TIMEOUT_NEEDS_CRITICAL_MESSAGE,

@@ -15,7 +15,10 @@ public final class FencingWatchdog {
     @JsonPropertyDescription("Watchdog device timeout the agent sets and reads back, e.g. 60s (5s to 1h; "
             + "with profile Critical 2s to 1h). Default 60s.")
     @Pattern(DurationFormat.WHOLE_UNIT_PATTERN)
-    @ValidationRule(value = "duration(self) >= duration('2s') && duration(self) <= duration('1h')",
+    // The pattern check guards duration(): without it a value the pattern refuses ('60') also fails here with
+    // "type conversion error from 'string' to 'google.protobuf.Duration'" (seen on a real kube-apiserver).
+    @ValidationRule(value = "!self.matches('" + DurationFormat.WHOLE_UNIT_PATTERN + "')"
+            + " || (duration(self) >= duration('2s') && duration(self) <= duration('1h'))",
             message = PolicyResolver.WATCHDOG_TIMEOUT_RANGE_MESSAGE)
     private String timeout;
 

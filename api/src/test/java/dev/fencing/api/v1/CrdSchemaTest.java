@@ -104,14 +104,16 @@ class CrdSchemaTest {
     void watchdogTimeoutRangeAndTheCriticalFloorAreCelRulesWithThePolicyMessages() {
         JSONSchemaProps timeout = fencing.getProperties().get("watchdog").getProperties().get("timeout");
         assertThat(timeout.getXKubernetesValidations()).singleElement().satisfies(rule -> {
-            assertThat(rule.getRule()).isEqualTo("duration(self) >= duration('"
+            assertThat(rule.getRule()).isEqualTo("!self.matches('" + DurationFormat.WHOLE_UNIT_PATTERN + "') || "
+                    + "(duration(self) >= duration('"
                     + DurationFormat.format(PolicyResolver.MIN_CRITICAL_WATCHDOG_TIMEOUT) + "') && duration(self) <= "
-                    + "duration('" + DurationFormat.format(PolicyResolver.MAX_WATCHDOG_TIMEOUT) + "')");
+                    + "duration('" + DurationFormat.format(PolicyResolver.MAX_WATCHDOG_TIMEOUT) + "'))");
             assertThat(rule.getMessage()).isEqualTo(PolicyResolver.WATCHDOG_TIMEOUT_RANGE_MESSAGE);
         });
         assertThat(fencing.getXKubernetesValidations()).filteredOn(r -> ".watchdog.timeout".equals(r.getFieldPath()))
                 .singleElement().satisfies(rule -> {
                     assertThat(rule.getRule()).isEqualTo("!has(self.watchdog) || !has(self.watchdog.timeout) "
+                            + "|| !self.watchdog.timeout.matches('" + DurationFormat.WHOLE_UNIT_PATTERN + "') "
                             + "|| duration(self.watchdog.timeout) >= duration('"
                             + DurationFormat.format(PolicyResolver.MIN_WATCHDOG_TIMEOUT) + "') "
                             + "|| (has(self.profile) && self.profile == '" + Profile.CRITICAL.crdValue() + "')");

@@ -36,6 +36,10 @@ import java.util.Objects;
  * @param apiServerProbeUrl  the API server URL agents probe for APIReachable instead of the one the controller uses,
  *                           or null for the same
  * @param security           TLS and agent identity settings of the AgentControl channel
+ * @param serverSideApply    write NodeGroup status and the agent DaemonSets with server-side apply (field manager
+ *                           {@code node-manager-controller} / {@code nodegroup-status-controller}, forced); off: the
+ *                           status as a JSON patch and the DaemonSet by create / update-on-hash, the only writes the
+ *                           fabric8 CRUD mock understands
  */
 public record ControllerConfig(
         String namespace,
@@ -60,7 +64,8 @@ public record ControllerConfig(
         boolean gossipEncryption,
         String advertiseHost,
         String apiServerProbeUrl,
-        AgentControlSecurity security) {
+        AgentControlSecurity security,
+        boolean serverSideApply) {
 
     /** Validates. */
     public ControllerConfig {
@@ -104,7 +109,8 @@ public record ControllerConfig(
 
     /**
      * The configuration without explicit channel security, as before {@link AgentControlSecurity} existed: TLS when
-     * {@code tlsCert} is given, else plaintext; agents get no CA mount. Tests use it.
+     * {@code tlsCert} is given, else plaintext; agents get no CA mount; no server-side apply (the CRUD mock has
+     * none). Tests use it.
      */
     public ControllerConfig(String namespace, int grpcPort, int healthPort, int gossipPort, String agentImage,
                             String agentControllerAddress, Map<String, String> agentResources,
@@ -115,7 +121,7 @@ public record ControllerConfig(
         this(namespace, grpcPort, healthPort, gossipPort, agentImage, agentControllerAddress, agentResources,
                 agentTolerations, agentPriorityClass, leaderElection, leaseName, tlsCert, tlsKey, statusInterval,
                 reportStaleAfter, historyLimit, streamQueue, maxTieLease, maxOutOfService, gossipEncryption,
-                advertiseHost, null, AgentControlSecurity.implied(tlsCert));
+                advertiseHost, null, AgentControlSecurity.implied(tlsCert), false);
     }
 
     /** The same configuration with other channel security. */
@@ -123,7 +129,15 @@ public record ControllerConfig(
         return new ControllerConfig(namespace, grpcPort, healthPort, gossipPort, agentImage, agentControllerAddress,
                 agentResources, agentTolerations, agentPriorityClass, leaderElection, leaseName, cert, key,
                 statusInterval, reportStaleAfter, historyLimit, streamQueue, maxTieLease, maxOutOfService,
-                gossipEncryption, advertiseHost, apiServerProbeUrl, newSecurity);
+                gossipEncryption, advertiseHost, apiServerProbeUrl, newSecurity, serverSideApply);
+    }
+
+    /** The same configuration with server-side apply on or off. */
+    public ControllerConfig withServerSideApply(boolean on) {
+        return new ControllerConfig(namespace, grpcPort, healthPort, gossipPort, agentImage, agentControllerAddress,
+                agentResources, agentTolerations, agentPriorityClass, leaderElection, leaseName, tlsCert, tlsKey,
+                statusInterval, reportStaleAfter, historyLimit, streamQueue, maxTieLease, maxOutOfService,
+                gossipEncryption, advertiseHost, apiServerProbeUrl, security, on);
     }
 
     /** The host agents and other replicas verify the serving certificate against: the host of the agent address. */
@@ -136,7 +150,7 @@ public record ControllerConfig(
         return colon > 0 ? a.substring(0, colon) : a;
     }
 
-    /** Defaults suitable for tests: any free ports, no leader election, fast status. */
+    /** Defaults suitable for tests on the CRUD mock: any free ports, no leader election, fast status, no SSA. */
     public static ControllerConfig forTests(String namespace) {
         return new ControllerConfig(namespace, 0, -1, 7946, "registry.example/fencing-agent:test",
                 "node-manager-controller." + namespace + ".svc:9650",

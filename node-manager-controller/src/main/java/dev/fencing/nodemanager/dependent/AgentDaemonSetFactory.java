@@ -11,6 +11,9 @@ import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -36,6 +39,9 @@ import java.util.Map;
  * every launcher reads, so the image's entrypoint stays as it is) under a memory limit that holds them.
  */
 public final class AgentDaemonSetFactory {
+
+    private static final ObjectMapper SORTED_JSON = new ObjectMapper()
+            .configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true);
 
     /** Annotation holding the hash of the desired spec; an update is written only when it differs. */
     public static final String HASH_ANNOTATION = "node-manager.deckhouse.io/desired-hash";
@@ -82,7 +88,7 @@ public final class AgentDaemonSetFactory {
                             .withName(g)
                             .withUid(group.getMetadata().getUid())
                             .withController(true)
-                            .withBlockOwnerDeletion(false)
+                            .withBlockOwnerDeletion(true)
                             .build())
                 .endMetadata()
                 .withNewSpec()
@@ -155,15 +161,29 @@ public final class AgentDaemonSetFactory {
         return args;
     }
 
-    /** SHA-256 of the spec and labels as JSON: changes when anything the controller sets changes. */
+    /**
+     * SHA-256 of the spec and labels as JSON with every object's keys sorted: changes when anything the controller
+     * sets changes, and only then. Maps such as the container resources come from {@code Map.copyOf}, whose
+     * iteration order differs between JVMs, so hashing them in iteration order made every new leader see a
+     * "changed" DaemonSet and rewrite the one the old leader wrote.
+     */
     static String hash(DaemonSet ds) {
         try {
             MessageDigest sha = MessageDigest.getInstance("SHA-256");
-            sha.update(Serialization.asJson(ds.getSpec()).getBytes(StandardCharsets.UTF_8));
-            sha.update(Serialization.asJson(ds.getMetadata().getLabels()).getBytes(StandardCharsets.UTF_8));
+            sha.update(canonicalJson(ds.getSpec()).getBytes(StandardCharsets.UTF_8));
+            sha.update(canonicalJson(ds.getMetadata().getLabels()).getBytes(StandardCharsets.UTF_8));
             return HexFormat.of().formatHex(sha.digest(), 0, 16);
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is required by every JDK", e);
+        }
+    }
+
+    private static String canonicalJson(Object value) {
+        try {
+            Object tree = SORTED_JSON.readValue(Serialization.asJson(value), Object.class);
+            return SORTED_JSON.writeValueAsString(tree);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot serialize the desired DaemonSet: " + e.getMessage(), e);
         }
     }
 }

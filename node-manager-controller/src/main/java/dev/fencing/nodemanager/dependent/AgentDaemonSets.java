@@ -14,15 +14,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The agent DaemonSet as a dependent of its NodeGroup, with explicit create / update / delete (no SSA: the same path
- * runs against the CRUD mock and a real API server). An update is written only when the desired-spec hash differs,
- * so server-side defaulting never causes a write loop. Deletion is explicit when fencing is switched off; when the
- * NodeGroup itself is deleted the ownerReference lets the API server's garbage collector remove it, and the
- * controller deletes it too (the mock has no garbage collector).
+ * The agent DaemonSet as a dependent of its NodeGroup. With server-side apply (production) every reconcile applies
+ * the desired DaemonSet as field manager {@value #FIELD_MANAGER}, forcing conflicts: the API server reverts fields
+ * someone else changed ({@code kubectl edit} of the image, a removed toleration), leaves fields it does not own (an
+ * annotation another tool added) and writes nothing when the desired state already holds, so server-side defaulting
+ * never causes a write loop. Without it (the fabric8 CRUD mock has no SSA) the DaemonSet is created, and replaced
+ * only when the desired-spec hash differs; a hand edit then stays until the desired spec changes. Deletion is
+ * explicit when fencing is switched off; when the NodeGroup itself is deleted the ownerReference lets the API
+ * server's garbage collector remove it, and the controller deletes it too (the mock has no garbage collector).
  */
 public final class AgentDaemonSets {
 
     private static final Logger LOG = LoggerFactory.getLogger(AgentDaemonSets.class);
+    /** The field manager of the controller's server-side applies of agent DaemonSets. */
+    public static final String FIELD_MANAGER = "node-manager-controller";
 
     private final KubernetesClient client;
     private final ControllerConfig config;
@@ -74,6 +79,9 @@ public final class AgentDaemonSets {
         DaemonSet desired = AgentDaemonSetFactory.desired(group, config);
         String name = desired.getMetadata().getName();
         DaemonSet existing = client.apps().daemonSets().inNamespace(config.namespace()).withName(name).get();
+        if (config.serverSideApply()) {
+            return serverSideApply(group, desired, existing);
+        }
         if (existing == null) {
             client.apps().daemonSets().inNamespace(config.namespace()).resource(desired).create();
             LOG.info("event=daemonset_created group={} daemonset={}/{}", group.getMetadata().getName(),
@@ -88,6 +96,24 @@ public final class AgentDaemonSets {
         desired.getMetadata().setResourceVersion(existing.getMetadata().getResourceVersion());
         client.apps().daemonSets().inNamespace(config.namespace()).resource(desired).update();
         LOG.info("event=daemonset_updated group={} daemonset={}/{}", group.getMetadata().getName(),
+                config.namespace(), name);
+        return Outcome.UPDATED;
+    }
+
+    private Outcome serverSideApply(NodeGroup group, DaemonSet desired, DaemonSet existing) {
+        DaemonSet applied = client.apps().daemonSets().inNamespace(config.namespace()).resource(desired)
+                .fieldManager(FIELD_MANAGER).forceConflicts().serverSideApply();
+        String name = desired.getMetadata().getName();
+        if (existing == null) {
+            LOG.info("event=daemonset_created group={} daemonset={}/{} apply=server-side",
+                    group.getMetadata().getName(), config.namespace(), name);
+            return Outcome.CREATED;
+        }
+        // The API server does not write an apply that changes nothing: the resourceVersion stays.
+        if (Objects.equals(existing.getMetadata().getResourceVersion(), applied.getMetadata().getResourceVersion())) {
+            return Outcome.UNCHANGED;
+        }
+        LOG.info("event=daemonset_updated group={} daemonset={}/{} apply=server-side", group.getMetadata().getName(),
                 config.namespace(), name);
         return Outcome.UPDATED;
     }

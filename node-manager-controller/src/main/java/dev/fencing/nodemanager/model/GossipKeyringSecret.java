@@ -89,7 +89,7 @@ public final class GossipKeyringSecret {
                             .withKind(group.getKind())
                             .withName(g)
                             .withUid(group.getMetadata().getUid())
-                            .withBlockOwnerDeletion(false)
+                            .withBlockOwnerDeletion(true)
                             .build())
                 .endMetadata()
                 .withType("Opaque")

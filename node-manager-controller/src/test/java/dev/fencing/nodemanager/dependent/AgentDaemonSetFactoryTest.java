@@ -49,6 +49,27 @@ class AgentDaemonSetFactoryTest {
     }
 
     @Test
+    void theDesiredHashDoesNotDependOnMapIterationOrderSoAnotherReplicaSeesNoChange() {
+        DaemonSet ds = AgentDaemonSetFactory.desired(group(), ControllerConfig.forTests("ns"));
+        DaemonSet reordered = AgentDaemonSetFactory.desired(group(), ControllerConfig.forTests("ns"));
+        var resources = reordered.getSpec().getTemplate().getSpec().getContainers().get(0).getResources();
+        java.util.LinkedHashMap<String, Quantity> reversed = new java.util.LinkedHashMap<>();
+        java.util.List<String> keys = new java.util.ArrayList<>(resources.getRequests().keySet());
+        java.util.Collections.reverse(keys);
+        keys.forEach(k -> reversed.put(k, resources.getRequests().get(k)));
+        resources.setRequests(reversed);
+        java.util.LinkedHashMap<String, String> labels = new java.util.LinkedHashMap<>();
+        java.util.List<String> labelKeys = new java.util.ArrayList<>(reordered.getMetadata().getLabels().keySet());
+        java.util.Collections.reverse(labelKeys);
+        labelKeys.forEach(k -> labels.put(k, ds.getMetadata().getLabels().get(k)));
+        reordered.getMetadata().setLabels(labels);
+
+        assertThat(AgentDaemonSetFactory.hash(reordered)).isEqualTo(AgentDaemonSetFactory.hash(ds));
+        reordered.getSpec().getTemplate().getSpec().getContainers().get(0).setImage("other:1");
+        assertThat(AgentDaemonSetFactory.hash(reordered)).isNotEqualTo(AgentDaemonSetFactory.hash(ds));
+    }
+
+    @Test
     void theAgentJvmHasAnExplicitHeapExitsOnOutOfMemoryAndFitsItsMemoryLimit() {
         Container agent = AgentDaemonSetFactory.desired(group(), ControllerConfig.forTests("ns")).getSpec()
                 .getTemplate().getSpec().getContainers().get(0);

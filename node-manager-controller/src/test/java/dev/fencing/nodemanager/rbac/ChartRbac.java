@@ -1,12 +1,9 @@
 package dev.fencing.nodemanager.rbac;
 
-import com.marcnuri.helm.Helm;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.api.model.rbac.Role;
-import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -42,20 +39,7 @@ final class ChartRbac {
 
     /** Renders the chart with its default values. */
     static ChartRbac render() {
-        Path chart = Path.of(System.getProperty("chart.dir", "../helm/fencing")).toAbsolutePath();
-        String yaml = new Helm(chart).template().withName("fencing").withNamespace(CHART_NAMESPACE)
-                .withKubeVersion("1.30.0").call();
-        KubernetesSerialization serialization = new KubernetesSerialization();
-        List<HasMetadata> objects = new ArrayList<>();
-        for (String doc : yaml.split("(?m)^---\\s*$")) {
-            if (!doc.isBlank() && doc.contains("kind:")) {
-                Object parsed = serialization.unmarshal(doc);
-                if (parsed instanceof HasMetadata h) {
-                    objects.add(h);
-                }
-            }
-        }
-        return new ChartRbac(objects);
+        return new ChartRbac(ChartRoles.render(CHART_NAMESPACE));
     }
 
     /**

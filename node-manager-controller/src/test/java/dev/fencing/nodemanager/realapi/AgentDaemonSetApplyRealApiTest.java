@@ -1,0 +1,168 @@
+package dev.fencing.nodemanager.realapi;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.fencing.api.v1.Fencing;
+import dev.fencing.api.v1.NodeGroup;
+import dev.fencing.api.v1.NodeGroupSpec;
+import dev.fencing.api.v1.NodeType;
+import dev.fencing.kubetest.RealControlPlaneExtension;
+import dev.fencing.nodemanager.config.ControllerConfig;
+import dev.fencing.nodemanager.dependent.AgentDaemonSetFactory;
+import dev.fencing.nodemanager.dependent.AgentDaemonSets;
+import dev.fencing.nodemanager.dependent.AgentDaemonSets.Outcome;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The evidence for writing agent DaemonSets with server-side apply (ARCHITECTURE §6, item 5 of issue 11): what a
+ * real kube-apiserver does with each write mode of {@link AgentDaemonSets} when the desired state holds, when it
+ * changes, when another manager ({@code kubectl edit}) changes a field the controller sets, and when another
+ * applier wants one of the controller's fields.
+ */
+class AgentDaemonSetApplyRealApiTest {
+
+    @RegisterExtension
+    static final RealControlPlaneExtension KUBE = RealControlPlaneExtension.apiServerOnly();
+
+    private static final String EDITED_IMAGE = "registry.example/someone-elses-agent:1";
+    private static final String NOTE = "example.com/note";
+
+    private static KubernetesClient admin;
+
+    @BeforeAll
+    static void installCrd() {
+        admin = KUBE.get().adminClient();
+        RealApiNodeGroups.installCrd(admin);
+    }
+
+    private record Setup(String namespace, NodeGroup group, ControllerConfig config, AgentDaemonSets daemonSets) {
+        DaemonSet get() {
+            return admin.apps().daemonSets().inNamespace(namespace).withName(AgentDaemonSetFactory.name(
+                    group.getMetadata().getName())).get();
+        }
+
+        String image() {
+            return get().getSpec().getTemplate().getSpec().getContainers().get(0).getImage();
+        }
+    }
+
+    private static Setup setup(boolean serverSideApply) {
+        String ns = RealApiNodeGroups.namespace(admin, KUBE.get().uniqueName("ds"));
+        NodeGroup g = new NodeGroup();
+        g.setMetadata(new ObjectMetaBuilder().withName(KUBE.get().uniqueName("g")).build());
+        g.setSpec(new NodeGroupSpec().withNodeType(NodeType.STATIC).withFencing(new Fencing()));
+        NodeGroup created = admin.resource(g).create();
+        ControllerConfig config = ControllerConfig.forTests(ns).withServerSideApply(serverSideApply);
+        return new Setup(ns, created, config, new AgentDaemonSets(admin, config));
+    }
+
+    /** As kubectl edit does: a JSON patch under its own field manager. */
+    private static void kubectlEdit(Setup s) {
+        admin.apps().daemonSets().inNamespace(s.namespace()).withName(s.get().getMetadata().getName()).patch(
+                new PatchContext.Builder().withPatchType(PatchType.JSON).withFieldManager("kubectl-edit").build(),
+                "[{\"op\":\"replace\",\"path\":\"/spec/template/spec/containers/0/image\",\"value\":\""
+                        + EDITED_IMAGE + "\"},{\"op\":\"add\",\"path\":\"/metadata/annotations/"
+                        + NOTE.replace("/", "~1") + "\",\"value\":\"kept\"}]");
+    }
+
+    @ParameterizedTest(name = "serverSideApply={0}")
+    @ValueSource(booleans = {true, false})
+    void anUnchangedDesiredStateWritesNothingDespiteServerDefaults(boolean serverSideApply) {
+        Setup s = setup(serverSideApply);
+        assertThat(s.daemonSets().apply(s.group())).isEqualTo(Outcome.CREATED);
+        DaemonSet created = s.get();
+        // The server filled in what the controller leaves out, e.g. the template's restartPolicy.
+        assertThat(created.getSpec().getTemplate().getSpec().getRestartPolicy()).isEqualTo("Always");
+        assertThat(s.daemonSets().apply(s.group())).isEqualTo(Outcome.UNCHANGED);
+        assertThat(s.daemonSets().apply(s.group())).isEqualTo(Outcome.UNCHANGED);
+        assertThat(s.get().getMetadata().getResourceVersion()).isEqualTo(created.getMetadata().getResourceVersion());
+        assertThat(created.getMetadata().getManagedFields()).anySatisfy(m -> {
+            assertThat(m.getOperation()).isEqualTo(serverSideApply ? "Apply" : "Update");
+            if (serverSideApply) {
+                assertThat(m.getManager()).isEqualTo(AgentDaemonSets.FIELD_MANAGER);
+            }
+        });
+    }
+
+    @ParameterizedTest(name = "serverSideApply={0}")
+    @ValueSource(booleans = {true, false})
+    void aChangedDesiredStateIsWrittenAndDroppedFieldsGoAway(boolean serverSideApply) {
+        Setup s = setup(serverSideApply);
+        s.daemonSets().apply(s.group());
+        assertThat(s.get().getSpec().getTemplate().getSpec().getPriorityClassName())
+                .isEqualTo("system-node-critical");
+        ControllerConfig c = s.config();
+        ControllerConfig noPriority = new ControllerConfig(c.namespace(), c.grpcPort(), c.healthPort(),
+                c.gossipPort(), "registry.example/fencing-agent:next", c.agentControllerAddress(),
+                c.agentResources(), c.agentTolerations(), "", c.leaderElection(), c.leaseName(), null, null,
+                c.statusInterval(), c.reportStaleAfter(), c.historyLimit(), c.streamQueue(), c.maxTieLease(),
+                c.maxOutOfService(), c.gossipEncryption(), c.advertiseHost()).withServerSideApply(serverSideApply);
+        assertThat(new AgentDaemonSets(admin, noPriority).apply(s.group())).isEqualTo(Outcome.UPDATED);
+        assertThat(s.image()).isEqualTo("registry.example/fencing-agent:next");
+        assertThat(s.get().getSpec().getTemplate().getSpec().getPriorityClassName()).isNull();
+    }
+
+    /** Why SSA: the controller's fields come back after a hand edit, and fields it does not set stay. */
+    @Test
+    void serverSideApplyRevertsAHandEditOfItsFieldsAndKeepsOthers() {
+        Setup s = setup(true);
+        s.daemonSets().apply(s.group());
+        kubectlEdit(s);
+        assertThat(s.image()).isEqualTo(EDITED_IMAGE);
+
+        assertThat(s.daemonSets().apply(s.group())).isEqualTo(Outcome.UPDATED);
+        assertThat(s.image()).isEqualTo(s.config().agentImage());
+        assertThat(s.get().getMetadata().getAnnotations()).containsEntry(NOTE, "kept")
+                .containsKey(AgentDaemonSetFactory.HASH_ANNOTATION);
+        assertThat(s.daemonSets().apply(s.group())).isEqualTo(Outcome.UNCHANGED);
+    }
+
+    /** What the write without SSA does: the hash still matches, so a hand edit stays until the spec changes. */
+    @Test
+    void updateOnHashLeavesAHandEditInPlace() {
+        Setup s = setup(false);
+        s.daemonSets().apply(s.group());
+        kubectlEdit(s);
+
+        assertThat(s.daemonSets().apply(s.group())).isEqualTo(Outcome.UNCHANGED);
+        assertThat(s.image()).isEqualTo(EDITED_IMAGE);
+        assertThat(s.get().getMetadata().getAnnotations()).containsEntry(NOTE, "kept");
+    }
+
+    /** The server records who owns what: another applier must force to take the controller's image. */
+    @Test
+    void anotherApplierConflictsOnTheControllersFieldsOnly() {
+        Setup s = setup(true);
+        s.daemonSets().apply(s.group());
+        String name = s.get().getMetadata().getName();
+        DaemonSet theirs = new DaemonSetBuilder().withNewMetadata().withName(name).withNamespace(s.namespace())
+                .endMetadata().withNewSpec().withNewTemplate().withNewSpec().addNewContainer().withName("agent")
+                .withImage(EDITED_IMAGE).endContainer().endSpec().endTemplate().endSpec().build();
+        assertThatThrownBy(() -> admin.apps().daemonSets().inNamespace(s.namespace()).resource(theirs)
+                .fieldManager("other-tool").serverSideApply())
+                .isInstanceOfSatisfying(KubernetesClientException.class, e -> {
+                    assertThat(e.getCode()).isEqualTo(409);
+                    assertThat(e.getMessage()).contains("conflict with \"" + AgentDaemonSets.FIELD_MANAGER + "\"")
+                            .contains(".spec.template.spec.containers[name=\"agent\"].image");
+                });
+
+        DaemonSet note = new DaemonSetBuilder().withNewMetadata().withName(name).withNamespace(s.namespace())
+                .addToAnnotations(NOTE, "theirs").endMetadata().build();
+        admin.apps().daemonSets().inNamespace(s.namespace()).resource(note).fieldManager("other-tool")
+                .serverSideApply();
+        assertThat(s.daemonSets().apply(s.group())).isEqualTo(Outcome.UNCHANGED);
+        assertThat(s.get().getMetadata().getAnnotations()).containsEntry(NOTE, "theirs");
+    }
+}
