@@ -145,11 +145,7 @@ class KubeletStandinIT {
     @Test
     void writesATokenBoundToTheAgentPodOnItsNodeAndANewOneWhenThePodIsReplaced() throws Exception {
         String node = createNode("standin-token");
-        String namespace = KUBE.get().uniqueName("standin-ns");
-        admin().namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata()
-                .build()).create();
-        admin().serviceAccounts().inNamespace(namespace).resource(new ServiceAccountBuilder().withNewMetadata()
-                .withName("fencing-agent").endMetadata().build()).create();
+        String namespace = createAgentNamespace();
         Pod first = createAgentPod(namespace, node);
         // a pod of another node must not be picked up
         String otherNode = createNode("standin-other");
@@ -188,6 +184,16 @@ class KubeletStandinIT {
                 "event=agent-pod-deleted");
     }
 
+    /** @return a new namespace holding the agents' ServiceAccount {@code fencing-agent} */
+    private static String createAgentNamespace() {
+        String namespace = KUBE.get().uniqueName("standin-ns");
+        admin().namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata()
+                .build()).create();
+        admin().serviceAccounts().inNamespace(namespace).resource(new ServiceAccountBuilder().withNewMetadata()
+                .withName("fencing-agent").endMetadata().build()).create();
+        return namespace;
+    }
+
     // like the controller's DaemonSet pods: a projected token volume for audience fencing-agent, without which
     // NodeRestriction refuses the node a token for that audience (ServiceAccountNodeAudienceRestriction)
     private Pod createAgentPod(String namespace, String node) {
@@ -208,11 +214,7 @@ class KubeletStandinIT {
     @Test
     void isRefusedATokenForAnAudienceItsPodDoesNotMount() throws Exception {
         String node = createNode("standin-audience");
-        String namespace = KUBE.get().uniqueName("standin-ns");
-        admin().namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata()
-                .build()).create();
-        admin().serviceAccounts().inNamespace(namespace).resource(new ServiceAccountBuilder().withNewMetadata()
-                .withName("fencing-agent").endMetadata().build()).create();
+        String namespace = createAgentNamespace();
         createAgentPod(namespace, node);
         Path token = dir.resolve("token").resolve(node);
         // a kubelet may only ask for the audiences its pods' projected volumes name; the stand-in is held to that
