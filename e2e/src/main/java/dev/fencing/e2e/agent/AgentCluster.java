@@ -12,6 +12,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,32 +53,39 @@ public final class AgentCluster implements AutoCloseable {
             throw new IllegalStateException("cannot write " + config + ": " + e.getMessage(), e);
         }
         return start(lab, launcher, AgentConfigSource.standaloneFile(config), settings.watchdogTimeout(), workDir,
-                logDir);
+                logDir, Optional.empty());
     }
 
     /**
-     * Starts every emulated watchdog, then every agent with {@code run --controller} and no config file, so group,
-     * peers, policy and signals all come from the controller.
+     * Starts every emulated watchdog and every node's kubelet (the {@code kubelet} companion, which hands each agent
+     * its token), then every agent with {@code run --controller} and no config file, so group, peers, policy and
+     * signals all come from the controller.
      *
      * @param controller        the controller's AgentControl server and how to reach it (TLS, token files)
+     * @param kubelet           what runs beside each agent and dies with it on a reset (the kubelet stand-in)
      * @param watchdogTimeout   the emulated devices' timeout; must match the NodeGroup's
      */
     public static AgentCluster startConfiguredByController(NetnsLab lab, AgentLauncher launcher,
-                                                           AgentConfigSource controller, Duration watchdogTimeout,
-                                                           Path workDir, Path logDir) {
-        return start(lab, launcher, controller, watchdogTimeout, workDir, logDir);
+                                                           AgentConfigSource controller, NodeCompanion kubelet,
+                                                           Duration watchdogTimeout, Path workDir, Path logDir) {
+        return start(lab, launcher, controller, watchdogTimeout, workDir, logDir, Optional.of(kubelet));
     }
 
     private static AgentCluster start(NetnsLab lab, AgentLauncher launcher, AgentConfigSource source,
-                                      Duration watchdogTimeout, Path workDir, Path logDir) {
+                                      Duration watchdogTimeout, Path workDir, Path logDir,
+                                      Optional<NodeCompanion> companion) {
         AgentCluster cluster = new AgentCluster(workDir);
         try {
             for (LabNode node : lab.nodes()) {
                 Path dir = workDir.resolve(node.name());
                 Files.createDirectories(dir.resolve("state"));
-                cluster.nodes.put(node.name(), new AgentNode(lab, node, launcher, source, dir, logDir));
+                cluster.nodes.put(node.name(), new AgentNode(lab, node, launcher, source, dir, logDir, companion));
             }
+            // every emulator JVM starts at once, and the kubelets meanwhile: the waits overlap
             cluster.nodes.values().forEach(n -> n.startWatchdog(watchdogTimeout));
+            // all kubelets first, so their nodes' pods are scheduled and their tokens issued in parallel
+            cluster.nodes.values().forEach(AgentNode::startCompanion);
+            cluster.nodes.values().forEach(AgentNode::awaitWatchdogStarted);
             cluster.nodes.values().forEach(AgentNode::boot);
         } catch (IOException e) {
             cluster.close();

@@ -21,7 +21,8 @@ import java.util.function.Predicate;
 /**
  * One lab node running the real agent, configured by its {@link AgentConfigSource} (a standalone file or the
  * controller): the agent process in the node's namespace, a softdog emulator on a FIFO whose reset SIGKILLs that
- * agent (the node "reboots" when the harness boots it again), and a fencing.v1 consumer on its socket.
+ * agent and the node's {@link NodeCompanion} (its kubelet stand-in, when the lab has a control plane), so the node
+ * "reboots" when the harness boots it again, and a fencing.v1 consumer on its socket.
  */
 public final class AgentNode {
 
@@ -30,6 +31,8 @@ public final class AgentNode {
     private static final List<String> EMULATOR_JVM = List.of("-Xms8m", "-Xmx32m", "-XX:+UseSerialGC",
             "-XX:TieredStopAtLevel=1");
     private static final Duration POLL = Duration.ofMillis(250);
+    /** The kubelet stand-in's first token needs the DaemonSet, the scheduler and a TokenRequest. */
+    private static final Duration COMPANION_READY = Duration.ofSeconds(90);
 
     private final NetnsLab lab;
     private final LabNode node;
@@ -37,14 +40,18 @@ public final class AgentNode {
     private final AgentConfigSource configSource;
     private final Path dir;
     private final Path logDir;
+    private final Optional<NodeCompanion> companion;
+    private LoggedProcess companionProcess;
+    private int companionStarts;
     private JsonLinesProcess watchdog;
     private LoggedProcess agent;
     private FencingConsumer consumer;
     private int boots;
 
     AgentNode(NetnsLab lab, LabNode node, AgentLauncher launcher, AgentConfigSource configSource, Path dir,
-              Path logDir) {
+              Path logDir, Optional<NodeCompanion> companion) {
         this.lab = lab;
+        this.companion = companion;
         this.node = node;
         this.launcher = launcher;
         this.configSource = configSource;
@@ -77,16 +84,27 @@ public final class AgentNode {
         return dir.resolve("agent.pid");
     }
 
-    /** Starts the softdog emulator whose reset SIGKILLs whatever agent pid the pid file names. */
+    private Path companionPidFile() {
+        return dir.resolve("companion.pid");
+    }
+
+    /**
+     * Starts the softdog emulator whose reset SIGKILLs whatever agent pid the pid file names, and the companion
+     * (kubelet) whose pid its own file names: a reset takes the whole node down.
+     */
     void startWatchdog(Duration timeout) {
         List<String> command = new ArrayList<>(List.of(java()));
         command.addAll(EMULATOR_JVM);
         command.addAll(launcher.softdogEmulator());
         command.addAll(List.of("--fifo", fifo().toString(),
                 "--timeout", timeout.toMillis() + "ms",
-                "--reset-command", "kill -9 $(cat " + pidFile() + ")",
+                "--reset-command", "kill -9 $(cat " + pidFile() + " " + companionPidFile() + " 2>/dev/null)",
                 "--events-file", logDir.resolve("watchdog-" + node.name() + ".jsonl").toString()));
         watchdog = lab.start(node.name(), "watchdog-" + node.name(), command, logDir);
+    }
+
+    /** Waits until the emulator started by {@link #startWatchdog} says it runs. */
+    void awaitWatchdogStarted() {
         watchdog.await("watchdog emulator of " + node.name() + " started",
                 l -> "started".equals(l.text("event")), Duration.ofSeconds(30));
     }
@@ -101,6 +119,8 @@ public final class AgentNode {
         if (running()) {
             throw new IllegalStateException(node.name() + "'s agent still runs; boot only a reset or crashed node");
         }
+        startCompanion();
+        companion.ifPresent(c -> c.awaitReady(node, companionProcess, COMPANION_READY));
         boots++;
         List<String> command = new ArrayList<>(List.of(java()));
         command.addAll(AgentLauncher.AGENT_JVM_OPTIONS);
@@ -115,19 +135,42 @@ public final class AgentNode {
                 "--state-dir", dir.resolve("state").toString(),
                 "--metrics-port", String.valueOf(METRICS_PORT)));
         agent = lab.startLogged(node.name(), "agent-" + node.name() + "-boot" + boots, command, logDir);
-        writePidFile(agent.pid());
+        writePidFile(pidFile(), agent.pid());
         if (consumer == null) {
             consumer = FencingConsumer.start(node.name(), socket());
         }
     }
 
-    private void writePidFile(long pid) {
+    /**
+     * Starts the node's companion (kubelet stand-in) unless it runs: before the first boot, and again after a reset
+     * killed it. Nothing without a companion.
+     */
+    void startCompanion() {
+        if (companion.isEmpty() || (companionProcess != null && companionProcess.isAlive())) {
+            return;
+        }
+        companionStarts++;
+        companionProcess = companion.get().start(node);
+        writePidFile(companionPidFile(), companionProcess.pid());
+    }
+
+    /** @return the companion (kubelet stand-in) process of the current boot, if this node has one */
+    public Optional<LoggedProcess> companion() {
+        return Optional.ofNullable(companionProcess);
+    }
+
+    /** @return how many times the companion was started */
+    public int companionStarts() {
+        return companionStarts;
+    }
+
+    private void writePidFile(Path file, long pid) {
         try {
-            Path tmp = dir.resolve("agent.pid.tmp");
+            Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
             Files.writeString(tmp, pid + "\n", StandardCharsets.UTF_8);
-            Files.move(tmp, pidFile(), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         } catch (IOException e) {
-            throw new IllegalStateException("cannot write " + pidFile() + ": " + e.getMessage(), e);
+            throw new IllegalStateException("cannot write " + file + ": " + e.getMessage(), e);
         }
     }
 

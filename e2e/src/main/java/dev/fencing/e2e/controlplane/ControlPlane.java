@@ -3,64 +3,101 @@ package dev.fencing.e2e.controlplane;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.fencing.api.v1.NodeGroup;
+import dev.fencing.e2e.agent.AgentConfigSource;
 import dev.fencing.e2e.agent.AgentSettings;
-import dev.fencing.e2e.netns.LabNode;
+import dev.fencing.e2e.agent.NodeCompanion;
 import dev.fencing.e2e.netns.Fault;
+import dev.fencing.e2e.netns.LabNode;
 import dev.fencing.e2e.netns.LabRuns;
 import dev.fencing.e2e.netns.NamespaceFirewall;
 import dev.fencing.e2e.netns.NetnsLab;
+import dev.fencing.e2e.peer.ProjectLayout;
 import dev.fencing.e2e.process.HostCommand;
-import dev.fencing.e2e.process.JsonLinesProcess;
 import dev.fencing.e2e.process.LoggedProcess;
-import dev.fencing.e2e.process.ObservedLine;
 import dev.fencing.e2e.process.Pause;
+import dev.fencing.kubetest.KubeBinaries;
+import dev.fencing.kubetest.RealControlPlane;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeCondition;
+import io.fabric8.kubernetes.api.model.Taint;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The Kubernetes side of a lab: a "control-plane" network namespace on the lab's bridge ({@value #ADDRESS}) running
- * the fabric8 CRUD mock API server ({@link MockApiServer}) and the real node-manager controller jar against it,
- * seeded with one NodeGroup and one Node per lab node (label {@code node.deckhouse.io/group}, InternalIP = the lab
- * address). Agents in the node namespaces dial {@link #controllerAddress()} over TLS (a lab CA made with openssl,
- * {@link LabPki}) and prove their node with a token the mock API server issued for their agent pod and answers
- * TokenReviews for ({@link LabTokenAuthority}): the controller runs with TLS and agent authentication on, as in a
- * cluster.
+ * a real control plane ({@link RealControlPlane}: etcd, kube-apiserver on {@value #ADDRESS}:6443, kube-controller-
+ * manager and kube-scheduler) and the real node-manager controller jar against it, under the chart's ServiceAccount
+ * and RBAC ({@link ChartIdentity}, a real token, no admin rights). Seeded with the NodeGroup CRD, one NodeGroup and
+ * one Node per lab node (label {@code node.deckhouse.io/group}, InternalIP = the lab address).
  *
- * <p>The test JVM cannot reach the namespace's sockets, so it edits the API through the mock server's stdin
- * ({@link ApiCommands}). {@link #close()} stops both processes and deletes the namespace; the lab's own teardown
- * (and its sweeper) would remove them too, since the namespace carries the lab's run id.
+ * <p>Every lab node runs a kubelet stand-in ({@link #kubelet()}, {@code kubelet-standin} from
+ * {@code scripts/kube-binaries}) with the node's own identity: it renews the node's Lease, keeps the Node Ready,
+ * and once the DaemonSet controller has made the agent pod and the scheduler has bound it, requests the pod's token
+ * (TokenRequest, audience {@code fencing-agent}) into the file the agent reads. The node's watchdog reset kills it
+ * with the agent, so Kubernetes' node lifecycle controller sees the node go Unknown exactly as in a cluster. Agents
+ * dial {@link #controllerAddress()} over TLS (a lab CA made with openssl, {@link LabPki}); the controller checks
+ * their tokens with a real TokenReview.
+ *
+ * <p>The test JVM edits the API with the admin client ({@link #kube()}). {@link #close()} stops the controller and
+ * the control plane and deletes the namespace; the lab's own teardown (and its sweeper) would remove them too,
+ * since the namespace carries the lab's run id.
  */
 public final class ControlPlane implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(ControlPlane.class);
     /** Inside the lab's /24, below the nodes' 198.18.0.10+. */
     public static final String ADDRESS = "198.18.0.2";
-    public static final int API_PORT = 6443;
+    public static final int API_PORT = RealControlPlane.NAMESPACED_API_PORT;
     public static final int GRPC_PORT = 9650;
     public static final String GROUP_LABEL = "node.deckhouse.io/group";
     /** Any value disarms the node's agent (ARCHITECTURE §3.2). */
     public static final String MAINTENANCE_ANNOTATION = "node-manager.deckhouse.io/fencing-disable";
-    private static final String CONTROLLER_NAMESPACE = "fencing-system";
+    /** The controller's taint on a node that fenced itself (node-recovery-controller). */
+    public static final String OUT_OF_SERVICE_TAINT = "node.kubernetes.io/out-of-service";
+    /** Kubernetes' node lifecycle controller's taint on a node whose Ready condition is Unknown. */
+    public static final String UNREACHABLE_TAINT = "node.kubernetes.io/unreachable";
+    public static final String CONTROLLER_NAMESPACE = "fencing-system";
     /** The name the controller's certificate is issued for and agents verify (the chart's Service name). */
     public static final String SERVER_NAME = "node-manager-controller." + CONTROLLER_NAMESPACE + ".svc";
+    /**
+     * kube-controller-manager's node lifecycle settings for the lab: a node whose kubelet stopped is Unknown
+     * {@value} after its last renewal (production: 40-50 s), checked every second. Well above the stand-in's 2 s
+     * renewals on a loaded 2-core machine, well below {@code safeToAssumeFencedDelay} of the lab's fast policy.
+     */
+    public static final String NODE_MONITOR_GRACE = "8s";
+    private static final String NODE_MONITOR_PERIOD = "1s";
+    private static final String KUBELET_RENEW = "2s";
+    private static final String KUBELET_STATUS = "4s";
+    private static final String KUBELET_LEASE_DURATION = "10s";
+    private static final String AGENT_SELECTOR = "app.kubernetes.io/name=fencing-agent";
     private static final int GOSSIP_PORT = 7946;
     private static final Duration IP_TIMEOUT = Duration.ofSeconds(15);
     private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
-    private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(20);
     private static final List<String> JVM = List.of("-Xms32m", "-Xmx256m", "-XX:+UseSerialGC",
             "-XX:TieredStopAtLevel=1", "-Xss512k");
+    private static final String CRD_RESOURCE = "/META-INF/fabric8/nodegroups.deckhouse.io-v1.yml";
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final NetnsLab lab;
@@ -68,11 +105,15 @@ public final class ControlPlane implements AutoCloseable {
     private final Path controllerJar;
     private final Path logDir;
     private final String group;
-    private final AtomicLong commandIds = new AtomicLong();
     private final NamespaceFirewall firewall;
     private final Path secrets;
+    private final Map<String, Path> nodeKubeconfigs = new LinkedHashMap<>();
+    private final Map<String, Integer> kubeletStarts = new LinkedHashMap<>();
+    private RealControlPlane kube;
+    private ChartIdentity identity;
+    private Path controllerKubeconfig;
+    private Path standin;
     private LabPki pki;
-    private JsonLinesProcess apiServer;
     private LoggedProcess controller;
     private int controllerStarts;
     private boolean closed;
@@ -93,34 +134,39 @@ public final class ControlPlane implements AutoCloseable {
     }
 
     /**
-     * Builds the namespace, starts the API server, seeds {@code group} (policy from {@code settings}) and one Node
-     * per lab node, then starts the controller and waits until it runs.
+     * Builds the namespace, starts the control plane, installs the CRD and the chart's ServiceAccounts and RBAC,
+     * creates {@code group} (policy from {@code settings}) and one Node per lab node (those in {@code outsideGroup}
+     * without the group label: they join later through {@link #addToGroup}), then starts the controller and waits
+     * until it runs. The nodes' kubelets start with their agents ({@link #kubelet()}).
      *
      * @throws IllegalStateException when a step fails; whatever was started is stopped again
      */
-    public static ControlPlane start(NetnsLab lab, Path controllerJar, String group, AgentSettings settings,
-                                     Path logDir) {
-        return start(lab, controllerJar, group, settings, logDir, Set.of());
-    }
-
-    /**
-     * Like {@link #start(NetnsLab, Path, String, AgentSettings, Path)}, but the Nodes named in {@code outsideGroup}
-     * are seeded without the group label (a node that joins the group later, through {@link #addToGroup}).
-     */
-    public static ControlPlane start(NetnsLab lab, Path controllerJar, String group, AgentSettings settings,
+    public static ControlPlane start(NetnsLab lab, ProjectLayout layout, String group, AgentSettings settings,
                                      Path logDir, Set<String> outsideGroup) {
-        ControlPlane plane = new ControlPlane(lab, controllerJar, group, logDir);
+        ControlPlane plane = new ControlPlane(lab, ControllerJar.locate(layout), group, logDir);
         long started = System.nanoTime();
         try {
+            plane.standin = locateStandin();
             plane.createNamespace();
-            plane.startApiServer();
-            plane.command(create(nodeGroupYaml(group, settings)));
+            plane.kube = RealControlPlane.builder()
+                    .name("lab-" + lab.runId())
+                    .networkNamespace(plane.namespace, ADDRESS)
+                    .controllerManager(true)
+                    .scheduler(true)
+                    .controllerManagerArgs("--node-monitor-period=" + NODE_MONITOR_PERIOD,
+                            "--node-monitor-grace-period=" + NODE_MONITOR_GRACE)
+                    .logDir(logDir.resolve("kube"))
+                    .start();
+            plane.installCrd();
+            plane.installIdentity(layout.repoRoot().resolve("helm").resolve("fencing"));
+            plane.admin().resource(plane.admin().getKubernetesSerialization()
+                    .unmarshal(nodeGroupYaml(group, settings), NodeGroup.class)).create();
             for (LabNode node : lab.nodes()) {
-                plane.command(create(nodeYaml(node, outsideGroup.contains(node.name()) ? null : group)));
+                plane.admin().nodes().resource(plane.admin().getKubernetesSerialization().unmarshal(
+                        nodeYaml(node, outsideGroup.contains(node.name()) ? null : group), Node.class)).create();
             }
             plane.pki = LabPki.create(plane.secrets.resolve("pki"), SERVER_NAME, ADDRESS);
             plane.startController();
-            plane.issueAgentTokens();
         } catch (RuntimeException e) {
             plane.close();
             throw e;
@@ -130,6 +176,50 @@ public final class ControlPlane implements AutoCloseable {
         return plane;
     }
 
+    private static Path locateStandin() {
+        Path binary = KubeBinaries.locate().resolve("kubelet-standin");
+        if (!Files.isExecutable(binary)) {
+            throw new IllegalStateException(binary + " is missing; scripts/kube-binaries builds it from "
+                    + "tools/kube/cmd/kubelet-standin next to the Kubernetes binaries");
+        }
+        return binary;
+    }
+
+    private KubernetesClient admin() {
+        return kube.adminClient();
+    }
+
+    private void installCrd() {
+        try (InputStream crd = ControlPlane.class.getResourceAsStream(CRD_RESOURCE)) {
+            if (crd == null) {
+                throw new IllegalStateException(CRD_RESOURCE + " is not on the classpath; it comes from the "
+                        + "fencing-api jar");
+            }
+            CustomResourceDefinition definition = admin().getKubernetesSerialization()
+                    .unmarshal(crd, CustomResourceDefinition.class);
+            admin().apiextensions().v1().customResourceDefinitions().resource(definition).create();
+            admin().apiextensions().v1().customResourceDefinitions().withName(definition.getMetadata().getName())
+                    .waitUntilCondition(c -> c != null && c.getStatus() != null
+                            && c.getStatus().getConditions() != null && c.getStatus().getConditions().stream()
+                                    .anyMatch(k -> "Established".equals(k.getType()) && "True".equals(k.getStatus())),
+                            START_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read " + CRD_RESOURCE + ": " + e.getMessage(), e);
+        }
+    }
+
+    private void installIdentity(Path chart) {
+        Namespace ns = new NamespaceBuilder().withNewMetadata().withName(CONTROLLER_NAMESPACE).endMetadata().build();
+        admin().namespaces().resource(ns).create();
+        identity = ChartIdentity.render(chart, CONTROLLER_NAMESPACE,
+                admin().getKubernetesVersion().getGitVersion());
+        identity.install(admin());
+        // a real token of the chart's ServiceAccount, as the controller's pod would mount it
+        controllerKubeconfig = kube.kubeconfigForServiceAccount(CONTROLLER_NAMESPACE, identity.controllerAccount());
+        LOG.info("event=chart-identity-installed objects={} controller_sa={} agent_sa={}", identity.objects().size(),
+                identity.controllerAccount(), identity.agentAccount());
+    }
+
     /** @return {@code host:port} of the controller's AgentControl server, for {@code run --controller} */
     public String controllerAddress() {
         return ADDRESS + ":" + GRPC_PORT;
@@ -137,43 +227,80 @@ public final class ControlPlane implements AutoCloseable {
 
     /**
      * @return how agents reach the controller: its address, the lab CA and server name, and one token file per node
+     *     (written by the node's kubelet stand-in)
      */
-    public dev.fencing.e2e.agent.AgentConfigSource agentSource() {
-        return dev.fencing.e2e.agent.AgentConfigSource.controller(controllerAddress(),
+    public AgentConfigSource agentSource() {
+        return AgentConfigSource.controller(controllerAddress(),
                 List.of("--controller-ca", pki.ca().toString(), "--controller-server-name", SERVER_NAME),
-                secrets.resolve("tokens"));
+                tokenDir());
     }
 
-    // What the DaemonSet controller and the kubelet do: once the controller has created the group's agent DaemonSet,
-    // a pod per node and its projected token in the node's token file.
-    private void issueAgentTokens() {
-        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
-        for (LabNode node : lab.nodes()) {
-            while (true) {
-                ObjectNode issue = JSON.createObjectNode();
-                issue.put("op", "agent-token");
-                issue.put("namespace", CONTROLLER_NAMESPACE);
-                issue.put("group", group);
-                issue.put("node", node.name());
-                issue.put("file", secrets.resolve("tokens").resolve(node.name()).toString());
-                try {
-                    command(issue);
-                    break;
-                } catch (IllegalStateException e) {
-                    if (System.nanoTime() > deadline) {
-                        throw new IllegalStateException("no agent token for " + node.name() + " within "
-                                + START_TIMEOUT + ": " + e.getMessage(), e);
-                    }
-                    Pause.sleep(Duration.ofMillis(200));
-                }
-            }
-        }
-        LOG.info("event=agent-tokens-issued nodes={} dir={}", lab.nodes().size(), secrets.resolve("tokens"));
+    private Path tokenDir() {
+        return secrets.resolve("tokens");
     }
 
     /** @return the NodeGroup the lab's nodes belong to */
     public String group() {
         return group;
+    }
+
+    /** @return the real control plane (admin client, URLs, logs) */
+    public RealControlPlane kube() {
+        return kube;
+    }
+
+    // ---- the kubelets -------------------------------------------------------------------------------------------
+
+    /**
+     * @return the kubelet stand-in of every lab node: started in the node's namespace with the node's identity
+     *     ({@code system:node:<name>}), ready once the agent pod's token is in the node's token file
+     */
+    public NodeCompanion kubelet() {
+        return new NodeCompanion() {
+            @Override
+            public LoggedProcess start(LabNode node) {
+                Path kubeconfig = nodeKubeconfigs.computeIfAbsent(node.name(),
+                        n -> kube.kubeconfigFor("system:node:" + n, "system:nodes"));
+                List<String> command = List.of(standin.toString(),
+                        "--kubeconfig", kubeconfig.toString(),
+                        "--node", node.name(),
+                        "--internal-ip", node.address(),
+                        "--renew-interval", KUBELET_RENEW,
+                        "--status-interval", KUBELET_STATUS,
+                        "--lease-duration", KUBELET_LEASE_DURATION,
+                        "--pod-namespace", CONTROLLER_NAMESPACE,
+                        "--pod-selector", AGENT_SELECTOR,
+                        "--token-file", tokenDir().resolve(node.name()).toString());
+                return lab.startLogged(node.name(), "kubelet-" + node.name() + "-boot"
+                        + kubeletStarts.merge(node.name(), 1, Integer::sum), command,
+                        logDir);
+            }
+
+            @Override
+            public void awaitReady(LabNode node, LoggedProcess kubelet, Duration timeout) {
+                Map<String, String> labels = node(node.name()).getMetadata().getLabels();
+                if (labels == null || !group.equals(labels.get(GROUP_LABEL))) {
+                    // outside the group there is no agent pod, so no token yet: the agent retries until
+                    // addToGroup lets the DaemonSet make one and the kubelet writes its token
+                    LOG.info("event=kubelet-no-token-expected node={} reason=outside-group", node.name());
+                    return;
+                }
+                Path token = tokenDir().resolve(node.name());
+                long deadline = System.nanoTime() + timeout.toNanos();
+                while (!Files.exists(token)) {
+                    if (!kubelet.isAlive()) {
+                        throw new IllegalStateException(node.name() + "'s kubelet stand-in exited; its log "
+                                + kubelet.log());
+                    }
+                    if (System.nanoTime() > deadline) {
+                        throw new IllegalStateException("no agent token for " + node.name() + " within " + timeout
+                                + " (DaemonSet, scheduler, TokenRequest); kubelet log " + kubelet.log()
+                                + ", control plane logs " + kube.logDir());
+                    }
+                    Pause.sleep(Duration.ofMillis(200));
+                }
+            }
+        };
     }
 
     // ---- the namespace ------------------------------------------------------------------------------------------
@@ -207,58 +334,34 @@ public final class ControlPlane implements AutoCloseable {
         return Path.of(System.getProperty("java.home"), "bin", "java").toString();
     }
 
-    // ---- the API server -----------------------------------------------------------------------------------------
+    // ---- edits --------------------------------------------------------------------------------------------------
 
-    private void startApiServer() {
-        List<String> command = new ArrayList<>(List.of(java()));
-        command.addAll(JVM);
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"), MockApiServer.class.getName(),
-                "--address", ADDRESS, "--port", String.valueOf(API_PORT)));
-        apiServer = JsonLinesProcess.start("mock-api-server", inNamespace(command), logDir);
-        lab.adopt(apiServer);
-        apiServer.await("mock API server ready", l -> "ready".equals(l.text("event")), START_TIMEOUT);
-    }
-
-    private JsonNode command(ObjectNode command) {
-        long id = commandIds.incrementAndGet();
-        command.put("id", id);
-        long since = System.nanoTime();
-        apiServer.writeLine(command.toString());
-        ObservedLine answer = apiServer.await("answer to " + command.path("op").asText() + " #" + id,
-                l -> l.receivedNanos() >= since && l.json().path("id").asLong(-1) == id, COMMAND_TIMEOUT);
-        if (!"done".equals(answer.text("event"))) {
-            throw new IllegalStateException("mock API server refused " + command.path("op").asText() + ": "
-                    + answer.text("reason"));
+    private static String mergePatch(String field, String key, String value) {
+        ObjectNode entries = JSON.createObjectNode();
+        if (value == null) {
+            entries.putNull(key);
+        } else {
+            entries.put(key, value);
         }
-        return answer.json();
+        ObjectNode patch = JSON.createObjectNode();
+        patch.putObject("metadata").set(field, entries);
+        return patch.toString();
     }
 
-    private static ObjectNode create(String manifest) {
-        ObjectNode command = JSON.createObjectNode();
-        command.put("op", "create");
-        command.put("manifest", manifest);
-        return command;
-    }
-
-    private ObjectNode edit(String op, String kind, String name, String key, String value) {
-        ObjectNode command = JSON.createObjectNode();
-        command.put("op", op);
-        command.put("kind", kind);
-        command.put("name", name);
-        command.put("key", key);
-        command.put("value", value);
-        return command;
+    private void patchNode(String node, String patch) {
+        admin().nodes().withName(node).patch(PatchContext.of(PatchType.JSON_MERGE), patch);
     }
 
     /** Sets (or with a null value removes) an annotation on a Node. */
     public void annotateNode(String node, String key, String value) {
-        command(edit("annotate", "Node", node, key, value));
+        patchNode(node, mergePatch("annotations", key, value));
         LOG.info("event=node-annotated node={} key={} value={}", node, key, value);
     }
 
     /** Sets (or with a null value removes) an annotation on the lab's NodeGroup. */
     public void annotateNodeGroup(String key, String value) {
-        command(edit("annotate", "NodeGroup", group, key, value));
+        admin().resources(NodeGroup.class).withName(group).patch(PatchContext.of(PatchType.JSON_MERGE),
+                mergePatch("annotations", key, value));
         LOG.info("event=nodegroup-annotated group={} key={} value={}", group, key, value);
     }
 
@@ -274,28 +377,84 @@ public final class ControlPlane implements AutoCloseable {
 
     /** Puts {@code node} into the group (its group label is set): it joins the expected set of every agent. */
     public void addToGroup(String node) {
-        command(edit("label", "Node", node, GROUP_LABEL, group));
+        patchNode(node, mergePatch("labels", GROUP_LABEL, group));
         LOG.info("event=node-added-to-group node={} group={}", node, group);
     }
 
     /** Removes {@code node} from the group (its group label goes): it leaves the expected set and disarms. */
     public void removeFromGroup(String node) {
-        command(edit("label", "Node", node, GROUP_LABEL, null));
+        patchNode(node, mergePatch("labels", GROUP_LABEL, null));
         LOG.info("event=node-removed-from-group node={} group={}", node, group);
     }
 
-    /** @return the stored NodeGroup (its status is written by the controller) */
+    // ---- what the API server shows ------------------------------------------------------------------------------
+
+    /** @return the stored NodeGroup as JSON (its status is written by the controller) */
     public JsonNode nodeGroup() {
-        ObjectNode command = JSON.createObjectNode();
-        command.put("op", "get");
-        command.put("kind", "NodeGroup");
-        command.put("name", group);
-        return command(command).path("object");
+        NodeGroup stored = admin().resources(NodeGroup.class).withName(group).get();
+        try {
+            return stored == null ? JSON.nullNode()
+                    : JSON.readTree(admin().getKubernetesSerialization().asJson(stored));
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read NodeGroup " + group + " as JSON: " + e.getMessage(), e);
+        }
+    }
+
+    /** @return the nodes in the NodeGroup's {@code status.fencedNodes}, in status order */
+    public List<String> fencedNodes() {
+        List<String> names = new ArrayList<>();
+        nodeGroup().path("status").path("fencedNodes").forEach(n -> names.add(n.path("name").asText()));
+        return names;
+    }
+
+    /** @return the Node as the API server stores it */
+    public Node node(String name) {
+        return Objects.requireNonNull(admin().nodes().withName(name).get(), "no Node " + name);
+    }
+
+    /** @return the status of the Node's Ready condition: True, False, Unknown, or Missing */
+    public String readiness(String name) {
+        return readiness(node(name));
+    }
+
+    /** @return the status of {@code node}'s Ready condition: True, False, Unknown, or Missing */
+    public static String readiness(Node node) {
+        List<NodeCondition> conditions = node.getStatus() == null ? List.of()
+                : Objects.requireNonNullElse(node.getStatus().getConditions(), List.of());
+        return conditions.stream().filter(c -> "Ready".equals(c.getType())).map(NodeCondition::getStatus)
+                .findFirst().orElse("Missing");
+    }
+
+    /** @return the keys of the Node's taints */
+    public Set<String> taints(String name) {
+        return taintKeys(node(name));
+    }
+
+    /** @return the keys of {@code node}'s taints */
+    public static Set<String> taintKeys(Node node) {
+        Set<String> keys = new TreeSet<>();
+        if (node.getSpec() != null && node.getSpec().getTaints() != null) {
+            node.getSpec().getTaints().stream().map(Taint::getKey).forEach(keys::add);
+        }
+        return keys;
+    }
+
+    /** @return every lab Node as the API server stores it, by name */
+    public Map<String, Node> nodes() {
+        Map<String, Node> nodes = new LinkedHashMap<>();
+        for (LabNode node : lab.nodes()) {
+            Node stored = admin().nodes().withName(node.name()).get();
+            if (stored != null) {
+                nodes.put(node.name(), stored);
+            }
+        }
+        return nodes;
     }
 
     /**
      * Makes the controller (and the API server) unreachable from {@code nodes}: their packets are dropped on the
-     * control plane's input, so agents there lose their stream, cannot get tie-breaks and run on cached config.
+     * control plane's input, so agents there lose their stream, cannot get tie-breaks and run on cached config, and
+     * their kubelets cannot renew (Kubernetes sees those Nodes go Unknown, as in a cluster).
      */
     public Fault unreachableFrom(Collection<String> nodes) {
         return lab.dropInto(firewall, "control plane unreachable from " + new TreeSet<>(nodes), nodes);
@@ -312,15 +471,16 @@ public final class ControlPlane implements AutoCloseable {
         List<String> command = new ArrayList<>(List.of(java()));
         command.addAll(JVM);
         command.addAll(List.of("-jar", controllerJar.toString(),
-                "--master", "http://" + ADDRESS + ":" + API_PORT,
+                // the API server at its in-namespace https URL, the CA and the chart ServiceAccount's token;
+                // agents' APIReachable probe gets the same URL and CA (GET https://198.18.0.2:6443/readyz)
+                "--kubeconfig", controllerKubeconfig.toString(),
                 "--no-leader-election",
-                // the CRUD mock cannot apply (server-side apply is the production default)
-                "--no-server-side-apply",
                 "--namespace", CONTROLLER_NAMESPACE,
                 "--grpc-port", String.valueOf(GRPC_PORT),
                 "--health-port", "-1",
                 "--gossip-port", String.valueOf(GOSSIP_PORT),
                 "--agent-controller-address", controllerAddress(),
+                "--agent-service-account", identity.agentAccount(),
                 "--tls-cert", pki.cert().toString(),
                 "--tls-key", pki.key().toString(),
                 "--tls-ca", pki.ca().toString(),
@@ -393,18 +553,20 @@ public final class ControlPlane implements AutoCloseable {
         return yaml.toString();
     }
 
-    /** @return a Ready Node of {@code group} (none: no group label) whose InternalIP is the lab node's address */
+    /**
+     * @return a Node of {@code group} (none: no group label) whose InternalIP is the lab node's address; its kubelet
+     *     stand-in reports it Ready
+     */
     static String nodeYaml(LabNode node, String group) {
         String labels = group == null ? "  labels: {}\n" : "  labels:\n    " + GROUP_LABEL + ": " + group + "\n";
         return "apiVersion: v1\nkind: Node\nmetadata:\n  name: " + node.name() + "\n" + labels
                 + "status:\n  addresses:\n  - {type: InternalIP, address: \"" + node.address()
-                + "\"}\n  - {type: Hostname, address: " + node.name() + "}\n  conditions:\n"
-                + "  - {type: Ready, status: \"True\"}\n";
+                + "\"}\n  - {type: Hostname, address: " + node.name() + "}\n";
     }
 
     // ---- teardown -----------------------------------------------------------------------------------------------
 
-    /** Stops the controller and the API server and deletes the namespace; safe to call more than once. */
+    /** Stops the controller and the control plane and deletes the namespace; safe to call more than once. */
     @Override
     public synchronized void close() {
         if (closed) {
@@ -414,8 +576,8 @@ public final class ControlPlane implements AutoCloseable {
         if (controller != null && controller.isAlive()) {
             controller.close();
         }
-        if (apiServer != null) {
-            apiServer.close();
+        if (kube != null) {
+            kube.close();
         }
         HostCommand.run(List.of("ip", "netns", "del", namespace), IP_TIMEOUT);
         HostCommand.run(List.of("rm", "-rf", "--", secrets.toString()), IP_TIMEOUT);

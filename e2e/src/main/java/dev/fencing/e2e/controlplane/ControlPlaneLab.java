@@ -10,8 +10,9 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * A lab with its Kubernetes side: the {@link NetnsLab}, its {@link ControlPlane} (mock API server and controller,
- * seeded with {@code group} and the lab's Nodes) and one agent per node configured by the controller only.
+ * A lab with its Kubernetes side: the {@link NetnsLab}, its {@link ControlPlane} (a real Kubernetes control plane and
+ * the controller, seeded with {@code group} and the lab's Nodes) and on every node a kubelet stand-in and an agent
+ * configured by the controller only.
  * Child-process logs go to {@code e2e/target/e2e-logs/<suite>/<runId>}, the agents' directories to
  * {@code e2e/target/<suite>-lab/<runId>}. {@link #close()} tears everything down, newest first.
  */
@@ -48,10 +49,9 @@ public final class ControlPlaneLab implements AutoCloseable {
         NetnsLab lab = NetnsLab.create(nodes);
         ControlPlaneLab started = new ControlPlaneLab(lab, layout.logDir(suite).resolve(lab.runId()));
         try {
-            started.controlPlane = ControlPlane.start(lab, ControllerJar.locate(layout), group, settings,
-                    started.logDir, outsideGroup);
+            started.controlPlane = ControlPlane.start(lab, layout, group, settings, started.logDir, outsideGroup);
             started.agents = AgentCluster.startConfiguredByController(lab, AgentLauncher.locate(layout),
-                    started.controlPlane.agentSource(), settings.watchdogTimeout(),
+                    started.controlPlane.agentSource(), started.controlPlane.kubelet(), settings.watchdogTimeout(),
                     layout.e2eTarget().resolve(suite + "-lab").resolve(lab.runId()), started.logDir);
         } catch (RuntimeException e) {
             started.close();

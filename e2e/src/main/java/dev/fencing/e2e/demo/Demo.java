@@ -5,7 +5,9 @@ import dev.fencing.e2e.agent.AgentCluster;
 import dev.fencing.e2e.agent.AgentNode;
 import dev.fencing.e2e.agent.AgentSettings;
 import dev.fencing.e2e.agent.ConsumedEvent;
+import dev.fencing.e2e.controlplane.ControlPlane;
 import dev.fencing.e2e.controlplane.ControlPlaneLab;
+import dev.fencing.e2e.controlplane.KubeNodeWatch;
 import dev.fencing.e2e.netns.Fault;
 import dev.fencing.e2e.peer.ProjectLayout;
 import dev.fencing.e2e.process.ObservedLine;
@@ -19,16 +21,19 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
- * {@code scripts/demo}: five nodes in network namespaces, the node-manager controller on a CRUD mock API server,
- * emulated watchdogs, and a short story told on the terminal with a live table of every node's state — normal
- * operation, a 3+2 partition in which the minority fences itself, the heal and the reboot of the reset nodes, and a
- * maintenance window via the disable file. Everything it creates is removed on exit, also on Ctrl-C or failure.
+ * {@code scripts/demo}: five nodes in network namespaces, each with a kubelet stand-in, the node-manager controller
+ * on a real Kubernetes control plane (etcd, kube-apiserver, kube-controller-manager, kube-scheduler), emulated
+ * watchdogs, and a short story told on the terminal with a live table of every node's state, the agents' and the API
+ * server's (Node Ready, taints, the NodeGroup's fenced nodes) — normal operation, a 3+2 partition in which the
+ * minority fences itself and Kubernetes sees it, the heal and the reboot of the reset nodes, and a maintenance window
+ * via the disable file. Everything it creates is removed on exit, also on Ctrl-C or failure.
  * Prints the measured timings at the end.
  */
 public final class Demo {
@@ -51,6 +56,7 @@ public final class Demo {
     private ControlPlaneLab controlPlaneLab;
     private AgentCluster agents;
     private LiveTable table;
+    private KubeNodeWatch kube;
     /** Set by the shutdown hook (Ctrl-C): the main thread's errors from then on are the teardown's doing. */
     private volatile boolean interrupted;
 
@@ -106,15 +112,17 @@ public final class Demo {
         say("""
                 ==> fencing demo: quorum fencing for a Kubernetes NodeGroup, on one machine
                     5 nodes, each in its own network namespace (198.18.0.11-15) with a fencing agent and an emulated
-                    watchdog (a "reset" kills that node's agent); the node-manager controller and a mock Kubernetes
-                    API server in a control-plane namespace (198.18.0.2). Agents get everything from the controller.
-                    Logs: %s""".formatted(logs));
+                    watchdog (a "reset" kills that node's agent and its kubelet stand-in); a real Kubernetes control
+                    plane (etcd, kube-apiserver, controller-manager, scheduler) and the node-manager controller in a
+                    control-plane namespace (198.18.0.2). The DaemonSet's pods get their tokens from the kubelets;
+                    agents get everything else from the controller. Logs: %s""".formatted(logs));
         controlPlaneLab = ControlPlaneLab.start(NODES, GROUP, SETTINGS, layout, "demo");
         agents = controlPlaneLab.agents();
         say("    control plane up: NodeGroup '" + GROUP + "' (watchdog " + SETTINGS.watchdogTimeout().toSeconds()
-                + " s, Fence) and 5 Nodes seeded; controller at " + controlPlaneLab.controlPlane().controllerAddress()
-                + "; agents starting");
-        table = new LiveTable(agents, out, terminal);
+                + " s, Fence) and 5 Nodes created, a kubelet stand-in on each; controller at "
+                + controlPlaneLab.controlPlane().controllerAddress() + "; agents starting");
+        kube = KubeNodeWatch.start(controlPlaneLab.controlPlane());
+        table = new LiveTable(agents, controlPlaneLab.controlPlane(), out, terminal);
         table.start();
 
         normalOperation();
@@ -174,6 +182,22 @@ public final class Demo {
         }
         say("    the minority fenced itself; node-1,2,3 kept quorum, kept feeding, and their consumers (what Cilium "
                 + "would be) saw LEFT for node-4 and node-5.");
+        say("    Kubernetes: the reset nodes' kubelets died with them, so the node lifecycle controller marks their "
+                + "Nodes Unknown; once that holds and safe-to-assume-fenced has passed, the controller records them "
+                + "fenced and takes one (--max-out-of-service 1) out of service so its workloads can move.");
+        Duration kubeBound = Duration.ofSeconds(90);
+        for (String node : MINORITY) {
+            KubeNodeWatch.Snapshot unknown = kube.await("Node " + node + " Unknown", cut,
+                    look -> "Unknown".equals(look.ready().get(node)), kubeBound);
+            timings.record("partition -> Node " + node + " Unknown (node lifecycle controller)",
+                    millis(unknown.nanos() - cut));
+            KubeNodeWatch.Snapshot fenced = kube.await(node + " in status.fencedNodes", cut,
+                    look -> look.fenced().contains(node), kubeBound);
+            timings.record("partition -> " + node + " in NodeGroup status.fencedNodes", millis(fenced.nanos() - cut));
+        }
+        KubeNodeWatch.Snapshot tainted = kube.await("an out-of-service taint", cut, look -> MINORITY.stream()
+                .anyMatch(n -> look.tainted(n, ControlPlane.OUT_OF_SERVICE_TAINT)), kubeBound);
+        timings.record("partition -> out-of-service taint on a fenced node", millis(tainted.nanos() - cut));
         say("    " + controllerView());
         return fault;
     }
@@ -191,7 +215,12 @@ public final class Demo {
             agents.node(node).awaitStatus("re-armed", s -> s.getArmed() && s.getQuorumHeld(), ARM);
             timings.record("heal -> " + node + " re-armed", millis(System.nanoTime() - heal));
         }
-        say("    all 5 are members again and armed.");
+        KubeNodeWatch.Snapshot recovered = kube.await("node-4 and node-5 Ready, untainted, not fenced", heal,
+                look -> MINORITY.stream().allMatch(n -> look.isReady(n)
+                        && !look.tainted(n, ControlPlane.OUT_OF_SERVICE_TAINT)) && look.fenced().isEmpty(), ARM);
+        timings.record("heal -> both Nodes Ready, out-of-service taint removed", millis(recovered.nanos() - heal));
+        say("    all 5 are members again and armed; their kubelets report the Nodes Ready, and the controller removed "
+                + "its taint and its fenced records.");
         Pause.sleep(Duration.ofSeconds(3));
     }
 
@@ -247,7 +276,9 @@ public final class Demo {
             view.append(", ").append(condition.path("type").asText()).append('=').append(condition.path("status")
                     .asText()).append(" (").append(condition.path("reason").asText()).append(')');
         }
-        return view.toString();
+        List<String> fenced = new ArrayList<>();
+        status.path("fencedNodes").forEach(n -> fenced.add(n.path("name").asText()));
+        return view.append(", fencedNodes ").append(fenced).toString();
     }
 
     // ---- plumbing -----------------------------------------------------------------------------------------------
@@ -292,6 +323,9 @@ public final class Demo {
     private synchronized void cleanUp() {
         if (table != null) {
             table.close();
+        }
+        if (kube != null) {
+            kube.close();
         }
         if (controlPlaneLab != null) {
             controlPlaneLab.close();

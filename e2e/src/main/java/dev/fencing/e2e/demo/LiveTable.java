@@ -2,10 +2,13 @@ package dev.fencing.e2e.demo;
 
 import dev.fencing.e2e.agent.AgentCluster;
 import dev.fencing.e2e.agent.AgentNode;
+import dev.fencing.e2e.controlplane.ControlPlane;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -23,6 +26,7 @@ final class LiveTable implements AutoCloseable {
     private static final String CURSOR_UP_AND_CLEAR = "\033[%dF\033[J";
 
     private final AgentCluster agents;
+    private final ControlPlane controlPlane;
     private final PrintStream out;
     private final boolean terminal;
     private final long startNanos = System.nanoTime();
@@ -35,8 +39,9 @@ final class LiveTable implements AutoCloseable {
     private String lastSignature = "";
     private long lastPrintNanos;
 
-    LiveTable(AgentCluster agents, PrintStream out, boolean terminal) {
+    LiveTable(AgentCluster agents, ControlPlane controlPlane, PrintStream out, boolean terminal) {
         this.agents = agents;
+        this.controlPlane = controlPlane;
         this.out = out;
         this.terminal = terminal;
     }
@@ -54,13 +59,29 @@ final class LiveTable implements AutoCloseable {
     }
 
     private void refresh() {
+        Map<String, NodeRow.KubeView> kube = kubeView();
         List<NodeRow> rows = new ArrayList<>();
         for (AgentNode agent : agents.nodes()) {
             boolean running = agent.running();
             rows.add(new NodeRow(agent.name(), running ? agent.status() : Optional.empty(), running,
-                    agent.watchdogEvents("feed", 0).size(), agent.watchdogEvents("reset", 0).size()));
+                    agent.watchdogEvents("feed", 0).size(), agent.watchdogEvents("reset", 0).size(),
+                    kube.getOrDefault(agent.name(), NodeRow.KubeView.UNKNOWN)));
         }
         draw(rows);
+    }
+
+    // the real API server's view: each Node's Ready condition and taints, the NodeGroup's fenced nodes
+    private Map<String, NodeRow.KubeView> kubeView() {
+        Map<String, NodeRow.KubeView> view = new HashMap<>();
+        try {
+            List<String> fenced = controlPlane.fencedNodes();
+            controlPlane.nodes().forEach((name, node) -> view.put(name, new NodeRow.KubeView(
+                    ControlPlane.readiness(node), ControlPlane.taintKeys(node), fenced.contains(name))));
+        } catch (RuntimeException e) {
+            // a failed look shows "?" for a second; the story goes on
+            view.clear();
+        }
+        return view;
     }
 
     private synchronized void draw(List<NodeRow> rows) {

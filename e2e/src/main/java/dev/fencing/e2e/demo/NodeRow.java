@@ -3,7 +3,11 @@ package dev.fencing.e2e.demo;
 import dev.fencing.proto.fencing.v1.AgentStatus;
 import dev.fencing.proto.fencing.v1.DisarmReason;
 import dev.fencing.proto.fencing.v1.PeerMemberState;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.Optional;
 import java.util.stream.Collectors;
 
@@ -16,21 +20,52 @@ import java.util.stream.Collectors;
  * @param running whether the agent process of the current boot runs
  * @param feeds   keepalives the emulated watchdog received, all boots
  * @param resets  resets the emulated watchdog performed
+ * @param kube    what the real API server shows about the node: its Ready condition, taints and whether the
+ *                NodeGroup's status records it fenced
  */
-record NodeRow(String node, Optional<AgentStatus> status, boolean running, int feeds, int resets) {
+record NodeRow(String node, Optional<AgentStatus> status, boolean running, int feeds, int resets, KubeView kube) {
 
-    static final String HEADER = String.format(Locale.ROOT, "%-8s %-8s %-8s %-11s %-9s %6s %6s  %s",
-            "node", "agent", "members", "quorum", "armed", "feeds", "resets", "note");
+    /**
+     * The API server's view of one node.
+     *
+     * @param ready   the Node's Ready condition (True, False, Unknown, Missing), {@code ?} when the look failed
+     * @param taints  its taint keys
+     * @param fenced  whether the NodeGroup's {@code status.fencedNodes} names it
+     */
+    record KubeView(String ready, Set<String> taints, boolean fenced) {
+
+        /** What the table shows when the API server could not be read. */
+        static final KubeView UNKNOWN = new KubeView("?", Set.of(), false);
+
+        KubeView {
+            taints = Set.copyOf(taints);
+        }
+
+        String render() {
+            List<String> parts = new ArrayList<>();
+            for (String taint : new TreeSet<>(taints)) {
+                parts.add(taint.replace("node.kubernetes.io/", ""));
+            }
+            if (fenced) {
+                parts.add(0, "FENCED");
+            }
+            return parts.isEmpty() ? "-" : String.join(",", parts);
+        }
+    }
+
+    static final String HEADER = String.format(Locale.ROOT, "%-8s %-8s %-8s %-11s %-9s %6s %6s  %-8s %-34s %s",
+            "node", "agent", "members", "quorum", "armed", "feeds", "resets", "k8s", "fenced/taints", "note");
 
     /** @return the row as printed; {@link #signature()} is the same without the ever-growing feed count */
     String render() {
-        return String.format(Locale.ROOT, "%-8s %-8s %-8s %-11s %-9s %6d %6d  %s", node, agent(), members(),
-                quorum(), armed(), feeds, resets, note());
+        return String.format(Locale.ROOT, "%-8s %-8s %-8s %-11s %-9s %6d %6d  %-8s %-34s %s", node, agent(),
+                members(), quorum(), armed(), feeds, resets, kube.ready(), kube.render(), note());
     }
 
     /** @return the row without the feed counter: changes of state, not of time */
     String signature() {
-        return String.join("|", node, agent(), members(), quorum(), armed(), String.valueOf(resets), note());
+        return String.join("|", node, agent(), members(), quorum(), armed(), String.valueOf(resets), kube.ready(),
+                kube.render(), note());
     }
 
     private String agent() {

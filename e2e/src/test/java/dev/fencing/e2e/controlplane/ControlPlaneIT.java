@@ -7,19 +7,24 @@ import dev.fencing.e2e.agent.AgentNode;
 import dev.fencing.e2e.agent.AgentSettings;
 import dev.fencing.e2e.peer.ProjectLayout;
 import dev.fencing.e2e.process.Pause;
+import dev.fencing.e2e.process.ProcessStats;
 import dev.fencing.proto.fencing.v1.AgentStatus;
 import dev.fencing.proto.fencing.v1.DisarmReason;
+import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Duration;
 import java.util.List;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * Agents in network namespaces started with {@code run --controller} and no config file, against the real controller
- * process and the fabric8 CRUD mock API server in the lab's control-plane namespace: they get their config from the
- * controller and arm; a maintenance annotation disarms one without a reset; a stopped controller leaves them
- * fencing on the cached config, and a restarted one serves them again; removal from the group disarms that node
- * and shrinks the others' expected set without a quorum loss.
+ * process and a real Kubernetes control plane in the lab's control-plane namespace: the DaemonSet controller and the
+ * scheduler place an agent pod on every lab Node, each node's kubelet stand-in gets that pod's token, the agents get
+ * their config from the controller and arm; a maintenance annotation disarms one without a reset; a stopped
+ * controller leaves them fencing on the cached config, and a restarted one serves them again; removal from the group
+ * disarms that node and shrinks the others' expected set without a quorum loss. Throughout, the API server shows
+ * every Node Ready, none recorded fenced and none tainted out of service.
  */
 class ControlPlaneIT {
 
@@ -30,9 +35,13 @@ class ControlPlaneIT {
     private static final Duration SLACK = Duration.ofSeconds(3);
 
     private ControlPlaneLab lab;
+    private KubeNodeWatch kube;
 
     @AfterEach
     void tearDown() {
+        if (kube != null) {
+            kube.close();
+        }
         if (lab != null) {
             lab.close();
         }
@@ -47,6 +56,17 @@ class ControlPlaneIT {
         ControlPlane controlPlane = lab.controlPlane();
         AgentCluster agents = lab.agents();
         long armedMillis = agents.awaitAllArmed(ARM);
+        kube = KubeNodeWatch.start(controlPlane);
+        long watched = System.nanoTime();
+        // the real DaemonSet controller made one agent pod per Node, the scheduler bound it, the node's kubelet
+        // stand-in got its token (the agent is armed, so the controller's TokenReview accepted it) and reports it
+        List<Pod> pods = controlPlane.kube().adminClient().pods().inNamespace(ControlPlane.CONTROLLER_NAMESPACE)
+                .withLabel("app.kubernetes.io/name", "fencing-agent").list().getItems();
+        assertThat(pods).extracting(p -> p.getSpec().getNodeName()).containsExactlyInAnyOrderElementsOf(NODES);
+        assertThat(pods).extracting(p -> p.getStatus().getPhase()).containsOnly("Running");
+        for (String name : NODES) {
+            assertThat(controlPlane.readiness(name)).as(name + " Ready").isEqualTo("True");
+        }
         for (AgentNode agent : agents.nodes()) {
             AgentStatus status = agent.status().orElseThrow();
             assertThat(status.getConfigSource()).as(agent.name() + " config source").isEqualTo("controller");
@@ -108,6 +128,12 @@ class ControlPlaneIT {
             agents.node(name).awaitStatus("expecting 2 members", s -> s.getExpected() == 2, SIGNAL);
         }
         long removalMillis = millisSince(removal);
+        // the DaemonSet controller deletes node-3's agent pod; its kubelet finishes the deletion (no pod is left
+        // Terminating), as a kubelet does once the container stopped
+        Awaitility.await("node-3's agent pod gone").atMost(SIGNAL).pollInterval(Duration.ofMillis(250))
+                .until(() -> controlPlane.kube().adminClient().pods().inNamespace(ControlPlane.CONTROLLER_NAMESPACE)
+                        .withLabel("app.kubernetes.io/name", "fencing-agent").list().getItems().stream()
+                        .noneMatch(p -> "node-3".equals(p.getSpec().getNodeName())));
         Pause.sleep(settings.watchdogTimeout().plus(SLACK));
         for (String name : List.of("node-1", "node-2")) {
             AgentStatus status = agents.node(name).status().orElseThrow();
@@ -117,7 +143,25 @@ class ControlPlaneIT {
         for (AgentNode agent : agents.nodes()) {
             assertThat(agent.watchdogEvents("reset", 0)).as("resets of " + agent.name()).isEmpty();
         }
+        // nobody was reset, so Kubernetes saw every node Ready and nothing was recorded fenced or taken out of
+        // service: not for the node in maintenance, not while the controller was down
+        List<KubeNodeWatch.Snapshot> seen = kube.since(watched);
+        assertThat(seen).as("API server looks").hasSizeGreaterThan(10);
+        for (KubeNodeWatch.Snapshot look : seen) {
+            for (String name : NODES) {
+                assertThat(look.isReady(name)).as(name + " Ready in " + look).isTrue();
+                assertThat(look.tainted(name, ControlPlane.OUT_OF_SERVICE_TAINT)).as(name + " out of service")
+                        .isFalse();
+            }
+            assertThat(look.fenced()).as("fenced nodes").isEmpty();
+        }
 
+        // the kubelet stand-ins' footprint after the run (pid of `ip netns exec`, which execs the stand-in)
+        for (AgentNode agent : agents.nodes()) {
+            ProcessStats kubelet = ProcessStats.of(agent.companion().orElseThrow().pid());
+            System.out.printf("kubelet-standin %s: RSS %d KiB, CPU %.2f s%n", agent.name(), kubelet.rssKib(),
+                    kubelet.cpuSeconds());
+        }
         System.out.printf("""
                 ControlPlaneIT timings (3 nodes, watchdog %d s):
                   lab, control plane (API server, seed, controller), agents   %6d ms

@@ -30,6 +30,9 @@ import org.junit.jupiter.api.Test;
  * quorum, keep feeding and report node-3 LEFT; healed and rebooted, node-3 comes back on the config cached in its
  * state dir ({@code config_source = cache}) and re-arms. After the restart every agent resyncs: it reconnects,
  * reports {@code config_source = controller} with a revision no older than before, and nobody else ever resets.
+ * Kubernetes sees it as a cluster would, controller or not: node-3's kubelet died with the reset, so the node
+ * lifecycle controller marks its Node Unknown and taints it unreachable; its reboot makes it Ready and untainted again
+ * before the controller is back, and the restarted controller records nobody fenced.
  */
 class ControllerOutageIT {
 
@@ -48,10 +51,17 @@ class ControllerOutageIT {
      */
     private static final Duration RESYNC = Duration.ofSeconds(180);
 
+    /** kube-controller-manager's node monitor grace period in the lab, its period, and a loaded machine. */
+    private static final Duration NODE_LIFECYCLE = Duration.ofSeconds(60);
+
     private ControlPlaneLab lab;
+    private KubeNodeWatch kube;
 
     @AfterEach
     void tearDown() {
+        if (kube != null) {
+            kube.close();
+        }
         if (lab != null) {
             lab.close();
         }
@@ -76,6 +86,7 @@ class ControllerOutageIT {
             assertThat(status.getConfigSource()).as(agent.name() + " config source").isEqualTo("controller");
             revisionBefore.put(agent.name(), status.getConfigRevision());
         }
+        kube = KubeNodeWatch.start(controlPlane);
         long start = System.nanoTime();
 
         // ---- the controller goes away for two minutes ----
@@ -105,6 +116,16 @@ class ControllerOutageIT {
                     e -> e.isLiveLeftOf("node-3"), MEMBERSHIP);
             leftMillis.put(observer, (left.receivedNanos() - isolatedAt) / 1_000_000);
         }
+        // Kubernetes' own view, without our controller: node-3's kubelet died with the reset, the Node goes Unknown
+        // and the node lifecycle controller taints it unreachable; the keepers' kubelets keep them Ready
+        long resetAt = reset.receivedNanos();
+        KubeNodeWatch.Snapshot lost = kube.await("node-3 Unknown and tainted unreachable", resetAt,
+                look -> "Unknown".equals(look.ready().get("node-3"))
+                        && look.tainted("node-3", ControlPlane.UNREACHABLE_TAINT), NODE_LIFECYCLE);
+        long lostMillis = (lost.nanos() - resetAt) / 1_000_000;
+        for (String keeper : KEEPERS) {
+            assertThat(lost.isReady(keeper)).as(keeper + " Ready while node-3 is lost").isTrue();
+        }
         sleepUntil(isolatedAt + bound.plus(SLACK).toNanos());
         assertNoResets(agents, KEEPERS, start);
         assertFeeding(agents, KEEPERS, watchdogTimeout);
@@ -118,6 +139,11 @@ class ControllerOutageIT {
         long healAt = System.nanoTime();
         isolation.heal();
         node3.boot();
+        KubeNodeWatch.Snapshot back = kube.await("node-3 Ready and no longer tainted unreachable", healAt,
+                look -> look.isReady("node-3") && !look.tainted("node-3", ControlPlane.UNREACHABLE_TAINT),
+                NODE_LIFECYCLE);
+        long backMillis = (back.nanos() - healAt) / 1_000_000;
+        assertThat(node3.companionStarts()).as("node-3's kubelet started again by the reboot").isEqualTo(2);
         AgentStatus cached = node3.awaitStatus("re-armed on the cached config", s -> s.getArmed()
                 && s.getQuorumHeld() && "cache".equals(s.getConfigSource()), ARM);
         long cacheRearmMillis = (System.nanoTime() - healAt) / 1_000_000;
@@ -160,6 +186,16 @@ class ControllerOutageIT {
         assertNoResets(agents, KEEPERS, start);
         assertNoResets(agents, List.of("node-3"), healAt);
         assertFeeding(agents, NODES, watchdogTimeout);
+        // the controller was down while node-3 fenced itself and came back before it returned: nobody is recorded
+        // fenced or taken out of service, and every Node is Ready
+        for (KubeNodeWatch.Snapshot look : kube.since(start)) {
+            assertThat(look.fenced()).as("fenced nodes at " + look).isEmpty();
+            NODES.forEach(n -> assertThat(look.tainted(n, ControlPlane.OUT_OF_SERVICE_TAINT))
+                    .as(n + " out of service").isFalse());
+        }
+        for (String name : NODES) {
+            assertThat(controlPlane.readiness(name)).as(name + " Ready at the end").isEqualTo("True");
+        }
 
         StringBuilder out = new StringBuilder(String.format("""
                 ControllerOutageIT timings (3 nodes, watchdog %d s, T_stop %d ms, controller down %d ms):
@@ -169,6 +205,8 @@ class ControllerOutageIT {
                 bound.toMillis()));
         leftMillis.forEach((n, ms) -> out.append(String.format(
                 "  isolation -> LEFT node-3 at %s's consumer            %6d ms%n", n, ms)));
+        out.append(String.format("  node-3 reset -> Node Unknown + unreachable taint (kcm)     %6d ms%n", lostMillis));
+        out.append(String.format("  heal + reboot -> Node node-3 Ready, taint gone            %6d ms%n", backMillis));
         out.append(String.format("  heal + reboot -> node-3 re-armed on cached config (rev %d) %6d ms%n",
                 cached.getConfigRevision(), cacheRearmMillis));
         joinMillis.forEach((n, ms) -> out.append(String.format(

@@ -7,6 +7,9 @@ import dev.fencing.e2e.agent.AgentLauncher;
 import dev.fencing.e2e.agent.AgentNode;
 import dev.fencing.e2e.agent.AgentSettings;
 import dev.fencing.e2e.agent.ConsumedEvent;
+import dev.fencing.e2e.controlplane.ControlPlane;
+import dev.fencing.e2e.controlplane.ControlPlaneLab;
+import dev.fencing.e2e.controlplane.KubeNodeWatch;
 import dev.fencing.e2e.netns.NetnsLab;
 import dev.fencing.e2e.peer.ProjectLayout;
 import dev.fencing.e2e.process.ObservedLine;
@@ -29,6 +32,12 @@ import org.junit.jupiter.api.TestInfo;
  * Issue 6 scenarios on five real agents, one per network namespace, each with an emulated softdog whose reset kills
  * the agent. Every scenario asserts safety (who may and who must not reset) with generous bounds and prints its
  * timings; the bound of a fence is {@code T_stop + watchdog timeout} from the fault, as the agents report them.
+ *
+ * <p>The 3+2 partition and the isolation run on the real control plane ({@link ControlPlaneLab}: agents configured by
+ * the controller, a kubelet stand-in per node that the reset kills too) and also check what Kubernetes shows: the
+ * reset nodes go Unknown (node lifecycle controller), the controller records them in {@code status.fencedNodes} only
+ * while Kubernetes shows them not Ready, taints at most {@code --max-out-of-service} (1) of them out of service, never
+ * touches the majority, and clears it all when the node boots again.
  */
 class QuorumFencingIT {
 
@@ -40,8 +49,13 @@ class QuorumFencingIT {
     /** Issue 6: 10 % loss on every link for 60 s (~240 heartbeat rounds at 250 ms). */
     private static final Duration LOSS_WINDOW = Duration.ofSeconds(60);
 
+    /** Reset -> Node Unknown (kcm grace period 8 s, period 1 s) -> recorded fenced (safe-to-assume-fenced) -> taint. */
+    private static final Duration KUBE_VIEW = Duration.ofSeconds(90);
+
     private static ProjectLayout layout;
     private static AgentLauncher launcher;
+    private ControlPlaneLab controlPlaneLab;
+    private KubeNodeWatch kube;
     private NetnsLab lab;
     private AgentCluster cluster;
     private Duration tStop;
@@ -70,6 +84,23 @@ class QuorumFencingIT {
         Path logs = layout.logDir("scenarios").resolve(test + "-" + lab.runId());
         cluster = AgentCluster.start(lab, launcher, "workers", settings,
                 layout.e2eTarget().resolve("agent-lab").resolve(lab.runId()), logs);
+        awaitArmed(nodes, logs);
+    }
+
+    /**
+     * Starts the five agents on the real control plane (configured by the controller with {@code settings} as the
+     * NodeGroup's policy, a kubelet stand-in per node), waits until every one is armed and starts watching the API
+     * server.
+     */
+    private void startFiveArmedAgentsOnTheControlPlane(AgentSettings settings) {
+        controlPlaneLab = ControlPlaneLab.start(NODES, "workers", settings, layout, "scenarios");
+        lab = controlPlaneLab.lab();
+        cluster = controlPlaneLab.agents();
+        awaitArmed(NODES, controlPlaneLab.logDir());
+        kube = KubeNodeWatch.start(controlPlaneLab.controlPlane());
+    }
+
+    private void awaitArmed(List<String> nodes, Path logs) {
         long armedMillis = cluster.awaitAllArmed(ARM);
         Timings timings = cluster.timings("node-1");
         tStop = Duration.ofSeconds(timings.getTStop().getSeconds(), timings.getTStop().getNanos());
@@ -81,6 +112,13 @@ class QuorumFencingIT {
 
     @AfterEach
     void tearDown() {
+        if (kube != null) {
+            kube.close();
+        }
+        if (controlPlaneLab != null) {
+            controlPlaneLab.close();
+            return;
+        }
         if (cluster != null) {
             cluster.close();
         }
@@ -95,7 +133,7 @@ class QuorumFencingIT {
 
     @Test
     void minorityOfAThreeTwoPartitionFencesItselfWhileTheMajorityKeepsFeeding() {
-        startFiveArmedAgents(AgentSettings.fastFence());
+        startFiveArmedAgentsOnTheControlPlane(AgentSettings.fastFence());
         ScenarioReport report = new ScenarioReport("5 nodes, 3+2 partition");
         Set<String> majority = Set.of("node-1", "node-2", "node-3");
         Set<String> minority = Set.of("node-4", "node-5");
@@ -117,12 +155,55 @@ class QuorumFencingIT {
         holdWithoutResets(majority, faultAt, fenceBound().plus(SLACK));
         assertNoResets(majority, faultAt);
         assertStillFeeding(majority);
+
+        // what Kubernetes shows: both reset nodes go Unknown, are recorded fenced after that, one is taken out of
+        // service (--max-out-of-service 1); the majority is never recorded, never tainted
+        for (String node : minority) {
+            reportKubeView(report, node, faultAt);
+        }
+        KubeNodeWatch.Snapshot tainted = kube.await("out-of-service taint on one minority node", faultAt,
+                look -> minority.stream().filter(n -> look.tainted(n, ControlPlane.OUT_OF_SERVICE_TAINT)).count() == 1,
+                KUBE_VIEW);
+        report.add("partition -> out-of-service taint on one of them", "-", millis(tainted.nanos() - faultAt), "");
+        long end = System.nanoTime();
+        assertThat(kube.fencedWhileReady(faultAt, end)).as("looks with a Ready node recorded fenced").isEmpty();
+        for (KubeNodeWatch.Snapshot look : kube.since(faultAt)) {
+            assertThat(minority.stream().filter(n -> look.tainted(n, ControlPlane.OUT_OF_SERVICE_TAINT)).count())
+                    .as("out-of-service taints at once (storm limit 1) in " + look).isLessThanOrEqualTo(1);
+            for (String node : majority) {
+                assertThat(look.fenced()).as("fenced nodes").doesNotContain(node);
+                assertThat(look.tainted(node, ControlPlane.OUT_OF_SERVICE_TAINT)).as(node + " out of service")
+                        .isFalse();
+            }
+        }
         report.note("majority resets", "-", "0").print();
+    }
+
+    /**
+     * Awaits and reports {@code node}'s loss as Kubernetes shows it: Ready Unknown with the unreachable taint, then
+     * its record in {@code status.fencedNodes}; the record must not come first.
+     */
+    private KubeNodeWatch.Snapshot reportKubeView(ScenarioReport report, String node, long faultAt) {
+        KubeNodeWatch.Snapshot unknown = kube.await(node + " Unknown and tainted unreachable", faultAt,
+                look -> "Unknown".equals(look.ready().get(node)) && look.tainted(node, ControlPlane.UNREACHABLE_TAINT),
+                KUBE_VIEW);
+        KubeNodeWatch.Snapshot fenced = kube.await(node + " in status.fencedNodes", faultAt,
+                look -> look.fenced().contains(node), KUBE_VIEW);
+        KubeNodeWatch.Snapshot firstNotReady = kube.first(faultAt, look -> !look.isReady(node)).orElseThrow();
+        assertThat(fenced.nanos()).as(node + " recorded fenced no earlier than Kubernetes saw it not Ready")
+                .isGreaterThanOrEqualTo(firstNotReady.nanos());
+        report.add("fault -> Node Unknown, tainted unreachable", node, millis(unknown.nanos() - faultAt), "");
+        report.add("fault -> in status.fencedNodes", node, millis(fenced.nanos() - faultAt), "");
+        return fenced;
+    }
+
+    private static long millis(long nanos) {
+        return nanos / 1_000_000;
     }
 
     @Test
     void isolatedNodeAloneFencesAndRejoinsAfterHeal() {
-        startFiveArmedAgents(AgentSettings.fastFence());
+        startFiveArmedAgentsOnTheControlPlane(AgentSettings.fastFence());
         ScenarioReport report = new ScenarioReport("5 nodes, one isolated, then healed");
         Set<String> others = Set.of("node-1", "node-2", "node-3", "node-4");
 
@@ -135,13 +216,33 @@ class QuorumFencingIT {
             report.add("LEFT node-5 at consumer", observer, awaitLeft(observer, "node-5", faultAt), "");
         }
 
+        // Kubernetes: node-5 goes Unknown, then the controller records it fenced and takes it out of service
+        reportKubeView(report, "node-5", faultAt);
+        KubeNodeWatch.Snapshot tainted = kube.await("out-of-service taint on node-5", faultAt,
+                look -> look.tainted("node-5", ControlPlane.OUT_OF_SERVICE_TAINT), KUBE_VIEW);
+        report.add("isolation -> out-of-service taint", "node-5", millis(tainted.nanos() - faultAt), "");
+
         long healAt = System.nanoTime();
+        assertThat(kube.fencedWhileReady(faultAt, healAt)).as("looks with a Ready node recorded fenced").isEmpty();
         isolation.heal();
         cluster.node("node-5").boot();
         for (String observer : others) {
             ConsumedEvent join = cluster.node(observer).consumer().await("JOIN of node-5", healAt,
                     e -> e.isJoinOf("node-5") && !"snapshot".equals(e.source()), MEMBERSHIP);
             report.add("JOIN node-5 after heal+reboot", observer, (join.receivedNanos() - healAt) / 1_000_000, "");
+        }
+        // recovery: node-5's kubelet renews again, its agent reports again: Ready, untainted, no longer fenced
+        KubeNodeWatch.Snapshot recovered = kube.await("node-5 Ready, untainted and no longer recorded fenced", healAt,
+                look -> look.isReady("node-5") && !look.tainted("node-5", ControlPlane.OUT_OF_SERVICE_TAINT)
+                        && !look.tainted("node-5", ControlPlane.UNREACHABLE_TAINT) && look.fenced().isEmpty(),
+                KUBE_VIEW);
+        report.add("heal + reboot -> Ready, taints gone, not fenced", "node-5", millis(recovered.nanos() - healAt), "");
+        for (KubeNodeWatch.Snapshot look : kube.since(faultAt)) {
+            for (String node : others) {
+                assertThat(look.fenced()).as("fenced nodes").doesNotContain(node);
+                assertThat(look.tainted(node, ControlPlane.OUT_OF_SERVICE_TAINT)).as(node + " out of service")
+                        .isFalse();
+            }
         }
         assertNoResets(others, faultAt);
         assertStillFeeding(others);
