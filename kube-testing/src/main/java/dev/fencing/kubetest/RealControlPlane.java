@@ -518,7 +518,10 @@ public final class RealControlPlane implements AutoCloseable {
 
     private static void stop(Component component) {
         Process process = component.process();
+        // socat forks a child per relayed connection; they outlive their parent unless killed with it
+        List<ProcessHandle> children = process.descendants().toList();
         if (!process.isAlive()) {
+            children.forEach(ProcessHandle::destroyForcibly);
             return;
         }
         process.destroy();
@@ -531,6 +534,7 @@ public final class RealControlPlane implements AutoCloseable {
             process.destroyForcibly();
             Thread.currentThread().interrupt();
         }
+        children.forEach(ProcessHandle::destroyForcibly);
     }
 
     private static int freePort() {

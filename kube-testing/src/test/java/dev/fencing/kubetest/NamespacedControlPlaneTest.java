@@ -1,8 +1,10 @@
 package dev.fencing.kubetest;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -31,10 +33,14 @@ class NamespacedControlPlaneTest {
                 pids = namespacePids(ns);
                 assertThat(pids).isNotEmpty();
             }
-            for (long pid : pids) {
-                assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false))
-                        .as("pid %d of the closed control plane", pid).isFalse();
-            }
+            // killed processes are gone once reaped (by this JVM, or by init for a relay's forked children)
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+                for (long pid : pids) {
+                    assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false))
+                            .as("pid %d of the closed control plane", pid).isFalse();
+                }
+                assertThat(namespacePids(ns)).as("processes left in %s", ns).isEmpty();
+            });
         } finally {
             run("ip", "netns", "del", ns);
         }
