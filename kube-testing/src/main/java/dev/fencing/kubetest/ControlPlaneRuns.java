@@ -33,7 +33,7 @@ final class ControlPlaneRuns {
     /** Creates the run directory and records this JVM as its owner. */
     static Path claim(String runId) {
         long pid = ProcessHandle.current().pid();
-        String start = startTime(pid).orElseThrow(() -> new IllegalStateException("cannot read /proc/" + pid
+        String start = ProcessStartTime.of(pid).orElseThrow(() -> new IllegalStateException("cannot read /proc/" + pid
                 + "/stat"));
         Path dir = ROOT.resolve(runId);
         try {
@@ -48,7 +48,7 @@ final class ControlPlaneRuns {
 
     /** Records a component so a sweeper can kill it if this JVM dies. */
     static synchronized void recordChild(Path runDir, long pid) {
-        startTime(pid).ifPresent(start -> {
+        ProcessStartTime.of(pid).ifPresent(start -> {
             try {
                 Files.writeString(runDir.resolve("pids"), pid + " " + start + "\n", StandardCharsets.UTF_8,
                         java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
@@ -90,7 +90,7 @@ final class ControlPlaneRuns {
         int killed = 0;
         for (String[] entry : entries(run.resolve("pids"))) {
             long pid = Long.parseLong(entry[0]);
-            if (startTime(pid).filter(entry[1]::equals).isPresent()) {
+            if (ProcessStartTime.of(pid).filter(entry[1]::equals).isPresent()) {
                 Optional<ProcessHandle> handle = ProcessHandle.of(pid);
                 if (handle.isPresent() && handle.get().destroyForcibly()) {
                     killed++;
@@ -126,7 +126,7 @@ final class ControlPlaneRuns {
             }
         }
         String[] entry = owner.get(0);
-        return startTime(Long.parseLong(entry[0])).filter(entry[1]::equals).isPresent();
+        return ProcessStartTime.of(Long.parseLong(entry[0])).filter(entry[1]::equals).isPresent();
     }
 
     private static List<String[]> entries(Path file) {
@@ -142,17 +142,5 @@ final class ControlPlaneRuns {
             // no such file: nothing recorded
         }
         return entries;
-    }
-
-    /** @return field 22 of /proc/pid/stat (start time in clock ticks since boot), the identity of a pid */
-    static Optional<String> startTime(long pid) {
-        try {
-            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"), StandardCharsets.UTF_8);
-            // the command name (field 2) may contain spaces and parentheses: count from the last ')'
-            String[] rest = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            return Optional.of(rest[19]);
-        } catch (IOException | RuntimeException e) {
-            return Optional.empty();
-        }
     }
 }

@@ -154,14 +154,8 @@ public final class LabRuns {
         }
     }
 
-    /** Kernel start time of a process (field 22 of /proc/pid/stat), which tells a live owner from a reused pid. */
+    /** Kernel start time of a process, which tells a live owner from a reused pid. */
     static Optional<String> startTime(long pid) {
-        try {
-            String stat = Files.readString(Path.of("/proc", String.valueOf(pid), "stat"), StandardCharsets.UTF_8);
-            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            return Optional.of(fields[19]);
-        } catch (IOException | RuntimeException e) {
-            return Optional.empty();
-        }
+        return dev.fencing.kubetest.ProcessStartTime.of(pid);
     }
 }
