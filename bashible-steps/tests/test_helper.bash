@@ -92,7 +92,7 @@ now() {
 }
 
 # The commands the steps and the fakes use; path_without offers exactly these, minus the ones named.
-STEP_COMMANDS=(bash env cat dirname mkdir mktemp date chmod chown mv head rm tr sleep awk sed wc grep readlink stat
+STEP_COMMANDS=(bash env cat dirname basename mkdir mktemp date chmod chown mv head rm tr sleep awk sed wc grep readlink stat
   curl cmp ln)
 
 # A PATH with the commands of STEP_COMMANDS except the ones named: the test runs "without" them.
