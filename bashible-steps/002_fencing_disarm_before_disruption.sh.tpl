@@ -186,7 +186,8 @@ while true; do
     log "$state"
     last="$state"
   fi
-  if ((SECONDS - started >= timeout)); then
+  # ">": SECONDS counts whole seconds, so this waits at least the full timeout.
+  if ((SECONDS - started > timeout)); then
     fail "the fencing agent did not confirm the disarm within ${timeout}s (last: $state)." \
       "Refusing to start disruptive work with a possibly armed watchdog; $disable_file stays in place and" \
       "bashible will retry. Check the agent: 'kubectl -n <namespace> exec <agent pod> -- fencing-agent status'."
