@@ -89,7 +89,11 @@ SH
   reader=$!
 
   run -0 bash "$DISARM"
-  sleep 0.1
+  # Let the reader see the finished file at least once (bounded), then stop it.
+  for ((i = 0; i < 100; i++)); do
+    [[ -s "$FAKE_DIR/reads" ]] && break
+    sleep 0.05
+  done
   touch "$FAKE_DIR/stop"
   wait "$reader"
 
