@@ -124,7 +124,8 @@ SH
 }
 
 @test "waits while the running agent reports armed and returns once it confirms the disarm" {
-  start_agent follow 5
+  # 20 writes of "not noticed yet" (about 1 s): long enough for the step to see them on a loaded machine.
+  start_agent follow 20
 
   run -0 bash "$DISARM"
 
