@@ -24,6 +24,7 @@ import dev.fencing.agent.quorum.TieBreaker;
 import dev.fencing.agent.watchdog.ArmingConditions;
 import dev.fencing.agent.watchdog.WatchdogDevice;
 import dev.fencing.agent.watchdog.WatchdogFeeder;
+import dev.fencing.agent.watchdog.WatchdogMetrics;
 import dev.fencing.agent.watchdog.WatchdogStatus;
 import dev.fencing.agent.watchdog.WatchdogSupervisor;
 import dev.fencing.policy.ResolvedTimings;
@@ -854,6 +855,7 @@ public final class FencingAgent implements AutoCloseable {
         .register(registry);
     Gauge.builder("fencing.isolated", this, a -> a.snapshot.isolated() ? 1 : 0)
         .description("1 while this node announces itself isolated (Exclude)").register(registry);
+    WatchdogMetrics.register(registry, () -> snapshot.watchdog(), feeder);
     FunctionCounter.builder("fencing.watchdog.feeds", this, a -> a.snapshot.watchdog().feedsTotal())
         .description("Watchdog keepalives (the arming open included)").register(registry);
     Gauge.builder("fencing.watchdog.last.feed.age.seconds", this, a -> {
