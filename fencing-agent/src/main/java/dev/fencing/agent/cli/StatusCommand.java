@@ -71,6 +71,10 @@ public final class StatusCommand implements Callable<Integer> {
 
   private int check() {
     PrintWriter out = spec.commandLine().getOut();
+    if (options.json) {
+      spec.commandLine().getErr().println("status: --check prints one line of text; drop --json (or --check)");
+      return ExitCodes.USAGE;
+    }
     // Every outcome, "no agent" included, is one line on stdout: a probe logs stdout.
     try (AgentConnection agent = AgentConnection.open(options.socket(), out)) {
       if (agent == null) {

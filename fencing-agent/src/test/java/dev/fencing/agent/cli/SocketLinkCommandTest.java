@@ -2,8 +2,6 @@ package dev.fencing.agent.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.ServerSocketChannel;
@@ -12,7 +10,6 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /** {@code socket-link} in a temp dir standing for the host's {@code /var/run}. */
 class SocketLinkCommandTest {
@@ -21,16 +18,8 @@ class SocketLinkCommandTest {
 
   @TempDir Path run;
 
-  private record Run(int code, String out, String err) {}
-
-  private Run socketLink(Path link, String target) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    CommandLine cli = FencingAgentCli.commandLine();
-    cli.setOut(new PrintWriter(out, true));
-    cli.setErr(new PrintWriter(err, true));
-    int code = cli.execute("socket-link", "--link", link.toString(), "--target", target);
-    return new Run(code, out.toString(), err.toString());
+  private CliRun socketLink(Path link, String target) {
+    return CliRun.of("socket-link", "--link", link.toString(), "--target", target);
   }
 
   private Path link() {
@@ -51,7 +40,7 @@ class SocketLinkCommandTest {
     Files.createDirectories(run.resolve("fencing-agent"));
     Files.writeString(run.resolve(TARGET), "stand-in for the socket");
 
-    Run result = socketLink(link(), TARGET.toString());
+    CliRun result = socketLink(link(), TARGET.toString());
 
     assertThat(result.code()).isZero();
     assertThat(result.out()).contains("created");
@@ -65,7 +54,7 @@ class SocketLinkCommandTest {
     Object before = Files.readAttributes(link(), java.nio.file.attribute.BasicFileAttributes.class,
         LinkOption.NOFOLLOW_LINKS).fileKey();
 
-    Run again = socketLink(link(), TARGET.toString());
+    CliRun again = socketLink(link(), TARGET.toString());
 
     assertThat(again.code()).isZero();
     assertThat(again.out()).contains("already in place");
@@ -78,7 +67,7 @@ class SocketLinkCommandTest {
   void aSymlinkPointingElsewhereIsReplaced() throws Exception {
     Files.createSymbolicLink(link(), Path.of("old-agent/agent.sock"));
 
-    Run result = socketLink(link(), TARGET.toString());
+    CliRun result = socketLink(link(), TARGET.toString());
 
     assertThat(result.code()).isZero();
     assertThat(result.out()).contains("replaced the symlink to old-agent/agent.sock");
@@ -93,7 +82,7 @@ class SocketLinkCommandTest {
     }
     assertThat(Files.exists(link(), LinkOption.NOFOLLOW_LINKS)).isTrue();
 
-    Run result = socketLink(link(), TARGET.toString());
+    CliRun result = socketLink(link(), TARGET.toString());
 
     assertThat(result.code()).isZero();
     assertThat(result.out()).contains("replaced a stale socket");
@@ -103,14 +92,14 @@ class SocketLinkCommandTest {
   @Test
   void aDirectoryOrRegularFileInTheWayIsLeftAloneWithAMessageAndExitZero() throws Exception {
     Files.createDirectories(link());
-    Run directory = socketLink(link(), TARGET.toString());
+    CliRun directory = socketLink(link(), TARGET.toString());
     assertThat(directory.code()).isZero();
     assertThat(directory.err()).contains("is a directory").contains("left alone").contains("mount that directory");
     assertThat(Files.isDirectory(link(), LinkOption.NOFOLLOW_LINKS)).isTrue();
 
     Path file = run.resolve("other.sock");
     Files.writeString(file, "not a socket");
-    Run regular = socketLink(file, TARGET.toString());
+    CliRun regular = socketLink(file, TARGET.toString());
     assertThat(regular.code()).isZero();
     assertThat(regular.err()).contains("is a regular file");
     assertThat(Files.readString(file)).isEqualTo("not a socket");
@@ -118,11 +107,11 @@ class SocketLinkCommandTest {
 
   @Test
   void aMissingDirectoryIsAnIoErrorAndAnAbsoluteTargetAUsageError() {
-    Run missing = socketLink(run.resolve("no-such-dir/fencing-agent.sock"), TARGET.toString());
+    CliRun missing = socketLink(run.resolve("no-such-dir/fencing-agent.sock"), TARGET.toString());
     assertThat(missing.code()).isEqualTo(ExitCodes.AGENT_ERROR);
     assertThat(missing.err()).contains("cannot link");
 
-    Run absolute = socketLink(link(), "/var/run/fencing-agent/fencing-agent.sock");
+    CliRun absolute = socketLink(link(), "/var/run/fencing-agent/fencing-agent.sock");
     assertThat(absolute.code()).isEqualTo(ExitCodes.USAGE);
     assertThat(absolute.err()).contains("must be relative");
     assertThat(Files.exists(link(), LinkOption.NOFOLLOW_LINKS)).isFalse();

@@ -8,8 +8,6 @@ import dev.fencing.proto.fencing.v1.AgentStatus;
 import dev.fencing.proto.fencing.v1.DisarmReason;
 import dev.fencing.proto.fencing.v1.FencingMode;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -18,7 +16,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /** {@code status --check} exit codes, and the default socket's fallback, against a real LocalApiServer. */
 class StatusCheckTest {
@@ -27,8 +24,6 @@ class StatusCheckTest {
   private Path socket;
   private final AtomicReference<AgentStatus> status = new AtomicReference<>();
   private LocalApiServer server;
-
-  private record Run(int code, String out, String err) {}
 
   @BeforeEach
   void startAgentApi() throws IOException {
@@ -42,17 +37,11 @@ class StatusCheckTest {
     server.close();
   }
 
-  private static Run run(Object command, String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    CommandLine cli = new CommandLine(command);
-    cli.setOut(new PrintWriter(out, true));
-    cli.setErr(new PrintWriter(err, true));
-    int code = cli.execute(args);
-    return new Run(code, out.toString(), err.toString());
+  private static CliRun run(Object command, String... args) {
+    return CliRun.of(command, args);
   }
 
-  private Run check() {
+  private CliRun check() {
     return run(FencingAgentCli.commandLine().getCommand(), "status", "--check", "--socket", socket.toString());
   }
 
@@ -69,7 +58,7 @@ class StatusCheckTest {
   void armedWithQuorumIsZero() {
     status.set(held(3).setArmed(true).build());
 
-    Run run = check();
+    CliRun run = check();
 
     assertThat(run.code()).isEqualTo(StatusCommand.CHECK_OK);
     assertThat(run.out()).isEqualTo("ok: armed, quorum held (heard 3 of 3 expected, quorum 2)\n");
@@ -80,7 +69,7 @@ class StatusCheckTest {
     status.set(held(3).addDisarmReasons(reason(DisarmReason.Kind.KIND_DISABLE_FILE, "kernel update"))
         .addDisarmReasons(reason(DisarmReason.Kind.KIND_MAINTENANCE, "update.node.deckhouse.io/approved")).build());
 
-    Run run = check();
+    CliRun run = check();
 
     assertThat(run.code()).isEqualTo(StatusCommand.CHECK_OK);
     assertThat(run.out()).startsWith("ok: disarmed on purpose (DisableFile \"kernel update\"; Maintenance")
@@ -91,7 +80,7 @@ class StatusCheckTest {
   void notArmedForAnotherReasonIsOne() {
     status.set(held(2).addDisarmReasons(reason(DisarmReason.Kind.KIND_WATCHDOG_UNAVAILABLE,
         "missing: /host/dev/watchdog not found")).build());
-    Run unavailable = check();
+    CliRun unavailable = check();
     assertThat(unavailable.code()).isEqualTo(StatusCommand.CHECK_NOT_ARMED);
     assertThat(unavailable.out()).startsWith("not armed: WatchdogUnavailable \"missing:").hasLineCount(1);
 
@@ -101,7 +90,7 @@ class StatusCheckTest {
 
     status.set(AgentStatus.newBuilder().setNode("node-a")
         .addDisarmReasons(reason(DisarmReason.Kind.KIND_NO_CONFIG, "no configuration yet")).build());
-    Run noConfig = check();
+    CliRun noConfig = check();
     assertThat(noConfig.code()).isEqualTo(StatusCommand.CHECK_NOT_ARMED);
     assertThat(noConfig.out()).startsWith("not armed: NoConfig");
   }
@@ -110,7 +99,7 @@ class StatusCheckTest {
   void quorumNotHeldIsTwo() {
     status.set(held(1).setArmed(true).setFencingInProgress(true).build());
 
-    Run run = check();
+    CliRun run = check();
 
     assertThat(run.code()).isEqualTo(StatusCommand.CHECK_NO_QUORUM);
     assertThat(run.out()).isEqualTo("quorum not held: heard 1 of 3 expected, quorum 2; fencing in progress\n");
@@ -120,7 +109,7 @@ class StatusCheckTest {
   void noAgentIsThreeWithTheLineOnStdout() {
     Path absent = dir.resolve("absent.sock");
 
-    Run run = run(FencingAgentCli.commandLine().getCommand(), "status", "--check", "--socket", absent.toString());
+    CliRun run = run(FencingAgentCli.commandLine().getCommand(), "status", "--check", "--socket", absent.toString());
 
     assertThat(run.code()).isEqualTo(ExitCodes.NO_AGENT);
     assertThat(run.out()).startsWith("no agent at " + absent).hasLineCount(1);
@@ -142,8 +131,19 @@ class StatusCheckTest {
 
     StatusCommand explicit = new StatusCommand();
     explicit.options.defaults = new AgentSocketOptions.SocketDefaults(socket, socket);
-    Run run = run(explicit, "--check", "--socket", missing.toString());
+    CliRun run = run(explicit, "--check", "--socket", missing.toString());
     assertThat(run.code()).as("--socket is never replaced").isEqualTo(ExitCodes.NO_AGENT);
     assertThat(run.out()).contains(missing.toString());
+  }
+
+  @Test
+  void checkAndJsonTogetherAreAUsageError() {
+    status.set(held(3).setArmed(true).build());
+
+    CliRun run = run(FencingAgentCli.commandLine().getCommand(), "status", "--check", "--json", "--socket",
+        socket.toString());
+
+    assertThat(run.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(run.err()).contains("drop --json");
   }
 }

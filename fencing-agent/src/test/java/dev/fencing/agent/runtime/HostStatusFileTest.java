@@ -71,4 +71,15 @@ class HostStatusFileTest {
     }
     assertThat(read(status)).containsEntry("armed", "false").containsEntry("reasons", "SHUTTING_DOWN");
   }
+
+  @Test
+  void theStatusFileFlagDefaultsToTheContractPathAndAnEmptyValueTurnsItOff() {
+    RunCommand defaults = new RunCommand();
+    new picocli.CommandLine(defaults).parseArgs("--node", "node-a");
+    assertThat(RunCommand.statusFile(defaults.statusFile)).hasValue(Path.of("/var/run/fencing-agent/status"));
+
+    RunCommand off = new RunCommand();
+    new picocli.CommandLine(off).parseArgs("--node", "node-a", "--status-file=");
+    assertThat(RunCommand.statusFile(off.statusFile)).isEmpty();
+  }
 }
