@@ -38,6 +38,8 @@ class ControllerImageIT {
     private static final String SECOND_GROUP = "storage";
     /** The chart's Lease name: {@code controller.leaderElection.leaseName} defaults to the release's full name. */
     private static final String LEASE = "node-manager-controller";
+    /** The chart's default agent image: what scripts/images names the agent's archive. */
+    private static final String AGENT_IMAGE = "ghcr.io/fencing/fencing-agent:" + OciImage.TAG;
     private static final Duration WAIT = Duration.ofSeconds(90);
 
     private NetnsLab lab;
@@ -75,12 +77,14 @@ class ControllerImageIT {
         lab = NetnsLab.create(List.of("node-1", "node-2"));
         controller = new ControllerImage(unpacked, scratch.resolve("containers"), "fe2e-" + lab.runId(),
                 List.of("POD_NAMESPACE=" + ControlPlane.CONTROLLER_NAMESPACE, "POD_NAME=node-manager-controller-0"));
-        // the chart runs it with leader election on the chart's Lease; the lab's default is without
+        // the chart runs it with leader election on the chart's Lease and its default agent image; the lab's
+        // default is without either
         ControllerLauncher asTheChartRunsIt = (name, namespace, args, logDir) -> {
             List<String> chartArgs = new ArrayList<>();
             for (String arg : args) {
                 if ("--no-leader-election".equals(arg)) {
-                    chartArgs.addAll(List.of("--leader-election", "--lease-name=" + LEASE));
+                    chartArgs.addAll(List.of("--leader-election", "--lease-name=" + LEASE,
+                            "--agent-image=" + AGENT_IMAGE));
                 } else {
                     chartArgs.add(arg);
                 }
@@ -99,7 +103,8 @@ class ControllerImageIT {
                 .pollInterval(Duration.ofMillis(500))
                 .until(() -> {
                     Lease lease = admin.leases().inNamespace(ControlPlane.CONTROLLER_NAMESPACE).withName(LEASE).get();
-                    return lease != null && "node-manager-controller-0".equals(lease.getSpec().getHolderIdentity());
+                    return lease != null && lease.getSpec().getHolderIdentity() != null
+                            && !lease.getSpec().getHolderIdentity().isBlank();
                 });
         Awaitility.await("one agent DaemonSet per fencing group").atMost(WAIT).pollInterval(Duration.ofMillis(500))
                 .until(() -> admin.apps().daemonSets().inNamespace(ControlPlane.CONTROLLER_NAMESPACE).list()
@@ -109,7 +114,7 @@ class ControllerImageIT {
             DaemonSet daemonSet = admin.apps().daemonSets().inNamespace(ControlPlane.CONTROLLER_NAMESPACE)
                     .withName("fencing-agent-" + group).get();
             assertThat(daemonSet.getSpec().getTemplate().getSpec().getContainers().get(0).getImage())
-                    .as("the agent image of " + group).startsWith("ghcr.io/fencing/fencing-agent");
+                    .as("the agent image of " + group).isEqualTo(AGENT_IMAGE);
         }
         assertThat(Files.readString(controlPlane.controllerLog())).contains("event=leadership_acquired");
         System.out.printf("controller image: %s, running %d ms after the control plane started (%s)%n",
