@@ -81,12 +81,12 @@ class AgentDaemonSetApplyRealApiTest {
     @ValueSource(booleans = {true, false})
     void anUnchangedDesiredStateWritesNothingDespiteServerDefaults(boolean serverSideApply) {
         Setup s = setup(serverSideApply);
-        assertThat(s.daemonSets().apply(s.group())).isEqualTo(Outcome.CREATED);
+        assertThat(s.daemonSets().apply(s.group()).outcome()).isEqualTo(Outcome.CREATED);
         DaemonSet created = s.get();
         // The server filled in what the controller leaves out, e.g. the template's restartPolicy.
         assertThat(created.getSpec().getTemplate().getSpec().getRestartPolicy()).isEqualTo("Always");
-        assertThat(s.daemonSets().apply(s.group())).isEqualTo(Outcome.UNCHANGED);
-        assertThat(s.daemonSets().apply(s.group())).isEqualTo(Outcome.UNCHANGED);
+        assertThat(s.daemonSets().apply(s.group()).outcome()).isEqualTo(Outcome.UNCHANGED);
+        assertThat(s.daemonSets().apply(s.group()).outcome()).isEqualTo(Outcome.UNCHANGED);
         assertThat(s.get().getMetadata().getResourceVersion()).isEqualTo(created.getMetadata().getResourceVersion());
         assertThat(created.getMetadata().getManagedFields()).anySatisfy(m -> {
             assertThat(m.getOperation()).isEqualTo(serverSideApply ? "Apply" : "Update");
@@ -109,7 +109,7 @@ class AgentDaemonSetApplyRealApiTest {
                 c.agentResources(), c.agentTolerations(), "", c.leaderElection(), c.leaseName(), null, null,
                 c.statusInterval(), c.reportStaleAfter(), c.historyLimit(), c.streamQueue(), c.maxTieLease(),
                 c.maxOutOfService(), c.gossipEncryption(), c.advertiseHost()).withServerSideApply(serverSideApply);
-        assertThat(new AgentDaemonSets(admin, noPriority).apply(s.group())).isEqualTo(Outcome.UPDATED);
+        assertThat(new AgentDaemonSets(admin, noPriority).apply(s.group()).outcome()).isEqualTo(Outcome.UPDATED);
         assertThat(s.image()).isEqualTo("registry.example/fencing-agent:next");
         assertThat(s.get().getSpec().getTemplate().getSpec().getPriorityClassName()).isNull();
     }
@@ -122,11 +122,11 @@ class AgentDaemonSetApplyRealApiTest {
         kubectlEdit(s);
         assertThat(s.image()).isEqualTo(EDITED_IMAGE);
 
-        assertThat(s.daemonSets().apply(s.group())).isEqualTo(Outcome.UPDATED);
+        assertThat(s.daemonSets().apply(s.group()).outcome()).isEqualTo(Outcome.UPDATED);
         assertThat(s.image()).isEqualTo(s.config().agentImage());
         assertThat(s.get().getMetadata().getAnnotations()).containsEntry(NOTE, "kept")
                 .containsKey(AgentDaemonSetFactory.HASH_ANNOTATION);
-        assertThat(s.daemonSets().apply(s.group())).isEqualTo(Outcome.UNCHANGED);
+        assertThat(s.daemonSets().apply(s.group()).outcome()).isEqualTo(Outcome.UNCHANGED);
     }
 
     /** What the write without SSA does: the hash still matches, so a hand edit stays until the spec changes. */
@@ -136,7 +136,7 @@ class AgentDaemonSetApplyRealApiTest {
         s.daemonSets().apply(s.group());
         kubectlEdit(s);
 
-        assertThat(s.daemonSets().apply(s.group())).isEqualTo(Outcome.UNCHANGED);
+        assertThat(s.daemonSets().apply(s.group()).outcome()).isEqualTo(Outcome.UNCHANGED);
         assertThat(s.image()).isEqualTo(EDITED_IMAGE);
         assertThat(s.get().getMetadata().getAnnotations()).containsEntry(NOTE, "kept");
     }
@@ -162,7 +162,7 @@ class AgentDaemonSetApplyRealApiTest {
                 .addToAnnotations(NOTE, "theirs").endMetadata().build();
         admin.apps().daemonSets().inNamespace(s.namespace()).resource(note).fieldManager("other-tool")
                 .serverSideApply();
-        assertThat(s.daemonSets().apply(s.group())).isEqualTo(Outcome.UNCHANGED);
+        assertThat(s.daemonSets().apply(s.group()).outcome()).isEqualTo(Outcome.UNCHANGED);
         assertThat(s.get().getMetadata().getAnnotations()).containsEntry(NOTE, "theirs");
     }
 }
