@@ -110,15 +110,20 @@ write_disable_file() {
 }
 
 @test "around maintenance: disarm, the agent follows the file, re-arm" {
-  fake fencing-agent auto
+  start_agent follow 2
   fake curl '0 ok'
 
   run -0 bash "$DISARM"
   [[ -f "$FENCING_DISABLE_FILE" ]]
-  [[ "$output" == *"agent reports disarmed"* ]]
+  [[ "$output" == *"the agent confirms: armed=false disable_file=present"* ]]
 
   run -0 bash "$REARM"
   [[ ! -e "$FENCING_DISABLE_FILE" ]]
-  run -0 fencing-agent status --json
-  [[ "$(jq -r .armed <<<"$output")" == true ]]
+  # The fake agent notices the removal and reports armed again.
+  for ((i = 0; i < 100; i++)); do
+    grep -qx armed=true "$FENCING_AGENT_STATUS_FILE" && break
+    sleep 0.05
+  done
+  grep -qx armed=true "$FENCING_AGENT_STATUS_FILE"
+  grep -qx disable_file=absent "$FENCING_AGENT_STATUS_FILE"
 }

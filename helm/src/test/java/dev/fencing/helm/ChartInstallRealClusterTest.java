@@ -67,6 +67,8 @@ class ChartInstallRealClusterTest {
         Release installed = release.install();
 
         assertThat(installed.getStatus()).isEqualTo("deployed");
+        assertThat(installed.getOutput()).as("the notes name the agents' host ports")
+                .contains("open 9651 TCP+UDP (gossip)", "9652 TCP (/metrics, /healthz, /readyz)");
         assertThat(missingOnServer(release, rendered)).isEmpty();
         assertThat(rendered).extracting(HasMetadata::getKind).contains("Deployment", "Service", "ServiceAccount",
                 "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "PodDisruptionBudget", "Secret");

@@ -26,6 +26,7 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
@@ -38,6 +39,8 @@ import io.grpc.TlsChannelCredentials;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.StreamObserver;
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -264,6 +267,75 @@ class ControllerWithChartRbacRealClusterTest {
                 .anyMatch(a -> a.matches("200 PATCH /api/v1/nodes/" + firstNode))
                 .anyMatch(a -> a.matches("201 POST /api/v1/namespaces/default/events"))
                 .anyMatch(a -> a.matches("101 WATCH /apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases"));
+    }
+
+    /**
+     * The issue's "done when": a clean {@code helm install} with the default values (no --set at all) into a cluster
+     * whose platform already owns the NodeGroup CRD, as Deckhouse does, brings up the controller, and the controller
+     * (with the chart's identity and arguments) creates one agent DaemonSet per fencing-enabled group, none for a
+     * group without fencing, and the DaemonSet controller admits the agent pods it stands for.
+     */
+    @Test
+    void aCleanInstallWithDefaultValuesRunsOneAgentDaemonSetPerFencingGroup() throws Exception {
+        try (InputStream in = Files.newInputStream(FencingChart.dir().resolve(
+                "crds-optional/nodegroups.deckhouse.io-v1.yml"))) {
+            admin().apiextensions().v1().customResourceDefinitions().resource(admin().getKubernetesSerialization()
+                    .unmarshal(in, CustomResourceDefinition.class)).create();
+        }
+        ChartRelease.awaitCrdEstablished(admin());
+        ChartRelease release = new ChartRelease(KUBE.get(), KUBE.get().uniqueName("chart-defaults"));
+        assertThat(release.install().getStatus()).isEqualTo("deployed");
+        cleanup.add(release::uninstall);
+
+        List<String> fenced = List.of(KUBE.get().uniqueName("workers"), KUBE.get().uniqueName("frontend"));
+        String plain = KUBE.get().uniqueName("plain");
+        List<String> nodes = new ArrayList<>();
+        int suffix = 10;
+        for (String group : List.of(fenced.get(0), fenced.get(1), plain)) {
+            String node = group + "-1";
+            admin().nodes().resource(node(node, group, suffix++)).create();
+            nodes.add(node);
+            NodeGroup g = new NodeGroup();
+            g.setMetadata(new ObjectMetaBuilder().withName(group).build());
+            g.setSpec(new NodeGroupSpec().withNodeType(NodeType.STATIC).withFencing(group.equals(plain) ? null
+                    : new Fencing().withMode("Watchdog").withWatchdog(new FencingWatchdog().withTimeout("60s"))));
+            admin().resource(g).create();
+            cleanup.add(() -> admin().resources(NodeGroup.class).withName(group).delete());
+        }
+        cleanup.add(() -> nodes.forEach(n -> admin().nodes().withName(n).delete()));
+
+        ChartController controller = ChartController.of(KUBE.get(), release.namespace(), DefaultValuesRenderTest.NAME,
+                tlsDir);
+        cleanup.add(controller);
+        assertThat(controller.args()).contains("--gossip-port=9651", "--agent-metrics-port=9652");
+        controller.start();
+
+        for (String group : fenced) {
+            DaemonSet ds = await().atMost(WAIT).until(() -> admin().apps().daemonSets()
+                    .inNamespace(release.namespace()).withName(AgentDaemonSetFactory.name(group)).get(), d -> d != null);
+            assertThat(ds.getMetadata().getOwnerReferences()).singleElement()
+                    .satisfies(o -> assertThat(o.getName()).isEqualTo(group));
+            var pod = ds.getSpec().getTemplate().getSpec();
+            assertThat(pod.getContainers().get(0).getImage()).isEqualTo("ghcr.io/fencing/fencing-agent:0.1.0");
+            assertThat(pod.getContainers().get(0).getImagePullPolicy()).isEqualTo("IfNotPresent");
+            assertThat(pod.getContainers().get(0).getArgs()).containsSequence("--metrics-port", "9652");
+            // The DaemonSet controller made the group's agent pod and the API server admitted it.
+            Pod agent = agentPod(new Cluster(release.namespace(), DefaultValuesRenderTest.NAME, group, List.of(),
+                    controller), group + "-1");
+            assertThat(agent.getSpec().getInitContainers()).extracting(c -> c.getName())
+                    .containsExactly("socket-link");
+            await().atMost(WAIT).untilAsserted(() -> assertThat(admin().resources(NodeGroup.class).withName(group)
+                    .get().getStatus().getConditions()).anySatisfy(c -> {
+                        assertThat(c.getType()).isEqualTo("AgentDaemonSet");
+                        assertThat(c.getStatus()).isEqualTo("True");
+                    }));
+        }
+        assertThat(admin().apps().daemonSets().inNamespace(release.namespace()).list().getItems())
+                .extracting(d -> d.getMetadata().getName())
+                .containsExactlyInAnyOrder(AgentDaemonSetFactory.name(fenced.get(0)),
+                        AgentDaemonSetFactory.name(fenced.get(1)));
+        assertThat(controller.responses().forbidden()).as("every answer that was no success: "
+                + controller.responses().failed()).isEmpty();
     }
 
     @Test

@@ -128,4 +128,30 @@ class InvalidValuesTest {
         assertThatThrownBy(() -> FencingChart.templateForKubeVersion("1.24.0"))
                 .hasMessageContaining("requires kubeVersion");
     }
+
+    @Test
+    void agentPortsOutsideTheirRangeOrSharedAreRejectedNamingTheKey() {
+        assertThatThrownBy(() -> FencingChart.render("agent.metricsPort", 65536))
+                .hasMessageContaining("/agent/metricsPort").hasMessageContaining("maximum");
+        assertThatThrownBy(() -> FencingChart.render("agent.metricsPort", -1))
+                .hasMessageContaining("/agent/metricsPort").hasMessageContaining("minimum");
+        assertThatThrownBy(() -> FencingChart.render("agent.metricsPort", 9651))
+                .hasMessageContaining("agent.metricsPort=9651 equals agent.gossipPort");
+    }
+
+    @Test
+    void anUnknownAgentPullPolicyOrAMalformedPullSecretIsRejected() {
+        assertThatThrownBy(() -> FencingChart.render("agent.image.pullPolicy", "always"))
+                .hasMessageContaining("/agent/image/pullPolicy");
+        assertThatThrownBy(() -> FencingChart.renderWithValues("""
+                agent:
+                  imagePullSecrets:
+                    - name: Reg_Cred
+                """)).hasMessageContaining("/agent/imagePullSecrets/0/name");
+        assertThatThrownBy(() -> FencingChart.renderWithValues("""
+                agent:
+                  imagePullSecrets:
+                    - regcred
+                """)).hasMessageContaining("/agent/imagePullSecrets/0");
+    }
 }

@@ -2,6 +2,9 @@ package dev.fencing.helm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.fencing.nodemanager.NodeManagerOperator;
+import dev.fencing.nodemanager.config.AgentPodSettings;
+
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Service;
@@ -16,7 +19,9 @@ import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.util.List;
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
 
 class ValuesVariationTest {
 
@@ -158,6 +163,33 @@ class ValuesVariationTest {
         assertThat(r.arg("--agent-priority-class")).hasValue("");
         assertThat(r.arg("--gossip-port")).hasValue("8500");
         assertThat(r.arg("--agent-controller-address")).hasValue("fencing.example.internal:443");
+    }
+
+    @Test
+    void agentPullSettingsAndMetricsPortReachTheControllerAndItsAgentPodSettings() {
+        Rendered r = FencingChart.renderWithValues("""
+                agent:
+                  image:
+                    pullPolicy: Always
+                  imagePullSecrets:
+                    - name: regcred
+                    - name: mirror.example
+                  metricsPort: 9700
+                """);
+
+        assertThat(r.args()).filteredOn(a -> a.startsWith("--agent-image-pull") || a.startsWith("--agent-metrics"))
+                .containsExactly("--agent-metrics-port=9700", "--agent-image-pull-policy=Always",
+                        "--agent-image-pull-secret=regcred", "--agent-image-pull-secret=mirror.example");
+        // The controller's own option parsing takes what the chart renders.
+        NodeManagerOperator operator = new NodeManagerOperator();
+        new CommandLine(operator).parseArgs(r.args().toArray(String[]::new));
+        assertThat(operator.config().agentPod()).isEqualTo(new AgentPodSettings(9700, "Always",
+                List.of("regcred", "mirror.example")));
+
+        Rendered off = FencingChart.render("agent.metricsPort", 0);
+        assertThat(off.arg("--agent-metrics-port")).hasValue("0");
+        assertThat(FencingChart.render("agent.image.pullPolicy", "").args())
+                .noneMatch(a -> a.startsWith("--agent-image-pull-policy"));
     }
 
     @Test

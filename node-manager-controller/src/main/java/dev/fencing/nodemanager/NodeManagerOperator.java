@@ -3,6 +3,7 @@ package dev.fencing.nodemanager;
 import dev.fencing.nodemanager.reconciler.WriteLimits;
 import dev.fencing.nodemanager.grpc.StreamLimits;
 import dev.fencing.nodemanager.config.AgentControlSecurity;
+import dev.fencing.nodemanager.config.AgentPodSettings;
 import dev.fencing.nodemanager.config.ClientKeyAlgorithm;
 import dev.fencing.nodemanager.config.ControllerConfig;
 import dev.fencing.nodemanager.config.LeaderElectionTimings;
@@ -59,9 +60,26 @@ public final class NodeManagerOperator implements Callable<Integer> {
             description = "Port of /healthz, /readyz, /metrics (-1: off).")
     int healthPort;
 
-    @Option(names = "--gossip-port", defaultValue = "${env:NMC_GOSSIP_PORT:-7946}",
-            description = "Port agents gossip on (part of each member's gossip address).")
+    @Option(names = "--gossip-port", defaultValue = "${env:NMC_GOSSIP_PORT:-9651}",
+            description = "Port agents gossip on, TCP and UDP on the node's address (part of each member's gossip"
+                    + " address; default: ${DEFAULT-VALUE}, clear of MetalLB's 7946 and Deckhouse's agent's 8500).")
     int gossipPort;
+
+    @Option(names = "--agent-metrics-port", defaultValue = "${env:NMC_AGENT_METRICS_PORT:-9652}",
+            description = "Port of the agents' /metrics, /healthz and /readyz on the node's addresses; the agent"
+                    + " DaemonSet probes it (default: ${DEFAULT-VALUE}; 0: no HTTP server and no probes).")
+    int agentMetricsPort;
+
+    @Option(names = "--agent-image-pull-policy", defaultValue = "${env:NMC_AGENT_IMAGE_PULL_POLICY:-}",
+            description = "imagePullPolicy of the agent containers: Always, IfNotPresent or Never (default: none,"
+                    + " so Kubernetes decides by the tag).")
+    String agentImagePullPolicy;
+
+    @Option(names = "--agent-image-pull-secret", split = ",",
+            defaultValue = "${env:NMC_AGENT_IMAGE_PULL_SECRET}",
+            description = "Secret in --namespace the kubelet pulls the agent image with; repeatable or"
+                    + " comma-separated.")
+    List<String> agentImagePullSecrets;
 
     @Option(names = "--agent-image", defaultValue = "${env:NMC_AGENT_IMAGE:-fencing-agent:latest}",
             description = "Agent container image.")
@@ -236,6 +254,15 @@ public final class NodeManagerOperator implements Callable<Integer> {
             throw new CommandLine.ParameterException(new CommandLine(this), "--agent-ca-secret is required with"
                     + " TLS: agents verify the controller's certificate with that Secret's ca.crt");
         }
+        AgentPodSettings agentPod;
+        try {
+            agentPod = new AgentPodSettings(agentMetricsPort,
+                    agentImagePullPolicy == null ? "" : agentImagePullPolicy.trim(),
+                    agentImagePullSecrets == null ? List.of() : agentImagePullSecrets.stream().map(String::trim)
+                            .filter(s -> !s.isEmpty()).toList());
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
+        }
         AgentControlSecurity security = new AgentControlSecurity(insecurePlaintext, tlsCa, agentCaSecret,
                 agentServiceAccount, duration("--tls-reload-interval", tlsReloadInterval));
         return new ControllerConfig(namespace, grpcPort, healthPort, gossipPort, agentImage, address, resources,
@@ -245,7 +272,7 @@ public final class NodeManagerOperator implements Callable<Integer> {
                 duration("--max-tie-lease", maxTieLease), maxOutOfService, gossipEncryption,
                 advertiseHost == null || advertiseHost.isBlank() ? null : advertiseHost,
                 apiServerProbeUrl == null || apiServerProbeUrl.isBlank() ? null : apiServerProbeUrl, security,
-                serverSideApply);
+                serverSideApply, agentPod);
     }
 
     /** The validated leader election timings. */

@@ -3,9 +3,11 @@ package dev.fencing.nodemanager;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.fencing.nodemanager.config.AgentPodSettings;
 import dev.fencing.nodemanager.config.ControllerConfig;
 import dev.fencing.nodemanager.config.LeaderElectionTimings;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -97,8 +99,32 @@ class NodeManagerOperatorCliTest {
     void defaultsLeadOnALeaseAndTolerateEverything() {
         ControllerConfig c = parse();
         assertThat(c.leaderElection()).isTrue();
-        assertThat(c.gossipPort()).isEqualTo(7946);
+        assertThat(c.gossipPort()).as("clear of MetalLB's 7946 and Deckhouse's agent's 8500").isEqualTo(9651);
+        assertThat(c.agentPod()).isEqualTo(new AgentPodSettings(9652, "", List.of()));
         assertThat(c.agentTolerations().get(0).getOperator()).isEqualTo("Exists");
+    }
+
+    @Test
+    void agentPodFlagsSetTheMetricsPortAndImagePulling() {
+        ControllerConfig c = parse("--agent-metrics-port", "9700", "--agent-image-pull-policy", "Always",
+                "--agent-image-pull-secret", "regcred", "--agent-image-pull-secret", "mirror,backup");
+        assertThat(c.agentPod()).isEqualTo(new AgentPodSettings(9700, "Always", List.of("regcred", "mirror",
+                "backup")));
+        assertThat(parse("--agent-metrics-port", "0").agentPod().metricsPort()).as("off").isZero();
+    }
+
+    @Test
+    void badAgentPodFlagsStopTheControllerNamingTheFlag() {
+        assertThatThrownBy(() -> parse("--agent-metrics-port", "70000"))
+                .isInstanceOf(CommandLine.ParameterException.class).hasMessageContaining("--agent-metrics-port 70000");
+        assertThatThrownBy(() -> parse("--agent-image-pull-policy", "always"))
+                .isInstanceOf(CommandLine.ParameterException.class)
+                .hasMessageContaining("--agent-image-pull-policy always: expected Always, IfNotPresent or Never");
+        assertThatThrownBy(() -> parse("--agent-image-pull-secret", "-bad"))
+                .isInstanceOf(CommandLine.ParameterException.class)
+                .hasMessageContaining("--agent-image-pull-secret -bad");
+        assertThatThrownBy(() -> parse("--agent-metrics-port", "8500", "--gossip-port", "8500"))
+                .hasMessageContaining("--agent-metrics-port 8500 is the gossip port");
     }
 
     /** Production writes with server-side apply; the switch exists for API servers without it (the CRUD mock). */

@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,6 +27,8 @@ import org.slf4j.LoggerFactory;
 public final class AgentCluster implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(AgentCluster.class);
+
+    private static final String CONFIG_FILE = "agent.yaml";
 
     private final Path workDir;
     private final Map<String, AgentNode> nodes = new LinkedHashMap<>();
@@ -43,17 +46,28 @@ public final class AgentCluster implements AutoCloseable {
      */
     public static AgentCluster start(NetnsLab lab, AgentLauncher launcher, String group, AgentSettings settings,
                                      Path workDir, Path logDir) {
+        return start(lab, launcher, group, settings, workDir, logDir, Set.of());
+    }
+
+    /**
+     * Like {@link #start(NetnsLab, AgentLauncher, String, AgentSettings, Path, Path)}, but the nodes in
+     * {@code runElsewhere} get no agent here although they are expected members: the caller runs theirs (e.g. from
+     * the container image) with the same {@link #standaloneConfig()} and their directory {@code workDir/<node>}.
+     */
+    public static AgentCluster start(NetnsLab lab, AgentLauncher launcher, String group, AgentSettings settings,
+                                     Path workDir, Path logDir, Set<String> runElsewhere) {
         List<AgentSettings.Member> members = lab.nodes().stream()
                 .map(n -> new AgentSettings.Member(n.name(), n.address(), AgentNode.GOSSIP_PORT)).toList();
-        Path config = workDir.resolve("agent.yaml");
+        Path config = workDir.resolve(CONFIG_FILE);
         try {
             Files.createDirectories(workDir);
             Files.writeString(config, settings.standaloneYaml(group, members), StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new IllegalStateException("cannot write " + config + ": " + e.getMessage(), e);
         }
-        return start(lab, launcher, AgentConfigSource.standaloneFile(config), settings.watchdogTimeout(), workDir,
-                logDir, Optional.empty());
+        List<LabNode> here = lab.nodes().stream().filter(n -> !runElsewhere.contains(n.name())).toList();
+        return start(lab, here, launcher, AgentConfigSource.standaloneFile(config), settings.watchdogTimeout(),
+                workDir, logDir, Optional.empty());
     }
 
     /**
@@ -68,15 +82,15 @@ public final class AgentCluster implements AutoCloseable {
     public static AgentCluster startConfiguredByController(NetnsLab lab, AgentLauncher launcher,
                                                            AgentConfigSource controller, NodeCompanion kubelet,
                                                            Duration watchdogTimeout, Path workDir, Path logDir) {
-        return start(lab, launcher, controller, watchdogTimeout, workDir, logDir, Optional.of(kubelet));
+        return start(lab, lab.nodes(), launcher, controller, watchdogTimeout, workDir, logDir, Optional.of(kubelet));
     }
 
-    private static AgentCluster start(NetnsLab lab, AgentLauncher launcher, AgentConfigSource source,
-                                      Duration watchdogTimeout, Path workDir, Path logDir,
+    private static AgentCluster start(NetnsLab lab, List<LabNode> agentNodes, AgentLauncher launcher,
+                                      AgentConfigSource source, Duration watchdogTimeout, Path workDir, Path logDir,
                                       Optional<NodeCompanion> companion) {
         AgentCluster cluster = new AgentCluster(workDir);
         try {
-            for (LabNode node : lab.nodes()) {
+            for (LabNode node : agentNodes) {
                 Path dir = workDir.resolve(node.name());
                 Files.createDirectories(dir.resolve("state"));
                 cluster.nodes.put(node.name(), new AgentNode(lab, node, launcher, source, dir, logDir, companion));
@@ -95,6 +109,11 @@ public final class AgentCluster implements AutoCloseable {
             throw e;
         }
         return cluster;
+    }
+
+    /** @return the standalone config file every agent of {@link #start} reads ({@code workDir/agent.yaml}) */
+    public Path standaloneConfig() {
+        return workDir.resolve(CONFIG_FILE);
     }
 
     /** @return the node called {@code name} */

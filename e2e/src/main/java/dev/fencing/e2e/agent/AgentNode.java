@@ -26,9 +26,12 @@ import java.util.function.Predicate;
  */
 public final class AgentNode {
 
-    static final int GOSSIP_PORT = 7946;
-    static final int METRICS_PORT = 9464;
-    private static final List<String> EMULATOR_JVM = List.of("-Xms8m", "-Xmx32m", "-XX:+UseSerialGC",
+    /** The gossip port every lab agent binds (on its own namespace's address). */
+    public static final int GOSSIP_PORT = 7946;
+    /** The metrics port every lab agent serves. */
+    public static final int METRICS_PORT = 9464;
+    /** JVM flags of the softdog emulators. */
+    public static final List<String> EMULATOR_JVM = List.of("-Xms8m", "-Xmx32m", "-XX:+UseSerialGC",
             "-XX:TieredStopAtLevel=1");
     private static final Duration POLL = Duration.ofMillis(250);
     /** The kubelet stand-in's first token needs the DaemonSet, the scheduler and a TokenRequest. */

@@ -102,7 +102,7 @@ public final class ControlPlane implements AutoCloseable {
 
     private final NetnsLab lab;
     private final String namespace;
-    private final Path controllerJar;
+    private final ControllerLauncher launcher;
     private final Path logDir;
     private final String group;
     private final NamespaceFirewall firewall;
@@ -118,11 +118,11 @@ public final class ControlPlane implements AutoCloseable {
     private int controllerStarts;
     private boolean closed;
 
-    private ControlPlane(NetnsLab lab, Path controllerJar, String group, Path logDir) {
+    private ControlPlane(NetnsLab lab, ControllerLauncher launcher, String group, Path logDir) {
         this.lab = lab;
         this.namespace = LabRuns.PREFIX + lab.runId() + "-cp";
         this.firewall = new NamespaceFirewall(namespace);
-        this.controllerJar = controllerJar;
+        this.launcher = launcher;
         this.group = group;
         this.logDir = logDir;
         try {
@@ -143,7 +143,16 @@ public final class ControlPlane implements AutoCloseable {
      */
     public static ControlPlane start(NetnsLab lab, ProjectLayout layout, String group, AgentSettings settings,
                                      Path logDir, Set<String> outsideGroup) {
-        ControlPlane plane = new ControlPlane(lab, ControllerJar.locate(layout), group, logDir);
+        return start(lab, layout, group, settings, logDir, outsideGroup, jar(ControllerJar.locate(layout)));
+    }
+
+    /**
+     * Like {@link #start(NetnsLab, ProjectLayout, String, AgentSettings, Path, Set)}, with the controller started by
+     * {@code launcher} (e.g. from its container image) instead of {@code java -jar}.
+     */
+    public static ControlPlane start(NetnsLab lab, ProjectLayout layout, String group, AgentSettings settings,
+                                     Path logDir, Set<String> outsideGroup, ControllerLauncher launcher) {
+        ControlPlane plane = new ControlPlane(lab, launcher, group, logDir);
         long started = System.nanoTime();
         try {
             plane.standin = locateStandin();
@@ -324,12 +333,6 @@ public final class ControlPlane implements AutoCloseable {
         HostCommand.check(command, IP_TIMEOUT);
     }
 
-    private List<String> inNamespace(List<String> command) {
-        List<String> full = new ArrayList<>(List.of("ip", "netns", "exec", namespace));
-        full.addAll(command);
-        return full;
-    }
-
     private static String java() {
         return Path.of(System.getProperty("java.home"), "bin", "java").toString();
     }
@@ -462,15 +465,24 @@ public final class ControlPlane implements AutoCloseable {
 
     // ---- the controller -----------------------------------------------------------------------------------------
 
+    /** @return the default launcher: {@code java -jar <jar>} under {@code ip netns exec} */
+    public static ControllerLauncher jar(Path controllerJar) {
+        return (processName, namespace, args, logDir) -> {
+            List<String> command = new ArrayList<>(List.of("ip", "netns", "exec", namespace, java()));
+            command.addAll(JVM);
+            command.addAll(List.of("-jar", controllerJar.toString()));
+            command.addAll(args);
+            return LoggedProcess.start(processName, command, logDir);
+        };
+    }
+
     /** Starts the controller process (again, after {@link #stopController()}) and waits until it runs. */
     public void startController() {
         if (controller != null && controller.isAlive()) {
             throw new IllegalStateException("the controller already runs (pid " + controller.pid() + ")");
         }
         controllerStarts++;
-        List<String> command = new ArrayList<>(List.of(java()));
-        command.addAll(JVM);
-        command.addAll(List.of("-jar", controllerJar.toString(),
+        List<String> args = List.of(
                 // the API server at its in-namespace https URL, the CA and the chart ServiceAccount's token;
                 // agents' APIReachable probe gets the same URL and CA (GET https://198.18.0.2:6443/readyz)
                 "--kubeconfig", controllerKubeconfig.toString(),
@@ -488,8 +500,8 @@ public final class ControlPlane implements AutoCloseable {
                 // the arbiter grants nothing for this long after start: short, so tie-breaks answer in the lab
                 "--max-tie-lease", "5s",
                 "--status-interval", "2s",
-                "--report-stale-after", "10s"));
-        controller = LoggedProcess.start("controller-start" + controllerStarts, inNamespace(command), logDir);
+                "--report-stale-after", "10s");
+        controller = launcher.start("controller-start" + controllerStarts, namespace, args, logDir);
         lab.adopt(controller);
         awaitControllerRunning();
     }

@@ -42,7 +42,7 @@ final class AgentConnection implements AutoCloseable {
       Function<FencingGrpc.FencingBlockingStub, M> call, Function<M, String> human) {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    try (AgentConnection agent = open(options.socket, err)) {
+    try (AgentConnection agent = open(options.socket(), err)) {
       if (agent == null) {
         return ExitCodes.NO_AGENT;
       }

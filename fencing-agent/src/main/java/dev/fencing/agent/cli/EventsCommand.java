@@ -57,7 +57,7 @@ public final class EventsCommand implements Callable<Integer> {
       err.println("--count must be at least 1, got " + count);
       return ExitCodes.USAGE;
     }
-    try (AgentConnection agent = AgentConnection.open(options.socket, err)) {
+    try (AgentConnection agent = AgentConnection.open(options.socket(), err)) {
       if (agent == null) {
         return ExitCodes.NO_AGENT;
       }

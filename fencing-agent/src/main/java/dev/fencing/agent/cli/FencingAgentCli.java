@@ -7,7 +7,8 @@ import picocli.CommandLine.Command;
 
 /**
  * {@code fencing-agent}: the jar's main. {@code run} starts the agent; {@code members}, {@code events} and
- * {@code status} are clients of a running agent's socket; {@code softdog-emulator} emulates a watchdog on a FIFO.
+ * {@code status} are clients of a running agent's socket; {@code socket-link} keeps the socket's contract path as a
+ * symlink (init container); {@code softdog-emulator} emulates a watchdog on a FIFO.
  */
 @Command(
     name = "fencing-agent",
@@ -19,6 +20,7 @@ import picocli.CommandLine.Command;
       MembersCommand.class,
       EventsCommand.class,
       StatusCommand.class,
+      SocketLinkCommand.class,
       SoftdogEmulator.class,
       CommandLine.HelpCommand.class
     },

@@ -8,18 +8,18 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code /metrics} (Prometheus text exposition of a {@link PrometheusMeterRegistry}) and {@code /healthz} (200 "ok"
- * or 503 with the reason) on the JDK HTTP server.
+ * {@code /metrics} (Prometheus text exposition of a {@link PrometheusMeterRegistry}), {@code /healthz} (liveness) and
+ * {@code /readyz} (readiness) on the JDK HTTP server. Each probe answers 200 "ok" or 503 with a one-line reason (see
+ * {@link AgentHealth} for what the agent asks).
  *
  * <p>Requests run on at most {@value #THREADS} threads with a short queue; when both are full the accepting thread
  * serves the request itself, which slows accepting instead of growing memory, so a scraping storm cannot take
@@ -36,35 +36,32 @@ public final class MetricsHttpServer implements AutoCloseable {
 
   private final int requestedPort;
   private final PrometheusMeterRegistry registry;
-  private final BooleanSupplier healthy;
-  private final Supplier<String> unhealthyReason;
+  private final Probe liveness;
+  private final Probe readiness;
   private HttpServer server;
   private ThreadPoolExecutor executor;
 
-  /**
-   * @param port TCP port on all interfaces; 0 picks a free one (see {@link #port()})
-   * @param registry scraped on every {@code GET /metrics}
-   * @param healthy answers {@code /healthz}
-   */
-  public MetricsHttpServer(int port, PrometheusMeterRegistry registry, BooleanSupplier healthy) {
-    this(port, registry, healthy, () -> "not healthy");
+  /** One probe: empty when fine, else the reason for the 503. */
+  @FunctionalInterface
+  public interface Probe {
+    /** Empty when the probe passes; otherwise a one-line reason. */
+    Optional<String> problem();
   }
 
   /**
    * @param port TCP port on all interfaces; 0 picks a free one (see {@link #port()})
    * @param registry scraped on every {@code GET /metrics}
-   * @param healthy answers {@code /healthz}
-   * @param unhealthyReason asked only when {@code healthy} is false; its answer is the 503 body
+   * @param liveness answers {@code /healthz}
+   * @param readiness answers {@code /readyz}
    */
-  public MetricsHttpServer(
-      int port, PrometheusMeterRegistry registry, BooleanSupplier healthy, Supplier<String> unhealthyReason) {
+  public MetricsHttpServer(int port, PrometheusMeterRegistry registry, Probe liveness, Probe readiness) {
     if (port < 0 || port > 65535) {
       throw new IllegalArgumentException("metrics port must be 0..65535, got " + port);
     }
     this.requestedPort = port;
     this.registry = Objects.requireNonNull(registry, "registry");
-    this.healthy = Objects.requireNonNull(healthy, "healthy");
-    this.unhealthyReason = Objects.requireNonNull(unhealthyReason, "unhealthyReason");
+    this.liveness = Objects.requireNonNull(liveness, "liveness");
+    this.readiness = Objects.requireNonNull(readiness, "readiness");
   }
 
   /**
@@ -91,9 +88,10 @@ public final class MetricsHttpServer implements AutoCloseable {
     }, new ThreadPoolExecutor.CallerRunsPolicy());
     http.setExecutor(executor);
     http.createContext("/metrics", this::metrics);
-    http.createContext("/healthz", this::healthz);
+    http.createContext("/healthz", exchange -> probe(exchange, liveness, "unhealthy"));
+    http.createContext("/readyz", exchange -> probe(exchange, readiness, "not ready"));
     http.createContext("/", exchange -> respond(exchange, 404, "text/plain; charset=utf-8",
-        "not found: try /metrics or /healthz\n"));
+        "not found: try /metrics, /healthz or /readyz\n"));
     http.start();
     server = http;
     LOG.info("event=metrics_http_started port={}", port());
@@ -131,23 +129,20 @@ public final class MetricsHttpServer implements AutoCloseable {
     respond(exchange, 200, PROMETHEUS_TEXT, body);
   }
 
-  private void healthz(HttpExchange exchange) throws IOException {
+  private static void probe(HttpExchange exchange, Probe probe, String failed) throws IOException {
     if (!allowed(exchange)) {
       return;
     }
-    boolean ok;
-    String reason;
+    Optional<String> problem;
     try {
-      ok = healthy.getAsBoolean();
-      reason = ok ? "" : unhealthyReason.get();
+      problem = probe.problem();
     } catch (RuntimeException e) {
-      ok = false;
-      reason = "health check failed: " + e;
+      problem = Optional.of("probe failed: " + e);
     }
-    if (ok) {
+    if (problem.isEmpty()) {
       respond(exchange, 200, "text/plain; charset=utf-8", "ok\n");
     } else {
-      respond(exchange, 503, "text/plain; charset=utf-8", "unhealthy: " + reason + "\n");
+      respond(exchange, 503, "text/plain; charset=utf-8", failed + ": " + problem.get() + "\n");
     }
   }
 

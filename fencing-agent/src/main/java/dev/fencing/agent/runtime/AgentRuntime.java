@@ -6,6 +6,7 @@ import dev.fencing.agent.apiserver.ApiServerEndpoint;
 import dev.fencing.agent.apiserver.ReadyzProber;
 import dev.fencing.agent.api.LocalApiServer;
 import dev.fencing.agent.config.AgentConfig;
+import dev.fencing.agent.config.AtomicFileReplacer;
 import dev.fencing.agent.config.ExpectedMember;
 import dev.fencing.agent.config.StateDirectory;
 import dev.fencing.agent.control.ControllerClient;
@@ -15,6 +16,7 @@ import dev.fencing.agent.membership.MemberlistGossip;
 import dev.fencing.agent.metrics.MetricsHttpServer;
 import dev.fencing.agent.quorum.MonotonicClock;
 import dev.fencing.agent.quorum.TieBreaker;
+import dev.fencing.agent.status.StatusFileWriter;
 import dev.fencing.agent.watchdog.WatchdogDevice;
 import dev.fencing.memberlist.transport.Transport;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -36,8 +38,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Everything {@code fencing-agent run} starts, in order, and stops in reverse: the agent core, gossip on memberlist,
- * the local API on its Unix socket, the disable-file watcher, {@code /metrics} and {@code /healthz}, and the
- * controller client with its reports. Closing it applies the SIGTERM rules of the watchdog.
+ * the local API on its Unix socket, the disable-file watcher, the host status file, {@code /metrics},
+ * {@code /healthz} and {@code /readyz}, and the controller client with its reports. Closing it applies the SIGTERM rules of the watchdog.
  */
 public final class AgentRuntime implements AutoCloseable {
 
@@ -65,6 +67,7 @@ public final class AgentRuntime implements AutoCloseable {
    * @param agentVersion build version
    * @param apiServer the standalone config's API server endpoint for APIReachable (a controller's config replaces it)
    * @param allowPlaintextGossip arm even when the group has no gossip keyring (labs only)
+   * @param statusFile the host status file, when kept ({@code --status-file}, empty = off)
    */
   public record Options(
       String node,
@@ -79,7 +82,8 @@ public final class AgentRuntime implements AutoCloseable {
       Optional<UnaryOperator<Transport>> transportWrapper,
       String agentVersion,
       Optional<ApiServerEndpoint> apiServer,
-      boolean allowPlaintextGossip) {
+      boolean allowPlaintextGossip,
+      Optional<Path> statusFile) {
 
     /**
      * Without a standalone API server endpoint (the controller's, if any, is used), refusing to arm on plaintext
@@ -89,7 +93,7 @@ public final class AgentRuntime implements AutoCloseable {
         WatchdogDevice device, Path disableFile, Path stateDir, int metricsPort, Optional<InetSocketAddress> bind,
         Optional<UnaryOperator<Transport>> transportWrapper, String agentVersion) {
       this(node, fileConfig, controller, socket, device, disableFile, stateDir, metricsPort, bind, transportWrapper,
-          agentVersion, Optional.empty(), false);
+          agentVersion, Optional.empty(), false, Optional.empty());
     }
 
     /** Without a standalone API server endpoint (the controller's, if any, is used). */
@@ -97,7 +101,7 @@ public final class AgentRuntime implements AutoCloseable {
         WatchdogDevice device, Path disableFile, Path stateDir, int metricsPort, Optional<InetSocketAddress> bind,
         Optional<UnaryOperator<Transport>> transportWrapper, String agentVersion, boolean allowPlaintextGossip) {
       this(node, fileConfig, controller, socket, device, disableFile, stateDir, metricsPort, bind, transportWrapper,
-          agentVersion, Optional.empty(), allowPlaintextGossip);
+          agentVersion, Optional.empty(), allowPlaintextGossip, Optional.empty());
     }
 
   }
@@ -180,14 +184,32 @@ public final class AgentRuntime implements AutoCloseable {
     api.start();
     started.add(api);
 
+    // One thread for the local files: the disable file poll and the status file writes are both short and rare.
+    ScheduledExecutorService files = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "fencing-local-files");
+      t.setDaemon(true);
+      return t;
+    });
+    started.add(files::shutdownNow);
     DisableFileWatcher watcher = new DisableFileWatcher(options.disableFile(),
-        state -> agent.setDisabled(state.present() ? Optional.of(state.reason()) : Optional.empty()));
+        state -> agent.setDisabled(state.present() ? Optional.of(state.reason()) : Optional.empty()), files);
     watcher.start();
     started.add(watcher);
+    if (options.statusFile().isPresent()) {
+      long pid = ProcessHandle.current().pid();
+      StatusFileWriter status = new StatusFileWriter(options.statusFile().get(), () -> {
+        // Read first: once the loop applied the disable file, no snapshot taken after can be armed by it.
+        boolean disabled = agent.disableFileApplied();
+        return agent.snapshot().toHostStatus(pid, disabled);
+      }, InstantSource.system(), clock, new AtomicFileReplacer(AtomicFileReplacer.Sync.FSYNC),
+          "node=" + options.node());
+      status.start(files);
+      started.add(status);
+    }
 
     if (options.metricsPort() > 0) {
-      metrics = new MetricsHttpServer(options.metricsPort(), registry, agent::healthy,
-          () -> "the quorum loop has not ticked recently");
+      metrics = new MetricsHttpServer(options.metricsPort(), registry, () -> agent.health().liveness(),
+          () -> agent.health().readiness());
       metrics.start();
       started.add(metrics);
     }
@@ -198,8 +220,9 @@ public final class AgentRuntime implements AutoCloseable {
       controllerClient = controller;
       startReports(client, clock);
     }
-    LOG.info("node={} event=started socket={} disable_file={} state_dir={} metrics_port={} controller={} device={}",
-        options.node(), options.socket(), options.disableFile(), options.stateDir(), options.metricsPort(),
+    LOG.info("node={} event=started socket={} disable_file={} status_file={} state_dir={} metrics_port={}"
+        + " controller={} device={}", options.node(), options.socket(), options.disableFile(),
+        options.statusFile().map(Path::toString).orElse("off"), options.stateDir(), options.metricsPort(),
         options.controller().map(ControllerEndpoint::target).orElse("none"), options.device().name());
   }
 

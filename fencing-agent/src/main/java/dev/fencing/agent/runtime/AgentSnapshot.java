@@ -5,6 +5,7 @@ import dev.fencing.agent.config.AgentConfig;
 import dev.fencing.agent.membership.GossipState;
 import dev.fencing.agent.quorum.PeerQuorumView;
 import dev.fencing.agent.quorum.QuorumVerdict;
+import dev.fencing.agent.status.HostStatus;
 import dev.fencing.agent.watchdog.WatchdogStatus;
 import dev.fencing.policy.PolicyProtos;
 import dev.fencing.proto.fencing.v1.AgentStatus;
@@ -56,8 +57,10 @@ public record AgentSnapshot(
     peers = List.copyOf(peers);
   }
 
-  static AgentSnapshot initial(String node, String version, WatchdogStatus watchdog) {
-    return new AgentSnapshot(node, version, 0, Optional.empty(), Optional.empty(), watchdog, List.of(), 0, false);
+  /** Before the first tick; taken "now" so a loop that never ticks turns unhealthy after the stuck bound. */
+  static AgentSnapshot initial(String node, String version, long createdNanos, WatchdogStatus watchdog) {
+    return new AgentSnapshot(node, version, createdNanos, Optional.empty(), Optional.empty(), watchdog, List.of(), 0,
+        false);
   }
 
   AgentSnapshot withWatchdog(WatchdogStatus status) {
@@ -146,6 +149,20 @@ public record AgentSnapshot(
       }
     });
     return out.build();
+  }
+
+  /**
+   * The host status file's fields.
+   *
+   * @param pid this process
+   * @param disableFileApplied {@link FencingAgent#disableFileApplied()}, read before this snapshot was taken
+   */
+  public HostStatus toHostStatus(long pid, boolean disableFileApplied) {
+    return new HostStatus(node, config.map(AgentConfig::group).orElse(""), pid, watchdog.armed(),
+        watchdog.disarmReasons().stream().map(r -> r.getKind().name().replaceFirst("^KIND_", "")).distinct()
+            .toList(), disableFileApplied,
+        verdict.isEmpty() ? HostStatus.Quorum.UNKNOWN : quorumHeld() ? HostStatus.Quorum.HELD : HostStatus.Quorum.LOST,
+        config.map(AgentConfig::revision).orElse(0L));
   }
 
   private PeerView peer(String name) {

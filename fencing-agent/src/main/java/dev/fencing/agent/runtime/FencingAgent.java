@@ -11,6 +11,7 @@ import dev.fencing.agent.membership.GossipMembership;
 import dev.fencing.agent.membership.GossipState;
 import dev.fencing.agent.membership.MembershipView;
 import dev.fencing.agent.membership.NodeMeta;
+import dev.fencing.agent.metrics.AgentHealth;
 import dev.fencing.agent.quorum.Heartbeat;
 import dev.fencing.agent.quorum.HeartbeatCodec;
 import dev.fencing.agent.quorum.HeartbeatOutcome;
@@ -23,6 +24,7 @@ import dev.fencing.agent.quorum.TieBreaker;
 import dev.fencing.agent.watchdog.ArmingConditions;
 import dev.fencing.agent.watchdog.WatchdogDevice;
 import dev.fencing.agent.watchdog.WatchdogFeeder;
+import dev.fencing.agent.watchdog.WatchdogMetrics;
 import dev.fencing.agent.watchdog.WatchdogStatus;
 import dev.fencing.agent.watchdog.WatchdogSupervisor;
 import dev.fencing.policy.ResolvedTimings;
@@ -180,6 +182,8 @@ public final class FencingAgent implements AutoCloseable {
   private QuorumEvaluator evaluator;
   private WatchdogSupervisor supervisor;
   private Optional<String> disableReason = Optional.empty();
+  // Written with disableReason on the quorum thread; read by the status file writer.
+  private volatile boolean disableApplied;
   private NodeMeta meta = NodeMeta.EMPTY;
   private long intendedTickNanos;
   private long lastRoundNanos;
@@ -238,7 +242,7 @@ public final class FencingAgent implements AutoCloseable {
             + " dropped before the node table and the local API").register(registry);
     this.quorumLosses = Counter.builder("fencing.quorum.losses")
         .description("Transitions from quorum held to quorum lost").register(registry);
-    this.snapshot = AgentSnapshot.initial(node, deps.agentVersion(), supervisor.status());
+    this.snapshot = AgentSnapshot.initial(node, deps.agentVersion(), deps.clock().nanoTime(), supervisor.status());
     registerGauges(registry);
   }
 
@@ -269,6 +273,7 @@ public final class FencingAgent implements AutoCloseable {
             reason.orElse(""));
       }
       disableReason = reason;
+      disableApplied = reason.isPresent();
     });
   }
 
@@ -286,11 +291,25 @@ public final class FencingAgent implements AutoCloseable {
     return snapshot;
   }
 
-  /** Healthy while the quorum loop keeps ticking (a stuck loop means feeds stop too). */
+  /** Healthy while the quorum loop keeps ticking (a stuck loop means feeds stop too); see {@link #health()}. */
   public boolean healthy() {
+    return health().liveness().isEmpty();
+  }
+
+  /** Liveness and readiness as of now, for {@code /healthz} and {@code /readyz}. */
+  public AgentHealth health() {
     AgentSnapshot s = snapshot;
-    long tick = s.config().map(c -> c.policy().timings().evaluationTick().toNanos()).orElse(1_000_000_000L);
-    return !closed.get() && deps.clock().nanoTime() - s.takenAtNanos() < Math.max(5 * tick, 2_000_000_000L);
+    Duration tick = s.config().map(c -> c.policy().timings().evaluationTick()).orElse(Duration.ofSeconds(1));
+    return new AgentHealth(closed.get(), Duration.ofNanos(Math.max(0, deps.clock().nanoTime() - s.takenAtNanos())),
+        tick, s.config().isPresent(), s.quorumHeld());
+  }
+
+  /**
+   * True once the quorum loop has taken the disable file into account (every later tick sees it), false once it has
+   * taken its removal into account. Read before {@link #snapshot()}, a true here means no later snapshot can arm.
+   */
+  public boolean disableFileApplied() {
+    return disableApplied;
   }
 
   /**
@@ -836,6 +855,7 @@ public final class FencingAgent implements AutoCloseable {
         .register(registry);
     Gauge.builder("fencing.isolated", this, a -> a.snapshot.isolated() ? 1 : 0)
         .description("1 while this node announces itself isolated (Exclude)").register(registry);
+    WatchdogMetrics.register(registry, () -> snapshot.watchdog(), feeder);
     FunctionCounter.builder("fencing.watchdog.feeds", this, a -> a.snapshot.watchdog().feedsTotal())
         .description("Watchdog keepalives (the arming open included)").register(registry);
     Gauge.builder("fencing.watchdog.last.feed.age.seconds", this, a -> {

@@ -69,12 +69,18 @@ public final class RunCommand implements Callable<Integer> {
       description = "while this file exists the watchdog is disarmed (default: ${DEFAULT-VALUE})")
   Path disableFile;
 
+  @Option(names = "--status-file", paramLabel = "PATH", defaultValue = "/var/run/fencing-agent/status",
+      description = "host-visible status file (key=value lines: armed, reasons, disable_file, quorum, revision,"
+          + " updated_unix), replaced atomically on every change and at least every 5 s; an empty value turns it off"
+          + " (default: ${DEFAULT-VALUE})")
+  String statusFile;
+
   @Option(names = "--state-dir", paramLabel = "DIR", defaultValue = "/var/lib/fencing-agent",
       description = "state dir: cached controller config, fence record (default: ${DEFAULT-VALUE})")
   Path stateDir = StateDirectory.DEFAULT;
 
   @Option(names = "--metrics-port", paramLabel = "PORT", defaultValue = "0",
-      description = "serve /metrics and /healthz on this TCP port; 0 = off (default: ${DEFAULT-VALUE})")
+      description = "serve /metrics, /healthz and /readyz on this TCP port; 0 = off (default: ${DEFAULT-VALUE})")
   int metricsPort;
 
   @Option(names = "--bind", paramLabel = "ADDR[:PORT]",
@@ -169,7 +175,7 @@ public final class RunCommand implements Callable<Integer> {
     String version = Optional.ofNullable(RunCommand.class.getPackage().getImplementationVersion()).orElse("dev");
     AgentRuntime.Options options = new AgentRuntime.Options(node, fileConfig, endpoint, socket,
         watchdog(watchdogDevice), disableFile, stateDir, metricsPort, bindAddress, Optional.empty(), version,
-        apiServer, allowPlaintextGossip);
+        apiServer, allowPlaintextGossip, statusFile(statusFile));
     // Any Error that kills a thread (memberlist's receive threads included) ends the process: a half-dead agent
     // must not keep feeding. The agent's own loops report theirs directly (scheduled tasks would swallow them).
     Thread.setDefaultUncaughtExceptionHandler(FatalErrors.uncaught(FatalErrors.haltProcess()));
@@ -192,6 +198,11 @@ public final class RunCommand implements Callable<Integer> {
       runtime.close();
     }
     return 0;
+  }
+
+  /** {@code --status-file}: empty (or blank) turns the file off. */
+  static Optional<Path> statusFile(String value) {
+    return value == null || value.isBlank() ? Optional.empty() : Optional.of(Path.of(value));
   }
 
   /** The Linux device through JNA; if libc cannot be loaded, a device that reports why on every open. */

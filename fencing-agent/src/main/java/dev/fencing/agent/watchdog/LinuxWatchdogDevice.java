@@ -3,6 +3,7 @@ package dev.fencing.agent.watchdog;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
@@ -36,6 +37,15 @@ public final class LinuxWatchdogDevice implements WatchdogDevice {
   }
 
   @Override
+  public Optional<String> presenceProblem() {
+    return fd < 0 && !Files.exists(path) ? Optional.of(missing(path)) : Optional.empty();
+  }
+
+  private static String missing(Path path) {
+    return "missing: " + path + " not found (load a watchdog driver, e.g. modprobe softdog)";
+  }
+
+  @Override
   public Optional<Boolean> nowayout() {
     return nowayoutProbe.read(path);
   }
@@ -50,7 +60,7 @@ public final class LinuxWatchdogDevice implements WatchdogDevice {
     if (opened < 0) {
       int errno = libc.lastErrno();
       throw new WatchdogException(switch (errno) {
-        case Libc.ENOENT -> "missing: " + path + " not found (load a watchdog driver, e.g. modprobe softdog)";
+        case Libc.ENOENT -> missing(path);
         case Libc.ENXIO -> "no reader: " + path + " is a FIFO nobody reads (start the softdog emulator first)";
         case Libc.EBUSY -> "busy: " + path + " is held open by another process (only one may open it)";
         case Libc.EACCES -> "permission denied opening " + path + " (the agent needs root or the device's group)";

@@ -50,6 +50,11 @@ public final class UnavailableWatchdogDevice implements WatchdogDevice {
   }
 
   @Override
+  public Optional<String> presenceProblem() {
+    return Optional.of(name + ": " + reason);
+  }
+
+  @Override
   public Optional<Boolean> nowayout() {
     return Optional.empty();
   }

@@ -48,4 +48,14 @@ public interface WatchdogDevice {
 
   /** Path or name for logs and status. */
   String name();
+
+  /**
+   * Why an {@link #open} would fail, when that is known without opening (e.g. the device node does not exist: no
+   * driver loaded yet); empty when an open may succeed or the device is open. Cheap (a stat at most): the supervisor
+   * asks while disarmed, at its reopen backoff, so a missing device is reported before quorum allows arming and a
+   * driver loaded later is noticed without a restart.
+   */
+  default Optional<String> presenceProblem() {
+    return Optional.empty();
+  }
 }

@@ -48,6 +48,7 @@ public final class WatchdogFeeder {
   private volatile long lastFeedNanos;
   private volatile long feedsTotal;
   private volatile Optional<String> keepaliveFailure = Optional.empty();
+  private volatile long openFailures;
 
   /**
    * @param device the watchdog device
@@ -159,7 +160,13 @@ public final class WatchdogFeeder {
   Duration open(Duration timeout, long nowNanos) throws WatchdogException {
     allowed = false;
     synchronized (deviceLock) {
-      Duration actual = device.open(timeout);
+      Duration actual;
+      try {
+        actual = device.open(timeout);
+      } catch (WatchdogException e) {
+        openFailures++;
+        throw e;
+      }
       lastFeedNanos = nowNanos;
       lastFeedKnown = true;
       feedsTotal++;
@@ -176,6 +183,11 @@ public final class WatchdogFeeder {
   /** Opens and keepalives since start. */
   public long feedsTotal() {
     return feedsTotal;
+  }
+
+  /** Failed opens since start. */
+  public long openFailures() {
+    return openFailures;
   }
 
   /** The latest keepalive failure, until a keepalive succeeds again. */

@@ -17,6 +17,8 @@ import java.util.OptionalLong;
  * @param feedsTotal keepalives since start
  * @param condition device condition: "ok", "not opened", or what failed
  * @param deviceTimeout the timeout the device runs with (read back), when armed
+ * @param deviceUnavailable the device could not be opened at the latest attempt or is known to be missing (the
+ *     disarm reason WATCHDOG_UNAVAILABLE says why, unless another disarm signal hides it)
  */
 public record WatchdogStatus(
     boolean armed,
@@ -26,7 +28,8 @@ public record WatchdogStatus(
     OptionalLong lastFeedNanos,
     long feedsTotal,
     String condition,
-    Optional<Duration> deviceTimeout) {
+    Optional<Duration> deviceTimeout,
+    boolean deviceUnavailable) {
 
   public WatchdogStatus {
     disarmReasons = List.copyOf(disarmReasons);

@@ -52,6 +52,10 @@ public final class WatchdogSupervisor {
   private String condition = "not opened";
   private Optional<Duration> deviceTimeout = Optional.empty();
   private Optional<String> unavailable = Optional.empty();
+  // The unavailability came from presenceProblem(), not from a failed open: a present device clears it.
+  private boolean unavailableFromProbe;
+  private long nextPresenceCheckNanos;
+  private boolean presenceChecked;
   private boolean refusalLogged;
   private WatchdogStatus status;
 
@@ -67,7 +71,7 @@ public final class WatchdogSupervisor {
     this.logContext = logContext;
     this.status = new WatchdogStatus(false, false, false,
         List.of(reason(DisarmReason.Kind.KIND_NO_CONFIG, "no configuration yet")), OptionalLong.empty(), 0,
-        condition, Optional.empty());
+        condition, Optional.empty(), false);
   }
 
   /** The status as of the latest tick or shutdown. */
@@ -95,6 +99,9 @@ public final class WatchdogSupervisor {
     }
     List<DisarmReason> signals = disarmSignals(conditions);
     boolean fence = conditions.quorumLossAction() == QuorumLossAction.FENCE;
+    if (state == State.DISARMED) {
+      checkPresence(nowNanos);
+    }
 
     if (state == State.FEEDING) {
       if (!signals.isEmpty()) {
@@ -209,6 +216,7 @@ public final class WatchdogSupervisor {
       state = State.FEEDING;
       openAttemptBlocked = false;
       unavailable = Optional.empty();
+      unavailableFromProbe = false;
       refusalLogged = false;
       condition = "ok";
       LOG.info("{} event=armed device={} timeout={} ioctl={}", logContext, device.name(), actual,
@@ -218,9 +226,35 @@ public final class WatchdogSupervisor {
     }
   }
 
+  /**
+   * While disarmed, at most every reopen backoff: a device known missing is reported before an open is even
+   * allowed, and once it appears (e.g. {@code modprobe softdog}) the next tick may arm without waiting out the
+   * backoff.
+   */
+  private void checkPresence(long nowNanos) {
+    if (presenceChecked && nowNanos - nextPresenceCheckNanos < 0) {
+      return;
+    }
+    presenceChecked = true;
+    nextPresenceCheckNanos = nowNanos + reopenBackoffNanos;
+    Optional<String> problem = device.presenceProblem();
+    if (problem.isPresent()) {
+      blockOpen(nowNanos, problem.get());
+      unavailableFromProbe = true;
+    } else if (unavailableFromProbe) {
+      LOG.info("{} event=watchdog_present device={} detail=\"the device appeared; arming may proceed\"", logContext,
+          device.name());
+      unavailable = Optional.empty();
+      unavailableFromProbe = false;
+      openAttemptBlocked = false;
+      condition = "not opened";
+    }
+  }
+
   private void blockOpen(long nowNanos, String why) {
     boolean changed = !unavailable.equals(Optional.of(why));
     unavailable = Optional.of(why);
+    unavailableFromProbe = false;
     condition = why;
     openAttemptBlocked = true;
     nextOpenAttemptNanos = nowNanos + reopenBackoffNanos;
@@ -268,7 +302,7 @@ public final class WatchdogSupervisor {
     boolean armed = state == State.FEEDING || fencing;
     String shownCondition = state == State.FEEDING ? feeder.keepaliveFailure().orElse(condition) : condition;
     return new WatchdogStatus(armed, fencing, isolated, reasons, feeder.lastFeedNanos(), feeder.feedsTotal(),
-        shownCondition, armed ? deviceTimeout : Optional.empty());
+        shownCondition, armed ? deviceTimeout : Optional.empty(), !armed && unavailable.isPresent());
   }
 
   private static DisarmReason reason(DisarmReason.Kind kind, String detail) {

@@ -35,7 +35,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /** The client subcommands against a real LocalApiServer on a Unix socket. */
 class FencingAgentCliTest {
@@ -48,9 +47,6 @@ class FencingAgentCliTest {
   private EventHub hub;
   private final AtomicReference<AgentStatus> status = new AtomicReference<>();
   private LocalApiServer server;
-
-  /** One CLI run's exit code and output. */
-  private record Run(int code, String out, String err) {}
 
   @BeforeEach
   void startAgentApi() throws IOException {
@@ -69,19 +65,13 @@ class FencingAgentCliTest {
     server.close();
   }
 
-  private static Run run(String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    CommandLine cli = FencingAgentCli.commandLine();
-    cli.setOut(new PrintWriter(out, true));
-    cli.setErr(new PrintWriter(err, true));
-    int code = cli.execute(args);
-    return new Run(code, out.toString(), err.toString());
+  private static CliRun run(String... args) {
+    return CliRun.of(args);
   }
 
   @Test
   void membersPrintsATable() {
-    Run run = run("members", "--socket", socket.toString());
+    CliRun run = run("members", "--socket", socket.toString());
 
     assertThat(run.code()).isEqualTo(ExitCodes.OK);
     assertThat(run.out()).isEqualTo("""
@@ -94,7 +84,7 @@ class FencingAgentCliTest {
 
   @Test
   void membersJsonUsesTheProto3Mapping() throws IOException {
-    Run run = run("members", "--socket", socket.toString(), "--json");
+    CliRun run = run("members", "--socket", socket.toString(), "--json");
 
     assertThat(run.code()).isEqualTo(ExitCodes.OK);
     JsonNode nodes = JSON.readTree(run.out()).get("nodes");
@@ -107,13 +97,13 @@ class FencingAgentCliTest {
 
   @Test
   void eventsPrintsTheSnapshotThenLiveChangesUntilCount() throws Exception {
-    CompletableFuture<Run> events = CompletableFuture.supplyAsync(
+    CompletableFuture<CliRun> events = CompletableFuture.supplyAsync(
         () -> run("events", "--socket", socket.toString(), "--count", "3"));
     await().atMost(java.time.Duration.ofSeconds(10)).until(() -> hub.subscriberCount() == 1);
 
     hub.publish(EventType.LEFT, "node-a", Map.of(), T0.plusSeconds(20), "gossip");
 
-    Run run = events.get(10, TimeUnit.SECONDS);
+    CliRun run = events.get(10, TimeUnit.SECONDS);
     assertThat(run.code()).isEqualTo(ExitCodes.OK);
     assertThat(run.out()).isEqualTo("""
         2026-11-22T10:00:00Z  JOIN  node-a  InternalIP=198.18.0.1  source=snapshot
@@ -124,7 +114,7 @@ class FencingAgentCliTest {
 
   @Test
   void eventsJsonPrintsOneObjectPerLine() throws IOException {
-    Run run = run("events", "--socket", socket.toString(), "--json", "--count", "2");
+    CliRun run = run("events", "--socket", socket.toString(), "--json", "--count", "2");
 
     assertThat(run.code()).isEqualTo(ExitCodes.OK);
     String[] lines = run.out().split("\n");
@@ -138,7 +128,7 @@ class FencingAgentCliTest {
 
   @Test
   void eventsStopsCleanlyAtTimeout() {
-    Run run = run("events", "--socket", socket.toString(), "--timeout", "300ms");
+    CliRun run = run("events", "--socket", socket.toString(), "--timeout", "300ms");
 
     assertThat(run.code()).isEqualTo(ExitCodes.OK);
     assertThat(run.out().lines()).hasSize(2);
@@ -147,12 +137,12 @@ class FencingAgentCliTest {
 
   @Test
   void eventsEndsWithNoAgentWhenTheAgentShutsDown() throws Exception {
-    CompletableFuture<Run> events = CompletableFuture.supplyAsync(() -> run("events", "--socket", socket.toString()));
+    CompletableFuture<CliRun> events = CompletableFuture.supplyAsync(() -> run("events", "--socket", socket.toString()));
     await().atMost(java.time.Duration.ofSeconds(10)).until(() -> hub.subscriberCount() == 1);
 
     server.close();
 
-    Run run = events.get(10, TimeUnit.SECONDS);
+    CliRun run = events.get(10, TimeUnit.SECONDS);
     assertThat(run.code()).isEqualTo(ExitCodes.NO_AGENT);
     assertThat(run.err()).contains("shutting down");
   }
@@ -161,7 +151,7 @@ class FencingAgentCliTest {
   void statusPrintsASummaryAndPeers() {
     status.set(sampleStatus());
 
-    Run run = run("status", "--socket", socket.toString());
+    CliRun run = run("status", "--socket", socket.toString());
 
     assertThat(run.code()).isEqualTo(ExitCodes.OK);
     assertThat(run.out())
@@ -180,7 +170,7 @@ class FencingAgentCliTest {
   void statusJsonPrintsEveryFieldOfThePeerList() throws IOException {
     status.set(sampleStatus());
 
-    Run run = run("status", "--socket", socket.toString(), "--json");
+    CliRun run = run("status", "--socket", socket.toString(), "--json");
 
     JsonNode json = JSON.readTree(run.out());
     assertThat(json.get("mode").asText()).isEqualTo("FENCING_MODE_WATCHDOG");
@@ -193,7 +183,7 @@ class FencingAgentCliTest {
 
   @Test
   void statusBeforeTheAgentHasOneSaysSo() {
-    Run run = run("status", "--socket", socket.toString());
+    CliRun run = run("status", "--socket", socket.toString());
 
     assertThat(run.code()).isEqualTo(ExitCodes.AGENT_ERROR);
     assertThat(run.err()).contains("FAILED_PRECONDITION").contains("no status yet");
@@ -203,7 +193,7 @@ class FencingAgentCliTest {
   void missingSocketSaysThereIsNoAgent() {
     Path absent = dir.resolve("absent.sock");
 
-    Run run = run("members", "--socket", absent.toString());
+    CliRun run = run("members", "--socket", absent.toString());
 
     assertThat(run.code()).isEqualTo(ExitCodes.NO_AGENT);
     assertThat(run.err()).isEqualTo(
@@ -217,7 +207,7 @@ class FencingAgentCliTest {
       dead.bind(UnixDomainSocketAddress.of(stale));
     }
 
-    Run run = run("status", "--socket", stale.toString());
+    CliRun run = run("status", "--socket", stale.toString());
 
     assertThat(run.code()).isEqualTo(ExitCodes.NO_AGENT);
     assertThat(run.err()).startsWith("no agent at " + stale + ": is fencing-agent running?");
@@ -252,8 +242,8 @@ class FencingAgentCliTest {
     java.nio.file.Files.writeString(config, "group: g\nexpected:\n  - {name: node-a, address: 127.0.0.1:7946}\n"
         + "fencing:\n  mode: Watchdog\n  quorum: {tieBreakers: [LowestName]}\n");
     // An unparsable --bind stops run right after the config was loaded, before anything binds.
-    Run refused = run("run", "--config", config.toString(), "--node", "node-a", "--bind", "127.0.0.1:x");
-    Run allowed = run("run", "--config", config.toString(), "--node", "node-a", "--bind", "127.0.0.1:x",
+    CliRun refused = run("run", "--config", config.toString(), "--node", "node-a", "--bind", "127.0.0.1:x");
+    CliRun allowed = run("run", "--config", config.toString(), "--node", "node-a", "--bind", "127.0.0.1:x",
         "--allow-plaintext-gossip");
 
     assertThat(refused.err()).contains("no gossip.keys").contains("the watchdog will not arm")
@@ -264,7 +254,7 @@ class FencingAgentCliTest {
 
   @Test
   void runIsASubcommandThatRequiresANode() {
-    Run run = run("run", "--config", dir.resolve("absent.yaml").toString());
+    CliRun run = run("run", "--config", dir.resolve("absent.yaml").toString());
 
     assertThat(run.code()).isEqualTo(ExitCodes.USAGE);
     assertThat(run.err()).contains("--node");
@@ -281,7 +271,7 @@ class FencingAgentCliTest {
 
   @Test
   void softdogEmulatorIsASubcommand() {
-    Run run = run("softdog-emulator", "--help");
+    CliRun run = run("softdog-emulator", "--help");
 
     assertThat(run.code()).isZero();
     assertThat(run.out()).contains("--nowayout").contains("--reset-command");

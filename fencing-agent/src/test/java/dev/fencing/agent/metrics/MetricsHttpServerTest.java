@@ -11,11 +11,14 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 class MetricsHttpServerTest {
+
+  private static final MetricsHttpServer.Probe OK = Optional::empty;
 
   private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final HttpClient http = HttpClient.newHttpClient();
@@ -37,7 +40,7 @@ class MetricsHttpServerTest {
   @Test
   void metricsServesThePrometheusTextOfTheRegistry() throws Exception {
     Counter.builder("fencing.watchdog.feeds").register(registry).increment(3);
-    server = new MetricsHttpServer(0, registry, () -> true);
+    server = new MetricsHttpServer(0, registry, OK, OK);
     server.start();
 
     HttpResponse<String> response = send("GET", "/metrics");
@@ -50,37 +53,54 @@ class MetricsHttpServerTest {
   }
 
   @Test
-  void healthzIsOkOr503WithTheReasonFollowingTheSupplier() throws Exception {
-    AtomicBoolean healthy = new AtomicBoolean(true);
-    server = new MetricsHttpServer(0, registry, healthy::get, () -> "local API socket not serving");
+  void healthzIsOkOr503WithTheReasonFollowingTheLivenessProbe() throws Exception {
+    AtomicReference<Optional<String>> live = new AtomicReference<>(Optional.empty());
+    server = new MetricsHttpServer(0, registry, live::get, () -> Optional.of("no config"));
     server.start();
 
     HttpResponse<String> ok = send("GET", "/healthz");
-    healthy.set(false);
+    live.set(Optional.of("quorum loop stuck"));
     HttpResponse<String> bad = send("GET", "/healthz");
 
     assertThat(ok.statusCode()).isEqualTo(200);
     assertThat(ok.body()).isEqualTo("ok\n");
     assertThat(bad.statusCode()).isEqualTo(503);
-    assertThat(bad.body()).isEqualTo("unhealthy: local API socket not serving\n");
+    assertThat(bad.body()).isEqualTo("unhealthy: quorum loop stuck\n");
   }
 
   @Test
-  void aThrowingHealthCheckAnswers503InsteadOfFailingTheRequest() throws Exception {
+  void readyzIsOkOr503WithTheReasonFollowingTheReadinessProbe() throws Exception {
+    AtomicReference<Optional<String>> ready = new AtomicReference<>(Optional.of("quorum not held"));
+    server = new MetricsHttpServer(0, registry, OK, ready::get);
+    server.start();
+
+    HttpResponse<String> bad = send("GET", "/readyz");
+    ready.set(Optional.empty());
+    HttpResponse<String> ok = send("GET", "/readyz");
+
+    assertThat(bad.statusCode()).isEqualTo(503);
+    assertThat(bad.body()).isEqualTo("not ready: quorum not held\n");
+    assertThat(ok.statusCode()).isEqualTo(200);
+    assertThat(ok.body()).isEqualTo("ok\n");
+    assertThat(send("GET", "/healthz").statusCode()).as("liveness is a separate probe").isEqualTo(200);
+  }
+
+  @Test
+  void aThrowingProbeAnswers503InsteadOfFailingTheRequest() throws Exception {
     server = new MetricsHttpServer(0, registry, () -> {
       throw new IllegalStateException("boom");
-    });
+    }, OK);
     server.start();
 
     HttpResponse<String> response = send("GET", "/healthz");
 
     assertThat(response.statusCode()).isEqualTo(503);
-    assertThat(response.body()).contains("health check failed").contains("boom");
+    assertThat(response.body()).contains("probe failed").contains("boom");
   }
 
   @Test
   void unknownPathsAndMethodsAreAnsweredWithoutServing() throws Exception {
-    server = new MetricsHttpServer(0, registry, () -> true);
+    server = new MetricsHttpServer(0, registry, OK, OK);
     server.start();
 
     assertThat(send("GET", "/nope").statusCode()).isEqualTo(404);
@@ -92,19 +112,19 @@ class MetricsHttpServerTest {
 
   @Test
   void busyPortFailsWithAMessageNamingIt() throws Exception {
-    server = new MetricsHttpServer(0, registry, () -> true);
+    server = new MetricsHttpServer(0, registry, OK, OK);
     server.start();
-    MetricsHttpServer second = new MetricsHttpServer(server.port(), registry, () -> true);
+    MetricsHttpServer second = new MetricsHttpServer(server.port(), registry, OK, OK);
 
     assertThatThrownBy(second::start).isInstanceOf(IOException.class)
         .hasMessageContaining("port " + server.port()).hasMessageContaining("choose another metrics port");
-    assertThatThrownBy(() -> new MetricsHttpServer(70000, registry, () -> true))
+    assertThatThrownBy(() -> new MetricsHttpServer(70000, registry, OK, OK))
         .isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test
   void closedServerNoLongerListens() throws Exception {
-    server = new MetricsHttpServer(0, registry, () -> true);
+    server = new MetricsHttpServer(0, registry, OK, OK);
     server.start();
     int port = server.port();
     server.close();

@@ -18,6 +18,19 @@ class LinuxWatchdogDeviceTest {
   }
 
   @Test
+  void aMissingDeviceNodeIsKnownWithoutOpeningIt() throws Exception {
+    Path node = sys.resolve("watchdog");
+    RecordingLibc libc = new RecordingLibc();
+    LinuxWatchdogDevice device = new LinuxWatchdogDevice(node, libc, new NowayoutProbe(sys));
+
+    assertThat(device.presenceProblem()).hasValueSatisfying(p -> assertThat(p).startsWith("missing: " + node)
+        .contains("modprobe softdog"));
+    Files.writeString(node, "");
+    assertThat(device.presenceProblem()).isEmpty();
+    assertThat(libc.calls).as("no open, no ioctl").isEmpty();
+  }
+
+  @Test
   void opensSetsTheTimeoutRoundedUpReadsItBackAndPings() throws Exception {
     RecordingLibc libc = new RecordingLibc();
     LinuxWatchdogDevice device = device(libc);

@@ -16,9 +16,15 @@ public final class RecordingWatchdogDevice implements WatchdogDevice {
   private boolean open;
   private Optional<Boolean> nowayout = Optional.of(false);
   private String failOpen;
+  private boolean missing;
+  private int presenceChecks;
 
   @Override
   public synchronized Duration open(Duration requested) throws WatchdogException {
+    if (missing) {
+      events.add("open-failed");
+      throw new WatchdogException("missing: recording not found");
+    }
     if (failOpen != null) {
       events.add("open-failed");
       throw new WatchdogException(failOpen);
@@ -70,6 +76,22 @@ public final class RecordingWatchdogDevice implements WatchdogDevice {
   @Override
   public String name() {
     return "recording";
+  }
+
+  @Override
+  public synchronized Optional<String> presenceProblem() {
+    presenceChecks++;
+    return missing && !open ? Optional.of("missing: recording not found") : Optional.empty();
+  }
+
+  /** Makes the device node vanish (presence check and open fail) or reappear. */
+  public synchronized void missing(boolean value) {
+    missing = value;
+  }
+
+  /** How often {@link #presenceProblem()} was asked. */
+  public synchronized int presenceChecks() {
+    return presenceChecks;
   }
 
   /** Makes every open fail with {@code message} (null: opens succeed again). */

@@ -188,6 +188,52 @@ class WatchdogSupervisorTest {
   }
 
   @Test
+  void aMissingDeviceIsReportedBeforeQuorumAllowsArmingAndArmsWithoutRestartOnceItAppears() {
+    device.missing(true);
+    WatchdogStatus first = run(1, false, FENCE);
+    assertThat(first.deviceUnavailable()).isTrue();
+    assertThat(first.disarmReasons()).extracting(DisarmReason::getKind)
+        .containsExactly(DisarmReason.Kind.KIND_WATCHDOG_UNAVAILABLE, DisarmReason.Kind.KIND_ARMING_DELAY);
+    assertThat(first.condition()).startsWith("missing:");
+
+    WatchdogStatus held = run(100, true, FENCE);
+    assertThat(held.armed()).isFalse();
+    assertThat(held.disarmReasons()).extracting(DisarmReason::getKind)
+        .containsExactly(DisarmReason.Kind.KIND_WATCHDOG_UNAVAILABLE);
+    assertThat(device.events()).as("a device known missing is not opened").isEmpty();
+    assertThat(device.presenceChecks()).as("checked at the reopen backoff (5 s), not every tick").isBetween(2, 3);
+
+    // modprobe softdog: noticed at the next check, within one backoff.
+    device.missing(false);
+    WatchdogStatus status = null;
+    int ticks = 0;
+    while (ticks < 51 && (status == null || !status.armed())) {
+      status = run(1, true, FENCE);
+      ticks++;
+    }
+    assertThat(status.armed()).isTrue();
+    assertThat(status.deviceUnavailable()).isFalse();
+    assertThat(device.events()).containsExactly("open 10s");
+  }
+
+  @Test
+  void aDeviceThatVanishedWhileDisarmedIsReportedAgainAndRetried() {
+    assertThat(run(25, true, FENCE).armed()).isTrue();
+    ArmingConditions disabled = FENCE.withDisableFile(Optional.of("maintenance"));
+    assertThat(run(1, true, disabled).armed()).isFalse();
+    device.missing(true);
+    run(60, true, disabled);
+
+    WatchdogStatus status = run(1, true, FENCE);
+    assertThat(status.armed()).isFalse();
+    assertThat(status.deviceUnavailable()).isTrue();
+    assertThat(status.disarmReasons()).extracting(DisarmReason::getKind)
+        .containsExactly(DisarmReason.Kind.KIND_WATCHDOG_UNAVAILABLE);
+    device.missing(false);
+    assertThat(run(51, true, FENCE).armed()).isTrue();
+  }
+
+  @Test
   void nowayoutIsRefusedBeforeOpening() {
     device.nowayout(Optional.of(true));
     WatchdogStatus status = run(25, true, FENCE);

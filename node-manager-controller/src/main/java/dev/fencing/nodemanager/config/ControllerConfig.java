@@ -40,6 +40,7 @@ import java.util.Objects;
  *                           {@code node-manager-controller} / {@code nodegroup-status-controller}, forced); off: the
  *                           status as a JSON patch and the DaemonSet by create / update-on-hash, the only writes the
  *                           fabric8 CRUD mock understands
+ * @param agentPod           the agent pods' HTTP port and image pull settings
  */
 public record ControllerConfig(
         String namespace,
@@ -65,7 +66,8 @@ public record ControllerConfig(
         String advertiseHost,
         String apiServerProbeUrl,
         AgentControlSecurity security,
-        boolean serverSideApply) {
+        boolean serverSideApply,
+        AgentPodSettings agentPod) {
 
     /** Validates. */
     public ControllerConfig {
@@ -75,6 +77,11 @@ public record ControllerConfig(
         agentResources = Map.copyOf(agentResources);
         agentTolerations = List.copyOf(agentTolerations);
         Objects.requireNonNull(security, "security");
+        Objects.requireNonNull(agentPod, "agentPod");
+        if (agentPod.metricsPort() != 0 && agentPod.metricsPort() == gossipPort) {
+            throw new IllegalArgumentException("--agent-metrics-port " + agentPod.metricsPort() + " is the gossip"
+                    + " port: agents run on the host network, so both cannot listen on it; pick another port");
+        }
         if ((tlsCert == null) != (tlsKey == null)) {
             throw new IllegalArgumentException("--tls-cert and --tls-key go together");
         }
@@ -110,7 +117,7 @@ public record ControllerConfig(
     /**
      * The configuration without explicit channel security, as before {@link AgentControlSecurity} existed: TLS when
      * {@code tlsCert} is given, else plaintext; agents get no CA mount; no server-side apply (the CRUD mock has
-     * none). Tests use it.
+     * none); the default agent pod settings. Tests use it.
      */
     public ControllerConfig(String namespace, int grpcPort, int healthPort, int gossipPort, String agentImage,
                             String agentControllerAddress, Map<String, String> agentResources,
@@ -121,7 +128,7 @@ public record ControllerConfig(
         this(namespace, grpcPort, healthPort, gossipPort, agentImage, agentControllerAddress, agentResources,
                 agentTolerations, agentPriorityClass, leaderElection, leaseName, tlsCert, tlsKey, statusInterval,
                 reportStaleAfter, historyLimit, streamQueue, maxTieLease, maxOutOfService, gossipEncryption,
-                advertiseHost, null, AgentControlSecurity.implied(tlsCert), false);
+                advertiseHost, null, AgentControlSecurity.implied(tlsCert), false, AgentPodSettings.DEFAULTS);
     }
 
     /** The same configuration with other channel security. */
@@ -129,7 +136,7 @@ public record ControllerConfig(
         return new ControllerConfig(namespace, grpcPort, healthPort, gossipPort, agentImage, agentControllerAddress,
                 agentResources, agentTolerations, agentPriorityClass, leaderElection, leaseName, cert, key,
                 statusInterval, reportStaleAfter, historyLimit, streamQueue, maxTieLease, maxOutOfService,
-                gossipEncryption, advertiseHost, apiServerProbeUrl, newSecurity, serverSideApply);
+                gossipEncryption, advertiseHost, apiServerProbeUrl, newSecurity, serverSideApply, agentPod);
     }
 
     /** The same configuration with server-side apply on or off. */
@@ -137,7 +144,15 @@ public record ControllerConfig(
         return new ControllerConfig(namespace, grpcPort, healthPort, gossipPort, agentImage, agentControllerAddress,
                 agentResources, agentTolerations, agentPriorityClass, leaderElection, leaseName, tlsCert, tlsKey,
                 statusInterval, reportStaleAfter, historyLimit, streamQueue, maxTieLease, maxOutOfService,
-                gossipEncryption, advertiseHost, apiServerProbeUrl, security, on);
+                gossipEncryption, advertiseHost, apiServerProbeUrl, security, on, agentPod);
+    }
+
+    /** The same configuration with other agent pod settings. */
+    public ControllerConfig withAgentPod(AgentPodSettings settings) {
+        return new ControllerConfig(namespace, grpcPort, healthPort, gossipPort, agentImage, agentControllerAddress,
+                agentResources, agentTolerations, agentPriorityClass, leaderElection, leaseName, tlsCert, tlsKey,
+                statusInterval, reportStaleAfter, historyLimit, streamQueue, maxTieLease, maxOutOfService,
+                gossipEncryption, advertiseHost, apiServerProbeUrl, security, serverSideApply, settings);
     }
 
     /** The host agents and other replicas verify the serving certificate against: the host of the agent address. */
@@ -152,7 +167,8 @@ public record ControllerConfig(
 
     /** Defaults suitable for tests on the CRUD mock: any free ports, no leader election, fast status, no SSA. */
     public static ControllerConfig forTests(String namespace) {
-        return new ControllerConfig(namespace, 0, -1, 7946, "registry.example/fencing-agent:test",
+        return new ControllerConfig(namespace, 0, -1, dev.fencing.nodemanager.model.GroupModel.DEFAULT_GOSSIP_PORT,
+                "registry.example/fencing-agent:test",
                 "node-manager-controller." + namespace + ".svc:9650",
                 Map.of("requests.cpu", "10m", "requests.memory", "96Mi", "limits.memory", "192Mi"),
                 List.of(new io.fabric8.kubernetes.api.model.TolerationBuilder().withOperator("Exists").build()),

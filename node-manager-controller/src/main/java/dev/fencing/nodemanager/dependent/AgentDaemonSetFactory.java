@@ -1,12 +1,18 @@
 package dev.fencing.nodemanager.dependent;
 
 import dev.fencing.api.v1.NodeGroup;
+import dev.fencing.nodemanager.config.AgentPodSettings;
 import dev.fencing.nodemanager.config.ControllerConfig;
 import dev.fencing.nodemanager.model.NodeLabels;
+import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.LocalObjectReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.Probe;
+import io.fabric8.kubernetes.api.model.ProbeBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
+import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
@@ -18,8 +24,10 @@ import io.fabric8.kubernetes.client.utils.Serialization;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -27,13 +35,32 @@ import java.util.Map;
  *
  * <p>Privileges: the agent container is {@code privileged} because container runtimes only let a container open a
  * host character device such as {@code /dev/watchdog} when it is privileged (a hostPath alone does not add the
- * device to the container's device cgroup). It runs as root because {@code /dev/watchdog} is root-owned 0600 and
- * the local API socket lives in the host's {@code /var/run}. Everything else is withheld: no Kubernetes API token
- * (agents never call the Kubernetes API; the only token is a projected one for the audience {@code fencing-agent},
- * which the API server itself does not accept, mounted so the agent can prove its pod and node to the controller),
- * read-only root filesystem, and only three host paths: the watchdog device,
- * {@code /var/run} (the local API socket and the bashible disable file) and the state dir. Host network: gossip
- * peers reach each other on node addresses.
+ * device to the container's device cgroup). It runs as root because {@code /dev/watchdog} is root-owned 0600 and the
+ * socket directory is a root-owned host directory. Everything else is withheld: no Kubernetes API token (agents never
+ * call the Kubernetes API; the only token is a projected one for the audience {@code fencing-agent}, which the API
+ * server itself does not accept, mounted so the agent can prove its pod and node to the controller), read-only root
+ * filesystem with a small disk-backed {@code /tmp} (JNA and Netty unpack their native libraries there), and only
+ * these host paths:
+ * <ul>
+ * <li>{@code /dev} read-only at {@code /host/dev}, and the agent opens {@code /host/dev/watchdog}: a hostPath of the
+ *     device itself ({@code CharDevice}) would keep the pod in ContainerCreating on a node without a watchdog, and a
+ *     privileged container's own {@code /dev} is a snapshot taken at its start, so a {@code modprobe softdog} later
+ *     would not show there. A missing device is the agent's reported condition (WATCHDOG_UNAVAILABLE), retried. A
+ *     read-only mount still lets the agent write to the device node; it only keeps it from changing {@code /dev}.</li>
+ * <li>{@code /var/run/fencing-agent} (DirectoryOrCreate) at the same path: the local API socket and the status file
+ *     bashible reads, not all of {@code /var/run}.</li>
+ * <li>the state dir {@code /var/lib/fencing-agent}.</li>
+ * </ul>
+ * The contract socket path {@code /var/run/fencing-agent.sock} is a host symlink into that directory, made by the
+ * init container {@code socket-link} (the same image): root (the host's {@code /var/run} is root-owned 0755, so its
+ * owner needs no capability to add a link there), not privileged, no capabilities at all, read-only root filesystem,
+ * and the only container that mounts the host's {@code /var/run} (at {@code /host/var/run}). Host network: gossip
+ * peers reach each other on node addresses, and the probes reach the agent's HTTP port there.
+ *
+ * <p>Probes (unless {@code --agent-metrics-port} is 0): a startup probe on {@code /healthz} gives the JVM and the
+ * first quorum evaluation up to {@value #STARTUP_SECONDS} s, liveness on {@code /healthz} restarts an agent whose
+ * quorum loop is stuck, and readiness on {@code /readyz} (config known and quorum held) gates the rolling update,
+ * one node at a time.
  *
  * <p>Memory: the JVM runs with the bounded options of {@link AgentJvm} (through {@code JAVA_TOOL_OPTIONS}, which
  * every launcher reads, so the image's entrypoint stays as it is) under a memory limit that holds them.
@@ -52,6 +79,26 @@ public final class AgentDaemonSetFactory {
     /** Group label on agent DaemonSets and pods. */
     public static final String GROUP_LABEL = "node-manager.deckhouse.io/group";
 
+    /** Host directory of the local API socket and the status file, mounted at the same path. */
+    public static final String SOCKET_DIR = "/var/run/fencing-agent";
+    /** The agent's local API socket. */
+    public static final String SOCKET = SOCKET_DIR + "/fencing-agent.sock";
+    /** Where the host's {@code /dev} is mounted in the agent container. */
+    public static final String HOST_DEV = "/host/dev";
+    /** Name of the agent container's HTTP port (metrics and probes). */
+    public static final String METRICS_PORT_NAME = "metrics";
+    /** How long the startup probe waits for the JVM and the first quorum evaluation. */
+    static final int STARTUP_SECONDS = 120;
+    private static final int STARTUP_PERIOD_SECONDS = 2;
+    private static final String STATE_DIR = "/var/lib/fencing-agent";
+    // JNA and Netty unpack a few MiB of native libraries; disk-backed so it does not count against the JVM budget.
+    private static final Quantity TMP_SIZE = new Quantity("32Mi");
+    private static final String HOST_DEV_VOLUME = "host-dev";
+    private static final String SOCKET_DIR_VOLUME = "socket-dir";
+    private static final String HOST_VAR_RUN_VOLUME = "host-var-run";
+    private static final String STATE_VOLUME = "state";
+    private static final String TMP_VOLUME = "tmp";
+
     private AgentDaemonSetFactory() {
     }
 
@@ -66,17 +113,7 @@ public final class AgentDaemonSetFactory {
         Map<String, String> labels = new LinkedHashMap<>();
         labels.put(APP_LABEL, APP);
         labels.put(GROUP_LABEL, g);
-        Map<String, Quantity> requests = new LinkedHashMap<>();
-        Map<String, Quantity> limits = new LinkedHashMap<>();
-        config.agentResources().forEach((k, v) -> {
-            if (k.startsWith("requests.")) {
-                requests.put(k.substring("requests.".length()), new Quantity(v));
-            } else if (k.startsWith("limits.")) {
-                limits.put(k.substring("limits.".length()), new Quantity(v));
-            }
-        });
-        // Without a limit the pod could take the node's memory; ControllerConfig already refused a smaller one.
-        limits.putIfAbsent("memory", AgentJvm.MEMORY_LIMIT);
+        AgentPodSettings pod = config.agentPod();
         DaemonSet ds = new DaemonSetBuilder()
                 .withNewMetadata()
                     .withName(name(g))
@@ -107,42 +144,17 @@ public final class AgentDaemonSetFactory {
                                     ? null : config.agentPriorityClass())
                             .withTerminationGracePeriodSeconds(30L)
                             .withTolerations(config.agentTolerations())
-                            .withContainers(new ContainerBuilder()
-                                    .withName("agent")
-                                    .withImage(config.agentImage())
-                                    .withArgs(args(config))
-                                    .addNewEnv().withName("NODE_NAME").withNewValueFrom()
-                                        .withNewFieldRef().withFieldPath("spec.nodeName").endFieldRef()
-                                    .endValueFrom().endEnv()
-                                    .addNewEnv().withName(AgentJvm.ENV).withValue(AgentJvm.OPTIONS).endEnv()
-                                    .addNewPort().withName("gossip-tcp").withContainerPort(config.gossipPort())
-                                        .withProtocol("TCP").endPort()
-                                    .addNewPort().withName("gossip-udp").withContainerPort(config.gossipPort())
-                                        .withProtocol("UDP").endPort()
-                                    .withResources(new ResourceRequirementsBuilder()
-                                            .withRequests(requests).withLimits(limits).build())
-                                    .withNewSecurityContext()
-                                        .withPrivileged(true)
-                                        .withRunAsUser(0L)
-                                        .withReadOnlyRootFilesystem(true)
-                                    .endSecurityContext()
-                                    .withVolumeMounts(
-                                            new VolumeMountBuilder().withName("watchdog")
-                                                    .withMountPath("/dev/watchdog").build(),
-                                            new VolumeMountBuilder().withName("var-run")
-                                                    .withMountPath("/var/run").build(),
-                                            new VolumeMountBuilder().withName("state")
-                                                    .withMountPath("/var/lib/fencing-agent").build())
-                                    .addAllToVolumeMounts(AgentIdentityVolumes.mounts(config.security()))
-                                    .build())
+                            .withImagePullSecrets(pod.imagePullSecrets().stream()
+                                    .map(LocalObjectReference::new).toList())
+                            .withInitContainers(socketLink(config))
+                            .withContainers(agent(config))
                             .withVolumes(
-                                    new VolumeBuilder().withName("watchdog").withNewHostPath()
-                                            .withPath("/dev/watchdog").withType("CharDevice").endHostPath().build(),
-                                    new VolumeBuilder().withName("var-run").withNewHostPath()
-                                            .withPath("/var/run").withType("Directory").endHostPath().build(),
-                                    new VolumeBuilder().withName("state").withNewHostPath()
-                                            .withPath("/var/lib/fencing-agent").withType("DirectoryOrCreate")
-                                            .endHostPath().build())
+                                    hostPath(HOST_DEV_VOLUME, "/dev", "Directory"),
+                                    hostPath(SOCKET_DIR_VOLUME, SOCKET_DIR, "DirectoryOrCreate"),
+                                    hostPath(HOST_VAR_RUN_VOLUME, "/var/run", "Directory"),
+                                    hostPath(STATE_VOLUME, STATE_DIR, "DirectoryOrCreate"),
+                                    new VolumeBuilder().withName(TMP_VOLUME).withNewEmptyDir()
+                                            .withSizeLimit(TMP_SIZE).endEmptyDir().build())
                             .addAllToVolumes(AgentIdentityVolumes.volumes(config.security()))
                             .withServiceAccountName(config.security().agentServiceAccount().isEmpty()
                                     ? null : config.security().agentServiceAccount())
@@ -154,9 +166,102 @@ public final class AgentDaemonSetFactory {
         return ds;
     }
 
-    private static java.util.List<String> args(ControllerConfig config) {
-        java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("run", "--controller",
-                config.agentControllerAddress(), "--node", "$(NODE_NAME)"));
+    private static Container agent(ControllerConfig config) {
+        Map<String, Quantity> requests = new LinkedHashMap<>();
+        Map<String, Quantity> limits = new LinkedHashMap<>();
+        config.agentResources().forEach((k, v) -> {
+            if (k.startsWith("requests.")) {
+                requests.put(k.substring("requests.".length()), new Quantity(v));
+            } else if (k.startsWith("limits.")) {
+                limits.put(k.substring("limits.".length()), new Quantity(v));
+            }
+        });
+        // Without a limit the pod could take the node's memory; ControllerConfig already refused a smaller one.
+        limits.putIfAbsent("memory", AgentJvm.MEMORY_LIMIT);
+        int metricsPort = config.agentPod().metricsPort();
+        ContainerBuilder agent = new ContainerBuilder()
+                .withName("agent")
+                .withImage(config.agentImage())
+                .withImagePullPolicy(pullPolicy(config))
+                .withArgs(args(config))
+                .addNewEnv().withName("NODE_NAME").withNewValueFrom()
+                    .withNewFieldRef().withFieldPath("spec.nodeName").endFieldRef()
+                .endValueFrom().endEnv()
+                .addNewEnv().withName(AgentJvm.ENV).withValue(AgentJvm.OPTIONS).endEnv()
+                .addNewPort().withName("gossip-tcp").withContainerPort(config.gossipPort())
+                    .withProtocol("TCP").endPort()
+                .addNewPort().withName("gossip-udp").withContainerPort(config.gossipPort())
+                    .withProtocol("UDP").endPort()
+                .withResources(new ResourceRequirementsBuilder().withRequests(requests).withLimits(limits).build())
+                .withNewSecurityContext()
+                    .withPrivileged(true)
+                    .withRunAsUser(0L)
+                    .withReadOnlyRootFilesystem(true)
+                .endSecurityContext()
+                .withVolumeMounts(
+                        new VolumeMountBuilder().withName(HOST_DEV_VOLUME).withMountPath(HOST_DEV)
+                                .withReadOnly(true).build(),
+                        new VolumeMountBuilder().withName(SOCKET_DIR_VOLUME).withMountPath(SOCKET_DIR).build(),
+                        new VolumeMountBuilder().withName(STATE_VOLUME).withMountPath(STATE_DIR).build(),
+                        new VolumeMountBuilder().withName(TMP_VOLUME).withMountPath("/tmp").build())
+                .addAllToVolumeMounts(AgentIdentityVolumes.mounts(config.security()));
+        if (metricsPort > 0) {
+            agent.addNewPort().withName(METRICS_PORT_NAME).withContainerPort(metricsPort).withProtocol("TCP")
+                    .endPort()
+                    .withStartupProbe(probe("/healthz", STARTUP_PERIOD_SECONDS,
+                            STARTUP_SECONDS / STARTUP_PERIOD_SECONDS))
+                    .withLivenessProbe(probe("/healthz", 10, 3))
+                    .withReadinessProbe(probe("/readyz", 5, 2));
+        }
+        return agent.build();
+    }
+
+    // Probe timeouts stay short: the agent answers from memory; a slow answer is what a stuck agent looks like.
+    private static Probe probe(String path, int periodSeconds, int failureThreshold) {
+        return new ProbeBuilder().withNewHttpGet().withPath(path).withNewPort(METRICS_PORT_NAME).endHttpGet()
+                .withPeriodSeconds(periodSeconds).withTimeoutSeconds(3).withFailureThreshold(failureThreshold)
+                .build();
+    }
+
+    private static Container socketLink(ControllerConfig config) {
+        return new ContainerBuilder()
+                .withName("socket-link")
+                .withImage(config.agentImage())
+                .withImagePullPolicy(pullPolicy(config))
+                .withArgs("socket-link", "--link", "/host/var/run/fencing-agent.sock",
+                        "--target", "fencing-agent/fencing-agent.sock")
+                .withNewSecurityContext()
+                    .withPrivileged(false)
+                    .withAllowPrivilegeEscalation(false)
+                    .withRunAsUser(0L)
+                    .withReadOnlyRootFilesystem(true)
+                    .withNewCapabilities().withDrop("ALL").endCapabilities()
+                .endSecurityContext()
+                .withResources(new ResourceRequirementsBuilder()
+                        .withRequests(Map.of("cpu", new Quantity("10m"), "memory", new Quantity("64Mi")))
+                        .withLimits(Map.of("memory", AgentJvm.MEMORY_LIMIT)).build())
+                .addNewEnv().withName(AgentJvm.ENV).withValue(AgentJvm.OPTIONS).endEnv()
+                // The same JVM as the agent's, so the same writable /tmp for whatever it unpacks at start.
+                .withVolumeMounts(new VolumeMountBuilder().withName(HOST_VAR_RUN_VOLUME)
+                                .withMountPath("/host/var/run").build(),
+                        new VolumeMountBuilder().withName(TMP_VOLUME).withMountPath("/tmp").build())
+                .build();
+    }
+
+    private static String pullPolicy(ControllerConfig config) {
+        String policy = config.agentPod().imagePullPolicy();
+        return policy.isEmpty() ? null : policy;
+    }
+
+    private static Volume hostPath(String name, String path, String type) {
+        return new VolumeBuilder().withName(name).withNewHostPath().withPath(path).withType(type).endHostPath()
+                .build();
+    }
+
+    private static List<String> args(ControllerConfig config) {
+        List<String> args = new ArrayList<>(List.of("run", "--controller", config.agentControllerAddress(),
+                "--node", "$(NODE_NAME)", "--socket", SOCKET, "--watchdog-device", HOST_DEV + "/watchdog"));
+        args.addAll(List.of("--metrics-port", Integer.toString(config.agentPod().metricsPort())));
         args.addAll(AgentIdentityVolumes.args(config.security()));
         return args;
     }

@@ -2,14 +2,18 @@ package dev.fencing.nodemanager.dependent;
 
 import dev.fencing.api.v1.NodeGroup;
 import dev.fencing.nodemanager.config.ControllerConfig;
+import io.fabric8.kubernetes.api.model.ManagedFieldsEntry;
+import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.Objects;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,6 +26,11 @@ import org.slf4j.LoggerFactory;
  * only when the desired-spec hash differs; a hand edit then stays until the desired spec changes. Deletion is
  * explicit when fencing is switched off; when the NodeGroup itself is deleted the ownerReference lets the API
  * server's garbage collector remove it, and the controller deletes it too (the mock has no garbage collector).
+ *
+ * <p>Coexistence (e.g. with Deckhouse's own fencing agent): a {@code fencing-agent-<group>} DaemonSet in the namespace
+ * that does not name this NodeGroup (by uid) as its controlling owner is someone else's. It is never updated, applied
+ * over or deleted; {@link #apply} reports {@link Outcome#NOT_OWNED} with its owner, and every later reconcile looks
+ * again, so the group gets its own DaemonSet once the other one is gone.
  */
 public final class AgentDaemonSets {
 
@@ -47,27 +56,41 @@ public final class AgentDaemonSets {
     }
 
     /** What {@link #apply} did. */
-    public enum Outcome { CREATED, UPDATED, UNCHANGED }
+    public enum Outcome {
+        CREATED, UPDATED, UNCHANGED,
+        /** A DaemonSet of that name exists that this NodeGroup does not control: left alone. */
+        NOT_OWNED
+    }
 
-    /** Creates or updates the group's DaemonSet. */
-    public Outcome apply(NodeGroup group) {
+    /**
+     * The result of {@link #apply}.
+     *
+     * @param outcome   what was done
+     * @param daemonSet {@code <namespace>/<name>} of the group's DaemonSet
+     * @param owner     with {@link Outcome#NOT_OWNED}: who owns the DaemonSet found instead, for humans; else empty
+     */
+    public record Applied(Outcome outcome, String daemonSet, String owner) {
+    }
+
+    /** Creates or updates the group's DaemonSet, unless one of that name belongs to someone else. */
+    public Applied apply(NodeGroup group) {
         synchronized (lock(group.getMetadata().getName())) {
             synchronized (deletedUids) {
                 if (deletedUids.contains(group.getMetadata().getUid())) {
-                    return Outcome.UNCHANGED;
+                    return applied(group, Outcome.UNCHANGED, "");
                 }
             }
             return applyLocked(group);
         }
     }
 
-    /** The NodeGroup was deleted: delete its DaemonSet and never recreate it for that UID. */
+    /** The NodeGroup was deleted: delete its DaemonSet (if it owned it) and never recreate it for that UID. */
     public boolean groupDeleted(String group, String uid) {
         synchronized (lock(group)) {
             synchronized (deletedUids) {
                 deletedUids.add(uid);
             }
-            return delete(group);
+            return delete(group, uid);
         }
     }
 
@@ -75,29 +98,72 @@ public final class AgentDaemonSets {
         return locks.computeIfAbsent(group, g -> new Object());
     }
 
-    private Outcome applyLocked(NodeGroup group) {
+    private Applied applied(NodeGroup group, Outcome outcome, String owner) {
+        return new Applied(outcome, config.namespace() + "/" + AgentDaemonSetFactory.name(
+                group.getMetadata().getName()), owner);
+    }
+
+    private Applied applyLocked(NodeGroup group) {
         DaemonSet desired = AgentDaemonSetFactory.desired(group, config);
         String name = desired.getMetadata().getName();
         DaemonSet existing = client.apps().daemonSets().inNamespace(config.namespace()).withName(name).get();
+        if (existing != null && !controlledBy(existing, group.getMetadata().getUid())) {
+            String owner = owner(existing);
+            LOG.warn("event=daemonset_not_owned group={} daemonset={}/{} owner=\"{}\"", group.getMetadata().getName(),
+                    config.namespace(), name, owner);
+            return applied(group, Outcome.NOT_OWNED, owner);
+        }
         if (config.serverSideApply()) {
-            return serverSideApply(group, desired, existing);
+            return applied(group, serverSideApply(group, desired, existing), "");
         }
         if (existing == null) {
             client.apps().daemonSets().inNamespace(config.namespace()).resource(desired).create();
             LOG.info("event=daemonset_created group={} daemonset={}/{}", group.getMetadata().getName(),
                     config.namespace(), name);
-            return Outcome.CREATED;
+            return applied(group, Outcome.CREATED, "");
         }
         String want = desired.getMetadata().getAnnotations().get(AgentDaemonSetFactory.HASH_ANNOTATION);
         Map<String, String> have = existing.getMetadata().getAnnotations();
         if (have != null && Objects.equals(have.get(AgentDaemonSetFactory.HASH_ANNOTATION), want)) {
-            return Outcome.UNCHANGED;
+            return applied(group, Outcome.UNCHANGED, "");
         }
         desired.getMetadata().setResourceVersion(existing.getMetadata().getResourceVersion());
         client.apps().daemonSets().inNamespace(config.namespace()).resource(desired).update();
         LOG.info("event=daemonset_updated group={} daemonset={}/{}", group.getMetadata().getName(),
                 config.namespace(), name);
-        return Outcome.UPDATED;
+        return applied(group, Outcome.UPDATED, "");
+    }
+
+    /** True when the NodeGroup with {@code uid} is the DaemonSet's controlling owner. */
+    static boolean controlledBy(DaemonSet daemonSet, String uid) {
+        List<OwnerReference> refs = daemonSet.getMetadata().getOwnerReferences();
+        return refs != null && uid != null && refs.stream().anyMatch(r -> Boolean.TRUE.equals(r.getController())
+                && NodeGroup.KIND.equals(r.getKind()) && uid.equals(r.getUid()));
+    }
+
+    /**
+     * Who a foreign DaemonSet belongs to, for the condition message: its controlling owner, else the tool its
+     * labels name (Helm charts and Deckhouse modules set one), else the managers that wrote it.
+     */
+    static String owner(DaemonSet daemonSet) {
+        List<OwnerReference> refs = Objects.requireNonNullElse(daemonSet.getMetadata().getOwnerReferences(),
+                List.of());
+        for (OwnerReference r : refs) {
+            if (Boolean.TRUE.equals(r.getController())) {
+                return r.getKind() + " " + r.getName() + " (uid " + r.getUid() + ")";
+            }
+        }
+        Map<String, String> labels = Objects.requireNonNullElse(daemonSet.getMetadata().getLabels(), Map.of());
+        for (String key : List.of("app.kubernetes.io/managed-by", "heritage")) {
+            if (labels.containsKey(key)) {
+                return "no controlling owner; labelled " + key + "=" + labels.get(key);
+            }
+        }
+        List<ManagedFieldsEntry> managers = Objects.requireNonNullElse(daemonSet.getMetadata().getManagedFields(),
+                List.of());
+        String written = managers.stream().map(ManagedFieldsEntry::getManager).filter(Objects::nonNull).distinct()
+                .collect(Collectors.joining(", "));
+        return written.isEmpty() ? "no controlling owner" : "no controlling owner; written by " + written;
     }
 
     private Outcome serverSideApply(NodeGroup group, DaemonSet desired, DaemonSet existing) {
@@ -118,9 +184,21 @@ public final class AgentDaemonSets {
         return Outcome.UPDATED;
     }
 
-    /** Deletes the group's DaemonSet if present; agents disarm on SIGTERM. */
-    public boolean delete(String group) {
+    /**
+     * Deletes the group's DaemonSet if present and controlled by the NodeGroup {@code uid}; agents disarm on SIGTERM.
+     * Someone else's DaemonSet of that name stays.
+     */
+    public boolean delete(String group, String uid) {
         String name = AgentDaemonSetFactory.name(group);
+        DaemonSet existing = client.apps().daemonSets().inNamespace(config.namespace()).withName(name).get();
+        if (existing == null) {
+            return false;
+        }
+        if (!controlledBy(existing, uid)) {
+            LOG.info("event=daemonset_not_deleted group={} daemonset={}/{} owner=\"{}\"", group, config.namespace(),
+                    name, owner(existing));
+            return false;
+        }
         boolean deleted = !client.apps().daemonSets().inNamespace(config.namespace()).withName(name).delete().isEmpty();
         if (deleted) {
             LOG.info("event=daemonset_deleted group={} daemonset={}/{}", group, config.namespace(), name);

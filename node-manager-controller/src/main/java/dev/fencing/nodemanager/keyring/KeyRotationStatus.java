@@ -4,10 +4,7 @@ import dev.fencing.api.v1.NodeGroup;
 import dev.fencing.api.v1.NodeGroupStatus;
 import dev.fencing.nodemanager.status.GroupEvent;
 import dev.fencing.nodemanager.status.GroupStatusCalculator;
-import io.fabric8.kubernetes.api.model.Condition;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.function.Consumer;
 
 /** Puts a rotation decision into the group's status: the {@code GossipKeyRotation} condition and its Event. */
@@ -29,15 +26,9 @@ public final class KeyRotationStatus {
         if (plan.condition().isEmpty()) {
             return status;
         }
-        List<Condition> before = previous == null || previous.getConditions() == null ? List.of()
-                : previous.getConditions();
         KeyRotationPlanner.RotationCondition c = plan.condition().get();
         Long generation = group.getMetadata().getGeneration();
-        List<Condition> conditions = new ArrayList<>(status.getConditions() == null ? List.of()
-                : status.getConditions());
-        conditions.removeIf(x -> KeyRotationPlanner.CONDITION.equals(x.getType()));
-        conditions.add(GroupStatusCalculator.condition(before, KeyRotationPlanner.CONDITION, c.status(), c.reason(),
-                c.message(), generation == null ? 0 : generation, now));
-        return status.withConditions(conditions);
+        return GroupStatusCalculator.withCondition(status, previous, KeyRotationPlanner.CONDITION, c.status(),
+                c.reason(), c.message(), generation == null ? 0 : generation, now);
     }
 }

@@ -39,8 +39,11 @@ public record GroupModel(
         ResolvedPolicy policy,
         List<Violation> violations) {
 
-    /** Default TCP/UDP port of the agents' gossip (memberlist's default). */
-    public static final int DEFAULT_GOSSIP_PORT = 7946;
+    /**
+     * Default TCP/UDP port of the agents' gossip: clear of MetalLB's memberlist (7946) and Deckhouse's own agent
+     * (8500), which may run on the same hosts.
+     */
+    public static final int DEFAULT_GOSSIP_PORT = 9651;
 
     /** Address type used for the gossip address when present. */
     static final String GOSSIP_ADDRESS_TYPE = "InternalIP";

@@ -8,6 +8,7 @@ import dev.fencing.nodemanager.keyring.KeyRotationStatus;
 import dev.fencing.nodemanager.model.GroupModel;
 import dev.fencing.nodemanager.model.NodeLabels;
 import dev.fencing.nodemanager.report.AgentReports;
+import dev.fencing.nodemanager.status.AgentDaemonSetCondition;
 import dev.fencing.nodemanager.status.FencedNodeRecovery;
 import dev.fencing.nodemanager.status.GroupEvent;
 import dev.fencing.nodemanager.status.NodeFacts;
@@ -140,13 +141,14 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
         GroupModel model = GroupModel.from(group, nodes.values(), config.gossipPort());
         boolean neverFenced = !model.fencingEnabled()
                 && (group.getStatus() == null || group.getStatus().getConditions() == null);
+        AgentDaemonSets.Applied daemonSet = null;
         if (model.fencingEnabled()) {
             if (keyrings != null) {
                 keyrings.ensure(group);
             }
-            daemonSets.apply(group);
+            daemonSet = daemonSets.apply(group);
         } else if (!neverFenced) {
-            daemonSets.delete(name);
+            daemonSets.delete(name, group.getMetadata().getUid());
         }
         Map<String, Map<String, String>> labels = new HashMap<>();
         nodes.forEach((n, node) -> {
@@ -171,6 +173,12 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
         StatusOutcome outcome = GroupStatusCalculator.calculate(model, previous, reports::latest, labels, facts,
                 clock.instant(), config.reportStaleAfter());
         NodeGroupStatus status = outcome.status();
+        if (daemonSet != null) {
+            status = AgentDaemonSetCondition.apply(status, previous, name, daemonSet.daemonSet(),
+                    daemonSet.outcome() == AgentDaemonSets.Outcome.NOT_OWNED ? Optional.of(daemonSet.owner())
+                            : Optional.empty(), model.generation(), clock.instant(),
+                    e -> writer.emit(e, group, nodes));
+        }
         if (keyrings != null && model.fencingEnabled()) {
             status = KeyRotationStatus.apply(keyrings.rotations().reconcile(group, model, reports, clock.instant(),
                     config.reportStaleAfter()), status, previous, group, clock.instant(), e -> writer.emit(e, group,

@@ -337,6 +337,22 @@ public final class GroupStatusCalculator {
                 : String.join(", ", list.subList(0, 10)) + " and " + (list.size() - 10) + " more";
     }
 
+    /**
+     * {@code status} with the condition {@code type} set (replacing one of that type); it keeps the lastTransitionTime
+     * it has in {@code previous} while its status stays the same.
+     */
+    public static NodeGroupStatus withCondition(NodeGroupStatus status, NodeGroupStatus previous, String type,
+                                                String conditionStatus, String reason, String message,
+                                                long generation, Instant now) {
+        List<Condition> before = previous == null || previous.getConditions() == null ? List.of()
+                : previous.getConditions();
+        List<Condition> conditions = new ArrayList<>(status.getConditions() == null ? List.of()
+                : status.getConditions());
+        conditions.removeIf(c -> type.equals(c.getType()));
+        conditions.add(condition(before, type, conditionStatus, reason, message, generation, now));
+        return status.withConditions(conditions);
+    }
+
     /** A condition that keeps its previous lastTransitionTime while its type and status stay the same. */
     public static Condition condition(List<Condition> previous, String type, String status, String reason,
                                        String message, long generation, Instant now) {

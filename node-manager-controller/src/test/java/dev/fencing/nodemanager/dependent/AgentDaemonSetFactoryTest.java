@@ -8,12 +8,14 @@ import dev.fencing.api.v1.NodeGroup;
 import dev.fencing.api.v1.NodeGroupSpec;
 import dev.fencing.api.v1.NodeType;
 import dev.fencing.nodemanager.config.AgentControlSecurity;
+import dev.fencing.nodemanager.config.AgentPodSettings;
 import dev.fencing.nodemanager.config.ControllerConfig;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -45,7 +47,150 @@ class AgentDaemonSetFactoryTest {
         assertThat(agent.getResources().getRequests()).containsKeys("cpu", "memory");
         assertThat(agent.getResources().getLimits()).containsKey("memory");
         assertThat(pod.getVolumes()).filteredOn(v -> v.getHostPath() != null).extracting(v -> v.getHostPath().getType())
-                .containsExactly("CharDevice", "Directory", "DirectoryOrCreate");
+                .doesNotContain("CharDevice");
+    }
+
+    private static Container agent(ControllerConfig config) {
+        return AgentDaemonSetFactory.desired(group(), config).getSpec().getTemplate().getSpec().getContainers().get(0);
+    }
+
+    private static Map<String, String> hostPaths(io.fabric8.kubernetes.api.model.PodSpec pod, Container container) {
+        Map<String, String> byMount = new java.util.TreeMap<>();
+        for (var m : container.getVolumeMounts()) {
+            pod.getVolumes().stream().filter(v -> v.getName().equals(m.getName()) && v.getHostPath() != null)
+                    .forEach(v -> byMount.put(m.getMountPath(), v.getHostPath().getPath() + " "
+                            + v.getHostPath().getType() + (Boolean.TRUE.equals(m.getReadOnly()) ? " ro" : " rw")));
+        }
+        return byMount;
+    }
+
+    @Test
+    void theAgentRunsWithTheSocketDirectoryTheHostDevWatchdogAndTheMetricsPort() {
+        Container agent = agent(ControllerConfig.forTests("ns"));
+        assertThat(agent.getArgs()).startsWith("run", "--controller", "node-manager-controller.ns.svc:9650",
+                        "--node", "$(NODE_NAME)")
+                .containsSequence("--socket", "/var/run/fencing-agent/fencing-agent.sock")
+                .containsSequence("--watchdog-device", "/host/dev/watchdog")
+                .containsSequence("--metrics-port", "9652")
+                .containsSequence("--token-file", AgentControlSecurity.AGENT_TOKEN_FILE);
+        assertThat(agent.getPorts()).extracting(p -> p.getName() + "=" + p.getContainerPort() + "/" + p.getProtocol())
+                .containsExactly("gossip-tcp=9651/TCP", "gossip-udp=9651/UDP", "metrics=9652/TCP");
+    }
+
+    @Test
+    void onlyTheSocketDirectoryTheHostDevReadOnlyAndTheStateDirComeFromTheHost() {
+        var pod = AgentDaemonSetFactory.desired(group(), ControllerConfig.forTests("ns")).getSpec().getTemplate()
+                .getSpec();
+        // A missing /dev/watchdog must not keep the pod in ContainerCreating: /dev is a Directory that always exists.
+        assertThat(hostPaths(pod, pod.getContainers().get(0))).containsExactlyEntriesOf(new java.util.TreeMap<>(Map.of(
+                "/host/dev", "/dev Directory ro",
+                "/var/run/fencing-agent", "/var/run/fencing-agent DirectoryOrCreate rw",
+                "/var/lib/fencing-agent", "/var/lib/fencing-agent DirectoryOrCreate rw")));
+        var tmp = pod.getVolumes().stream().filter(v -> v.getEmptyDir() != null).findFirst().orElseThrow();
+        assertThat(tmp.getEmptyDir().getSizeLimit()).isEqualTo(new Quantity("32Mi"));
+        assertThat(tmp.getEmptyDir().getMedium()).as("disk, outside the JVM's memory budget").isNull();
+        assertThat(pod.getContainers().get(0).getVolumeMounts())
+                .anySatisfy(m -> assertThat(m.getName() + " " + m.getMountPath()).isEqualTo(tmp.getName() + " /tmp"));
+    }
+
+    @Test
+    void theSocketLinkInitContainerIsUnprivilegedRootWithNoCapabilitiesAndOnlyTheHostVarRun() {
+        ControllerConfig config = ControllerConfig.forTests("ns");
+        var pod = AgentDaemonSetFactory.desired(group(), config).getSpec().getTemplate().getSpec();
+        assertThat(pod.getInitContainers()).hasSize(1);
+        Container link = pod.getInitContainers().get(0);
+
+        assertThat(link.getName()).isEqualTo("socket-link");
+        assertThat(link.getImage()).isEqualTo(config.agentImage());
+        assertThat(link.getArgs()).containsExactly("socket-link", "--link", "/host/var/run/fencing-agent.sock",
+                "--target", "fencing-agent/fencing-agent.sock");
+        var security = link.getSecurityContext();
+        assertThat(security.getPrivileged()).isFalse();
+        assertThat(security.getAllowPrivilegeEscalation()).isFalse();
+        assertThat(security.getRunAsUser()).isZero();
+        assertThat(security.getReadOnlyRootFilesystem()).isTrue();
+        assertThat(security.getCapabilities().getDrop()).containsExactly("ALL");
+        assertThat(security.getCapabilities().getAdd()).isNullOrEmpty();
+        assertThat(hostPaths(pod, link)).containsExactly(Map.entry("/host/var/run", "/var/run Directory rw"));
+        assertThat(hostPaths(pod, pod.getContainers().get(0))).as("the agent does not see all of /var/run")
+                .doesNotContainKey("/var/run").doesNotContainKey("/host/var/run");
+    }
+
+    @Test
+    void probesWatchHealthzAndReadyzOnTheMetricsPortWithTimeForTheJvmToStart() {
+        Container agent = agent(ControllerConfig.forTests("ns"));
+        assertThat(agent.getStartupProbe().getHttpGet().getPath()).isEqualTo("/healthz");
+        assertThat(agent.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/healthz");
+        assertThat(agent.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/readyz");
+        for (var probe : List.of(agent.getStartupProbe(), agent.getLivenessProbe(), agent.getReadinessProbe())) {
+            assertThat(probe.getHttpGet().getPort().getStrVal()).isEqualTo("metrics");
+            assertThat(probe.getTimeoutSeconds()).isPositive();
+        }
+        var startup = agent.getStartupProbe();
+        assertThat(startup.getPeriodSeconds() * startup.getFailureThreshold())
+                .isEqualTo(AgentDaemonSetFactory.STARTUP_SECONDS);
+        var liveness = agent.getLivenessProbe();
+        assertThat(liveness.getPeriodSeconds() * liveness.getFailureThreshold()).as("a stuck loop is restarted"
+                + " within a minute, a single slow answer is not").isBetween(20, 60);
+    }
+
+    @Test
+    void withTheMetricsPortOffTheAgentHasNoHttpPortAndNoProbes() {
+        ControllerConfig off = ControllerConfig.forTests("ns").withAgentPod(new AgentPodSettings(0, "", List.of()));
+        Container agent = agent(off);
+        assertThat(agent.getArgs()).containsSequence("--metrics-port", "0");
+        assertThat(agent.getPorts()).extracting(p -> p.getName()).doesNotContain("metrics");
+        assertThat(agent.getStartupProbe()).isNull();
+        assertThat(agent.getLivenessProbe()).isNull();
+        assertThat(agent.getReadinessProbe()).isNull();
+    }
+
+    @Test
+    void pullPolicyAndPullSecretsReachBothContainersAndThePod() {
+        ControllerConfig config = ControllerConfig.forTests("ns").withAgentPod(new AgentPodSettings(9652, "Always",
+                List.of("regcred", "mirror.example")));
+        var pod = AgentDaemonSetFactory.desired(group(), config).getSpec().getTemplate().getSpec();
+        assertThat(pod.getImagePullSecrets()).extracting(r -> r.getName()).containsExactly("regcred",
+                "mirror.example");
+        assertThat(pod.getContainers().get(0).getImagePullPolicy()).isEqualTo("Always");
+        assertThat(pod.getInitContainers().get(0).getImagePullPolicy()).isEqualTo("Always");
+
+        var defaults = AgentDaemonSetFactory.desired(group(), ControllerConfig.forTests("ns")).getSpec().getTemplate()
+                .getSpec();
+        assertThat(defaults.getImagePullSecrets()).isEmpty();
+        assertThat(defaults.getContainers().get(0).getImagePullPolicy()).as("Kubernetes' default").isNull();
+    }
+
+    @Test
+    void badAgentPodSettingsAreRefusedNamingTheFlag() {
+        assertThatThrownBy(() -> new AgentPodSettings(65536, "", List.of()))
+                .hasMessageContaining("--agent-metrics-port 65536");
+        assertThatThrownBy(() -> new AgentPodSettings(-1, "", List.of()))
+                .hasMessageContaining("--agent-metrics-port -1");
+        assertThatThrownBy(() -> new AgentPodSettings(9652, "Sometimes", List.of()))
+                .hasMessageContaining("--agent-image-pull-policy Sometimes").hasMessageContaining("IfNotPresent");
+        assertThatThrownBy(() -> new AgentPodSettings(9652, "", List.of("Reg_Cred")))
+                .hasMessageContaining("--agent-image-pull-secret Reg_Cred");
+        assertThatThrownBy(() -> ControllerConfig.forTests("ns").withAgentPod(new AgentPodSettings(9651, "",
+                List.of()))).hasMessageContaining("--agent-metrics-port 9651 is the gossip port");
+    }
+
+    @Test
+    void everyTaintIsToleratedByDefaultAndThePriorityClassIsOptional() {
+        var pod = AgentDaemonSetFactory.desired(group(), ControllerConfig.forTests("ns")).getSpec().getTemplate()
+                .getSpec();
+        assertThat(pod.getTolerations()).singleElement().satisfies(t -> {
+            assertThat(t.getOperator()).isEqualTo("Exists");
+            assertThat(t.getKey()).isNull();
+            assertThat(t.getEffect()).isNull();
+        });
+        assertThat(pod.getPriorityClassName()).isEqualTo("system-node-critical");
+        ControllerConfig c = ControllerConfig.forTests("ns");
+        ControllerConfig none = new ControllerConfig(c.namespace(), 0, -1, c.gossipPort(), c.agentImage(),
+                c.agentControllerAddress(), c.agentResources(), c.agentTolerations(), "", false, "l", null, null,
+                Duration.ofSeconds(1), Duration.ofSeconds(30), 10, 10, Duration.ofSeconds(30), 1, true, "127.0.0.1");
+        assertThat(AgentDaemonSetFactory.desired(group(), none).getSpec().getTemplate().getSpec()
+                .getPriorityClassName()).isNull();
     }
 
     @Test

@@ -9,6 +9,8 @@ import dev.fencing.api.v1.NodeGroupSpec;
 import dev.fencing.api.v1.NodeType;
 import dev.fencing.nodemanager.config.ControllerConfig;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
@@ -34,8 +36,57 @@ class AgentDaemonSetsCrudMockTest {
     @Test
     void theCrudMockTakesCreateAndUpdateOnHash() {
         AgentDaemonSets daemonSets = new AgentDaemonSets(client, ControllerConfig.forTests("ns"));
-        assertThat(daemonSets.apply(group())).isEqualTo(AgentDaemonSets.Outcome.CREATED);
-        assertThat(daemonSets.apply(group())).isEqualTo(AgentDaemonSets.Outcome.UNCHANGED);
+        assertThat(daemonSets.apply(group()).outcome()).isEqualTo(AgentDaemonSets.Outcome.CREATED);
+        assertThat(daemonSets.apply(group()).outcome()).isEqualTo(AgentDaemonSets.Outcome.UNCHANGED);
+    }
+
+    private DaemonSet foreign(String ownerUid) {
+        DaemonSetBuilder b = new DaemonSetBuilder().withNewMetadata().withName("fencing-agent-workers")
+                .withNamespace("ns").addToLabels("heritage", "deckhouse").endMetadata()
+                .withNewSpec().withNewTemplate().withNewSpec().addNewContainer().withName("agent")
+                .withImage("deckhouse/agent:1").endContainer().endSpec().endTemplate().endSpec();
+        if (ownerUid != null) {
+            b.editMetadata().addNewOwnerReference().withApiVersion("deckhouse.io/v1").withKind("NodeGroup")
+                    .withName("workers").withUid(ownerUid).withController(true).endOwnerReference().endMetadata();
+        }
+        return client.apps().daemonSets().inNamespace("ns").resource(b.build()).create();
+    }
+
+    private DaemonSet current() {
+        return client.apps().daemonSets().inNamespace("ns").withName("fencing-agent-workers").get();
+    }
+
+    @Test
+    void aDaemonSetOfTheGroupsNameWithoutItsOwnerIsNeitherUpdatedNorDeletedAndNamesItsOwner() {
+        AgentDaemonSets daemonSets = new AgentDaemonSets(client, ControllerConfig.forTests("ns"));
+        DaemonSet before = foreign(null);
+
+        AgentDaemonSets.Applied applied = daemonSets.apply(group());
+        assertThat(applied.outcome()).isEqualTo(AgentDaemonSets.Outcome.NOT_OWNED);
+        assertThat(applied.daemonSet()).isEqualTo("ns/fencing-agent-workers");
+        assertThat(applied.owner()).contains("heritage=deckhouse");
+        assertThat(daemonSets.delete("workers", "uid-1")).as("switching fencing off").isFalse();
+        assertThat(daemonSets.groupDeleted("workers", "uid-1")).as("deleting the NodeGroup").isFalse();
+        assertThat(current().getMetadata().getResourceVersion()).isEqualTo(before.getMetadata().getResourceVersion());
+
+        client.apps().daemonSets().inNamespace("ns").withName("fencing-agent-workers").delete();
+        AgentDaemonSets fresh = new AgentDaemonSets(client, ControllerConfig.forTests("ns"));
+        assertThat(fresh.apply(group()).outcome()).as("the next reconcile after it is gone")
+                .isEqualTo(AgentDaemonSets.Outcome.CREATED);
+        assertThat(current().getMetadata().getOwnerReferences()).singleElement()
+                .satisfies(o -> assertThat(o.getUid()).isEqualTo("uid-1"));
+        assertThat(fresh.delete("workers", "uid-1")).isTrue();
+    }
+
+    @Test
+    void aDaemonSetControlledByAnotherNodeGroupOfTheSameNameIsNotOurs() {
+        foreign("uid-of-a-deleted-group");
+        AgentDaemonSets.Applied applied = new AgentDaemonSets(client, ControllerConfig.forTests("ns"))
+                .apply(group());
+        assertThat(applied.outcome()).isEqualTo(AgentDaemonSets.Outcome.NOT_OWNED);
+        assertThat(applied.owner()).isEqualTo("NodeGroup workers (uid uid-of-a-deleted-group)");
+        assertThat(current().getSpec().getTemplate().getSpec().getContainers().get(0).getImage())
+                .isEqualTo("deckhouse/agent:1");
     }
 
     @Test

@@ -2,6 +2,7 @@ package dev.fencing.nodemanager.realapi;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.fencing.api.v1.Fencing;
 import dev.fencing.api.v1.NodeGroup;
@@ -19,6 +20,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import java.time.Duration;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -81,12 +83,12 @@ class AgentDaemonSetApplyRealApiTest {
     @ValueSource(booleans = {true, false})
     void anUnchangedDesiredStateWritesNothingDespiteServerDefaults(boolean serverSideApply) {
         Setup s = setup(serverSideApply);
-        assertThat(s.daemonSets().apply(s.group())).isEqualTo(Outcome.CREATED);
+        assertThat(s.daemonSets().apply(s.group()).outcome()).isEqualTo(Outcome.CREATED);
         DaemonSet created = s.get();
         // The server filled in what the controller leaves out, e.g. the template's restartPolicy.
         assertThat(created.getSpec().getTemplate().getSpec().getRestartPolicy()).isEqualTo("Always");
-        assertThat(s.daemonSets().apply(s.group())).isEqualTo(Outcome.UNCHANGED);
-        assertThat(s.daemonSets().apply(s.group())).isEqualTo(Outcome.UNCHANGED);
+        assertThat(s.daemonSets().apply(s.group()).outcome()).isEqualTo(Outcome.UNCHANGED);
+        assertThat(s.daemonSets().apply(s.group()).outcome()).isEqualTo(Outcome.UNCHANGED);
         assertThat(s.get().getMetadata().getResourceVersion()).isEqualTo(created.getMetadata().getResourceVersion());
         assertThat(created.getMetadata().getManagedFields()).anySatisfy(m -> {
             assertThat(m.getOperation()).isEqualTo(serverSideApply ? "Apply" : "Update");
@@ -109,7 +111,7 @@ class AgentDaemonSetApplyRealApiTest {
                 c.agentResources(), c.agentTolerations(), "", c.leaderElection(), c.leaseName(), null, null,
                 c.statusInterval(), c.reportStaleAfter(), c.historyLimit(), c.streamQueue(), c.maxTieLease(),
                 c.maxOutOfService(), c.gossipEncryption(), c.advertiseHost()).withServerSideApply(serverSideApply);
-        assertThat(new AgentDaemonSets(admin, noPriority).apply(s.group())).isEqualTo(Outcome.UPDATED);
+        assertThat(new AgentDaemonSets(admin, noPriority).apply(s.group()).outcome()).isEqualTo(Outcome.UPDATED);
         assertThat(s.image()).isEqualTo("registry.example/fencing-agent:next");
         assertThat(s.get().getSpec().getTemplate().getSpec().getPriorityClassName()).isNull();
     }
@@ -122,11 +124,11 @@ class AgentDaemonSetApplyRealApiTest {
         kubectlEdit(s);
         assertThat(s.image()).isEqualTo(EDITED_IMAGE);
 
-        assertThat(s.daemonSets().apply(s.group())).isEqualTo(Outcome.UPDATED);
+        assertThat(s.daemonSets().apply(s.group()).outcome()).isEqualTo(Outcome.UPDATED);
         assertThat(s.image()).isEqualTo(s.config().agentImage());
         assertThat(s.get().getMetadata().getAnnotations()).containsEntry(NOTE, "kept")
                 .containsKey(AgentDaemonSetFactory.HASH_ANNOTATION);
-        assertThat(s.daemonSets().apply(s.group())).isEqualTo(Outcome.UNCHANGED);
+        assertThat(s.daemonSets().apply(s.group()).outcome()).isEqualTo(Outcome.UNCHANGED);
     }
 
     /** What the write without SSA does: the hash still matches, so a hand edit stays until the spec changes. */
@@ -136,7 +138,7 @@ class AgentDaemonSetApplyRealApiTest {
         s.daemonSets().apply(s.group());
         kubectlEdit(s);
 
-        assertThat(s.daemonSets().apply(s.group())).isEqualTo(Outcome.UNCHANGED);
+        assertThat(s.daemonSets().apply(s.group()).outcome()).isEqualTo(Outcome.UNCHANGED);
         assertThat(s.image()).isEqualTo(EDITED_IMAGE);
         assertThat(s.get().getMetadata().getAnnotations()).containsEntry(NOTE, "kept");
     }
@@ -162,7 +164,57 @@ class AgentDaemonSetApplyRealApiTest {
                 .addToAnnotations(NOTE, "theirs").endMetadata().build();
         admin.apps().daemonSets().inNamespace(s.namespace()).resource(note).fieldManager("other-tool")
                 .serverSideApply();
-        assertThat(s.daemonSets().apply(s.group())).isEqualTo(Outcome.UNCHANGED);
+        assertThat(s.daemonSets().apply(s.group()).outcome()).isEqualTo(Outcome.UNCHANGED);
         assertThat(s.get().getMetadata().getAnnotations()).containsEntry(NOTE, "theirs");
+    }
+
+    /**
+     * Coexistence (Deckhouse's own agent): a DaemonSet of the group's name that the NodeGroup does not control is
+     * left exactly as it is by both write modes (a forced apply would otherwise take its fields over), survives the
+     * switch-off, and the group gets its own DaemonSet once it is gone.
+     */
+    @ParameterizedTest(name = "serverSideApply={0}")
+    @ValueSource(booleans = {true, false})
+    void aForeignDaemonSetOfTheGroupsNameIsNeitherTakenOverNorDeleted(boolean serverSideApply) {
+        Setup s = setup(serverSideApply);
+        String name = AgentDaemonSetFactory.name(s.group().getMetadata().getName());
+        DaemonSet foreign = admin.apps().daemonSets().inNamespace(s.namespace()).resource(new DaemonSetBuilder()
+                .withNewMetadata().withName(name).withNamespace(s.namespace()).addToLabels("heritage", "deckhouse")
+                .endMetadata()
+                .withNewSpec().withNewSelector().addToMatchLabels("app", "deckhouse-agent").endSelector()
+                .withNewTemplate().withNewMetadata().addToLabels("app", "deckhouse-agent").endMetadata()
+                .withNewSpec().addNewContainer().withName("agent").withImage(EDITED_IMAGE).endContainer().endSpec()
+                .endTemplate().endSpec().build()).create();
+
+        AgentDaemonSets.Applied applied = s.daemonSets().apply(s.group());
+        assertThat(applied.outcome()).isEqualTo(Outcome.NOT_OWNED);
+        assertThat(applied.owner()).contains("heritage=deckhouse");
+        assertThat(s.daemonSets().delete(s.group().getMetadata().getName(), s.group().getMetadata().getUid()))
+                .isFalse();
+        DaemonSet after = s.get();
+        assertThat(after.getMetadata().getResourceVersion()).isEqualTo(foreign.getMetadata().getResourceVersion());
+        assertThat(after.getMetadata().getManagedFields()).extracting(m -> m.getManager())
+                .doesNotContain(AgentDaemonSets.FIELD_MANAGER);
+
+        admin.apps().daemonSets().inNamespace(s.namespace()).withName(name).delete();
+        await().atMost(Duration.ofSeconds(20)).until(() -> s.get() == null);
+        assertThat(s.daemonSets().apply(s.group()).outcome()).isEqualTo(Outcome.CREATED);
+        assertThat(s.get().getMetadata().getOwnerReferences()).singleElement()
+                .satisfies(o -> assertThat(o.getUid()).isEqualTo(s.group().getMetadata().getUid()));
+    }
+
+    /** The production pod spec passes the API server's validation: init container, probes, volumes, pull secrets. */
+    @Test
+    void theProductionPodSpecIsAcceptedWithEveryOptionalPart() {
+        Setup s = setup(true);
+        ControllerConfig full = s.config().withAgentPod(new dev.fencing.nodemanager.config.AgentPodSettings(9652,
+                "IfNotPresent", java.util.List.of("regcred")));
+        assertThat(new AgentDaemonSets(admin, full).apply(s.group()).outcome()).isEqualTo(Outcome.CREATED);
+        var pod = s.get().getSpec().getTemplate().getSpec();
+        assertThat(pod.getInitContainers()).extracting(c -> c.getName()).containsExactly("socket-link");
+        assertThat(pod.getContainers().get(0).getReadinessProbe().getHttpGet().getPath()).isEqualTo("/readyz");
+        assertThat(pod.getImagePullSecrets()).extracting(r -> r.getName()).containsExactly("regcred");
+        assertThat(new AgentDaemonSets(admin, full).apply(s.group()).outcome()).as("server defaults cause no write")
+                .isEqualTo(Outcome.UNCHANGED);
     }
 }

@@ -25,6 +25,7 @@ import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
@@ -171,9 +172,11 @@ class NodeManagerOperatorTest {
         assertThat(pod.getHostNetwork()).isTrue();
         assertThat(pod.getContainers().get(0).getArgs())
                 .containsExactly("run", "--controller", "node-manager-controller." + NS + ".svc:9650", "--node",
-                        "$(NODE_NAME)", "--token-file", "/etc/fencing-agent/token/token", "--insecure-plaintext");
+                        "$(NODE_NAME)", "--socket", "/var/run/fencing-agent/fencing-agent.sock",
+                        "--watchdog-device", "/host/dev/watchdog", "--metrics-port", "9652",
+                        "--token-file", "/etc/fencing-agent/token/token", "--insecure-plaintext");
         assertThat(pod.getVolumes()).filteredOn(v -> v.getHostPath() != null).extracting(v -> v.getHostPath().getPath())
-                .contains("/dev/watchdog", "/var/run");
+                .contains("/dev", "/var/run/fencing-agent");
         assertThat(ds.getMetadata().getOwnerReferences()).extracting(o -> o.getKind()).containsExactly("NodeGroup");
 
         ControllerMessage full = connect("workers-2").next();
@@ -332,6 +335,51 @@ class NodeManagerOperatorTest {
         ControllerMessage rotated = nextDelta(agent, ConfigDelta.ChangeCase.KEYRING);
         assertThat(rotated.getDelta().getKeyring().getPrimary().toByteArray()).isEqualTo(next);
         assertThat(rotated.getDelta().getKeyring().getSecondaryList()).containsExactly(primary);
+    }
+
+    @Test
+    void aForeignAgentDaemonSetIsLeftAloneWithANotOwnedConditionUntilItIsGoneThenTheGroupGetsItsOwn() {
+        // Deckhouse's own agent for the group: a DaemonSet of the same name that no NodeGroup controls.
+        DaemonSet foreign = new DaemonSetBuilder()
+                .withNewMetadata().withName("fencing-agent-workers").withNamespace(NS)
+                    .addToLabels("heritage", "deckhouse").endMetadata()
+                .withNewSpec().withNewSelector().addToMatchLabels("app", "deckhouse-agent").endSelector()
+                    .withNewTemplate().withNewMetadata().addToLabels("app", "deckhouse-agent").endMetadata()
+                        .withNewSpec().addNewContainer().withName("agent").withImage("deckhouse/agent:1")
+                        .endContainer().endSpec()
+                    .endTemplate().endSpec()
+                .build();
+        String foreignVersion = client.apps().daemonSets().inNamespace(NS).resource(foreign).create().getMetadata()
+                .getResourceVersion();
+        createGroupWithNodes("workers", 2);
+
+        await().atMost(10, TimeUnit.SECONDS).untilAsserted(() -> {
+            Condition c = present(condition("workers", "AgentDaemonSet"));
+            assertThat(c.getStatus()).isEqualTo("False");
+            assertThat(c.getReason()).isEqualTo("NotOwned");
+            assertThat(c.getMessage()).contains(NS + "/fencing-agent-workers", "heritage=deckhouse");
+        });
+        await().atMost(10, TimeUnit.SECONDS).until(() -> events("AgentDaemonSetNotOwned").size() == 1);
+        assertThat(events("AgentDaemonSetNotOwned").get(0).getType()).isEqualTo("Warning");
+        // Several reconciles later (status every 500 ms) it is still untouched and announced once.
+        await().during(1500, TimeUnit.MILLISECONDS).atMost(5, TimeUnit.SECONDS).until(() -> client.apps()
+                .daemonSets().inNamespace(NS).withName("fencing-agent-workers").get().getMetadata()
+                .getResourceVersion().equals(foreignVersion));
+        assertThat(events("AgentDaemonSetNotOwned")).hasSize(1);
+
+        client.apps().daemonSets().inNamespace(NS).withName("fencing-agent-workers").delete();
+
+        DaemonSet own = await().atMost(10, TimeUnit.SECONDS).until(() -> client.apps().daemonSets()
+                .inNamespace(NS).withName("fencing-agent-workers").get(), d -> d != null
+                        && d.getMetadata().getOwnerReferences() != null
+                        && !d.getMetadata().getOwnerReferences().isEmpty());
+        assertThat(own.getMetadata().getOwnerReferences()).singleElement()
+                .satisfies(o -> assertThat(o.getName()).isEqualTo("workers"));
+        await().atMost(10, TimeUnit.SECONDS).untilAsserted(() -> {
+            Condition c = present(condition("workers", "AgentDaemonSet"));
+            assertThat(c.getStatus()).isEqualTo("True");
+            assertThat(c.getReason()).isEqualTo("Applied");
+        });
     }
 
     @Test

@@ -1,0 +1,162 @@
+package dev.fencing.agent.status;
+
+import dev.fencing.agent.config.AtomicFileReplacer;
+import dev.fencing.agent.quorum.MonotonicClock;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps the host status file current: checks the agent's {@link HostStatus} every {@link #CHECK_INTERVAL}, replaces
+ * the file atomically ({@link AtomicFileReplacer}, mode 0644) when any field changed, and at least every
+ * {@link #REFRESH_INTERVAL} anyway, so {@code updated_unix} tells a reader whether an agent runs at all.
+ *
+ * <p>A file that cannot be written (read-only mount, missing permission, a directory in the way) is logged, the
+ * first time and then at most every {@link #FAILURE_LOG_INTERVAL}, and retried on the next change or refresh; it
+ * never reaches the quorum loop or the feed.
+ */
+public final class StatusFileWriter implements AutoCloseable {
+
+  /** How often the status is compared with the one last written. */
+  public static final Duration CHECK_INTERVAL = Duration.ofMillis(200);
+  /** Longest time between two writes of an unchanged status (the contract says at most 5 s). */
+  public static final Duration REFRESH_INTERVAL = Duration.ofSeconds(4);
+  /** Shortest time between two log lines about a failing write. */
+  public static final Duration FAILURE_LOG_INTERVAL = Duration.ofMinutes(1);
+
+  private static final Logger LOG = LoggerFactory.getLogger(StatusFileWriter.class);
+  private static final Set<PosixFilePermission> MODE = PosixFilePermissions.fromString("rw-r--r--");
+
+  private final Path file;
+  private final Supplier<HostStatus> source;
+  private final InstantSource wallClock;
+  private final MonotonicClock clock;
+  private final AtomicFileReplacer replacer;
+  private final String logContext;
+
+  private HostStatus lastAttempted;
+  private boolean attempted;
+  private long lastAttemptNanos;
+  private boolean failing;
+  private long lastFailureLogNanos;
+  private long suppressedFailures;
+  private long writes;
+  private ScheduledFuture<?> task;
+
+  /**
+   * @param file the status file; its directory is created when missing
+   * @param source the agent's status as of now; asked on every check
+   * @param wallClock for {@code updated_unix}
+   * @param clock monotonic time for the refresh and the log rate limit
+   * @param replacer atomic replacement
+   * @param logContext {@code node=…} prefix for log lines
+   */
+  public StatusFileWriter(Path file, Supplier<HostStatus> source, InstantSource wallClock, MonotonicClock clock,
+      AtomicFileReplacer replacer, String logContext) {
+    this.file = Objects.requireNonNull(file, "file");
+    this.source = Objects.requireNonNull(source, "source");
+    this.wallClock = Objects.requireNonNull(wallClock, "wallClock");
+    this.clock = Objects.requireNonNull(clock, "clock");
+    this.replacer = Objects.requireNonNull(replacer, "replacer");
+    this.logContext = Objects.requireNonNull(logContext, "logContext");
+  }
+
+  /** Writes the file now, then checks every {@link #CHECK_INTERVAL} on {@code scheduler} (owned by the caller). */
+  public synchronized void start(ScheduledExecutorService scheduler) {
+    if (task != null) {
+      throw new IllegalStateException("status file writer already started for " + file);
+    }
+    writeIfDue();
+    long period = CHECK_INTERVAL.toMillis();
+    task = scheduler.scheduleWithFixedDelay(this::writeIfDue, period, period, TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * One check: writes when a field changed since the last attempt or the refresh is due. Never throws (a periodic
+   * task that threw would be cancelled silently).
+   *
+   * @return true when the file was written
+   */
+  public synchronized boolean writeIfDue() {
+    long now = clock.nanoTime();
+    HostStatus status;
+    try {
+      status = source.get();
+    } catch (RuntimeException e) {
+      failed(now, "cannot read the agent's status: " + e);
+      return false;
+    }
+    if (attempted && status.equals(lastAttempted) && now - lastAttemptNanos < REFRESH_INTERVAL.toNanos()) {
+      return false;
+    }
+    attempted = true;
+    lastAttempted = status;
+    lastAttemptNanos = now;
+    try {
+      Path dir = file.toAbsolutePath().getParent();
+      if (!Files.isDirectory(dir)) {
+        Files.createDirectories(dir);
+      }
+      replacer.replace(file, status.render(wallClock.instant().getEpochSecond()).getBytes(StandardCharsets.US_ASCII),
+          MODE);
+    } catch (IOException | RuntimeException e) {
+      failed(now, e.toString());
+      return false;
+    }
+    writes++;
+    if (failing) {
+      failing = false;
+      LOG.info("{} event=status_file_recovered file={} failures_not_logged={}", logContext, file,
+          suppressedFailures);
+      suppressedFailures = 0;
+    }
+    return true;
+  }
+
+  private void failed(long now, String error) {
+    if (failing && now - lastFailureLogNanos < FAILURE_LOG_INTERVAL.toNanos()) {
+      suppressedFailures++;
+      return;
+    }
+    LOG.warn("{} event=status_file_write_failed file={} error=\"{}\" retry=\"on change, at least every {}\""
+        + " failures_not_logged={}", logContext, file, error, REFRESH_INTERVAL, suppressedFailures);
+    failing = true;
+    lastFailureLogNanos = now;
+    suppressedFailures = 0;
+  }
+
+  /** Files written since start. */
+  public synchronized long writes() {
+    return writes;
+  }
+
+  /** The status file's path. */
+  public Path file() {
+    return file;
+  }
+
+  /** Stops checking and writes the final status (the agent's stopped state) once more. Idempotent. */
+  @Override
+  public synchronized void close() {
+    if (task == null) {
+      return;
+    }
+    task.cancel(false);
+    task = null;
+    attempted = false;
+    writeIfDue();
+  }
+}
