@@ -21,7 +21,6 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,7 +56,7 @@ public final class ControllerClient implements AutoCloseable {
     private final String nodeName;
     private final String agentVersion;
     private final ConfigStateFile stateFile;
-    private final Consumer<ConfigUpdate> onConfig;
+    private final ConfigSink onConfig;
     private final ManagedChannel channel;
     private final AgentControlGrpc.AgentControlStub stub;
     private final Options options;
@@ -91,7 +90,7 @@ public final class ControllerClient implements AutoCloseable {
      * @param onConfig     called with every new complete config, on the client thread
      */
     public ControllerClient(ControllerEndpoint endpoint, String nodeName, String agentVersion, Path stateDir,
-                            Consumer<ConfigUpdate> onConfig) {
+                            ConfigSink onConfig) {
         this(ControllerChannels.open(endpoint, nodeName, Options.DEFAULTS.keepAliveTime()), endpoint.target(),
                 nodeName, agentVersion, stateDir, onConfig, Options.DEFAULTS, endpoint.insecurePlaintext());
     }
@@ -100,12 +99,12 @@ public final class ControllerClient implements AutoCloseable {
      * A client over a caller-built channel (TLS, in-process tests); the client owns and shuts down the channel.
      */
     public ControllerClient(ManagedChannel channel, String target, String nodeName, String agentVersion,
-                            Path stateDir, Consumer<ConfigUpdate> onConfig, Options options) {
+                            Path stateDir, ConfigSink onConfig, Options options) {
         this(channel, target, nodeName, agentVersion, stateDir, onConfig, options, false);
     }
 
     private ControllerClient(ManagedChannel channel, String target, String nodeName, String agentVersion,
-                             Path stateDir, Consumer<ConfigUpdate> onConfig, Options options,
+                             Path stateDir, ConfigSink onConfig, Options options,
                              boolean insecurePlaintext) {
         this.insecurePlaintext = insecurePlaintext;
         this.channel = channel;
@@ -368,7 +367,11 @@ public final class ControllerClient implements AutoCloseable {
 
     private void applied(String kind) {
         publishIdentity();
-        persist(current);
+        // Only a config the agent takes is cached: a restart must start from the last config it ran with, not
+        // from one it refused (it would then have none it can use and stay disarmed with NO_CONFIG).
+        if (deliver(current, ConfigUpdate.SOURCE_CONTROLLER)) {
+            persist(current);
+        }
         boolean firstSync = !synced;
         synced = true;
         if (firstSync) {
@@ -378,18 +381,18 @@ public final class ControllerClient implements AutoCloseable {
         } else {
             LOG.debug("event=config_applied node={} revision={} kind={}", nodeName, current.revision(), kind);
         }
-        deliver(current, ConfigUpdate.SOURCE_CONTROLLER);
         if (firstSync) {
             sendLatestReport();
         }
     }
 
-    private void deliver(MaterialisedConfig config, String source) {
+    private boolean deliver(MaterialisedConfig config, String source) {
         try {
-            onConfig.accept(new ConfigUpdate(config.config(), config.epoch(), config.revision(), source));
+            return onConfig.accept(new ConfigUpdate(config.config(), config.epoch(), config.revision(), source));
         } catch (RuntimeException e) {
             LOG.error("event=config_consumer_failed node={} revision={} error=\"{}\"", nodeName, config.revision(),
                     e.toString(), e);
+            return false;
         }
     }
 

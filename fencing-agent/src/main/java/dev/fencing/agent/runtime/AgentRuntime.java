@@ -157,11 +157,19 @@ public final class AgentRuntime implements AutoCloseable {
         options.node(), options.agentVersion(), options.stateDir(), update -> {
           try {
             AgentConfig mapped = ControllerConfigMapper.map(update, options.node());
+            Optional<String> rejection = agent.rejection(mapped);
+            if (rejection.isPresent()) {
+              LOG.error("node={} event=config_rejected source={} revision={} reason=\"{}\"", options.node(),
+                  update.source(), update.revision(), rejection.get());
+              return false;
+            }
             configureProbe(prober, probeEndpoint(update), mapped);
             agent.applyConfig(mapped);
+            return true;
           } catch (IllegalArgumentException e) {
             LOG.error("node={} event=config_rejected source={} revision={} reason=\"{}\"", options.node(),
                 update.source(), update.revision(), e.getMessage());
+            return false;
           }
         }));
     Optional<TieBreaker> controlPlane = controller.map(ControllerClient::controlPlaneTieBreaker);

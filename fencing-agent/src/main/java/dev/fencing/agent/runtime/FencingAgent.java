@@ -622,6 +622,37 @@ public final class FencingAgent implements AutoCloseable {
     }
   }
 
+  /**
+   * Whether {@link #applyConfig} would run with this config: the checks the quorum loop makes before it takes a
+   * config, made here on the caller's thread (pure: no state changes). The controller client persists only configs
+   * that pass, so a config this agent rejects is never the one a restart starts from.
+   *
+   * @return the reason the config would be rejected, or empty when it would be taken
+   */
+  public Optional<String> rejection(AgentConfig newConfig) {
+    if (!newConfig.self().equals(node)) {
+      return Optional.of("config is for node " + newConfig.self());
+    }
+    if (newConfig.member(node).isEmpty()) {
+      return Optional.empty(); // taken: leaving the expected set disarms (see reconfigure)
+    }
+    try {
+      quorumSettings(newConfig);
+      return Optional.empty();
+    } catch (IllegalArgumentException e) {
+      return Optional.of(e.getMessage());
+    }
+  }
+
+  private QuorumSettings quorumSettings(AgentConfig newConfig) {
+    ResolvedTimings t = newConfig.policy().timings();
+    return new QuorumSettings(node,
+        new TreeSet<>(newConfig.members().stream().map(ExpectedMember::name).toList()),
+        newConfig.policy().quorumSize(), t.quorumWindow(), t.localHealthCap(), t.evaluationTick(),
+        TieBreakers.of(newConfig.policy().tieBreakers(), deps.controlPlane(), deps.apiReachable()),
+        QuorumSettings.defaultTieBreakLead(t.quorumWindow(), t.heartbeatInterval(), t.evaluationTick()));
+  }
+
   private void reconfigure(AgentConfig newConfig) {
     AgentConfig old = config;
     if (newConfig.member(node).isEmpty()) {
@@ -638,11 +669,7 @@ public final class FencingAgent implements AutoCloseable {
     ResolvedTimings t = newConfig.policy().timings();
     QuorumSettings settings;
     try {
-      settings = new QuorumSettings(node,
-          new TreeSet<>(newConfig.members().stream().map(ExpectedMember::name).toList()),
-          newConfig.policy().quorumSize(), t.quorumWindow(), t.localHealthCap(), t.evaluationTick(),
-          TieBreakers.of(newConfig.policy().tieBreakers(), deps.controlPlane(), deps.apiReachable()),
-          QuorumSettings.defaultTieBreakLead(t.quorumWindow(), t.heartbeatInterval(), t.evaluationTick()));
+      settings = quorumSettings(newConfig);
     } catch (IllegalArgumentException e) {
       LOG.error("{} event=config_rejected source={} revision={} reason=\"{}\"", logContext(), newConfig.source(),
           newConfig.revision(), e.getMessage());

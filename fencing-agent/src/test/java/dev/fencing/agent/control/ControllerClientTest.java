@@ -131,6 +131,29 @@ class ControllerClientTest {
     }
 
     @Test
+    void aConfigTheAgentRefusesIsNotCachedSoARestartStartsFromTheLastOneItTook() throws Exception {
+        startServer();
+        controller.onHello((hello, out) -> out.onNext(full("e1", 5, config("node-a", "node-b"))));
+        List<Long> offered = new CopyOnWriteArrayList<>();
+        client = new ControllerClient(InProcessChannelBuilder.forName(serverName).build(), "in-process", "node-a",
+                "test", stateDir, update -> offered.add(update.revision()) && update.revision() != 7, FAST);
+        client.start();
+        await().atMost(5, TimeUnit.SECONDS).until(() -> client.connected());
+        assertThat(new ConfigStateFile(stateDir).read()).get().extracting(MaterialisedConfig::revision).isEqualTo(5L);
+
+        controller.push(delta("e1", 5, 7, ConfigDelta.newBuilder()
+                .setMemberUpserted(Member.newBuilder().setName("node-c").setGossipAddress("198.18.0.3:7946"))));
+        await().atMost(5, TimeUnit.SECONDS).until(() -> offered.contains(7L));
+        assertThat(new ConfigStateFile(stateDir).read()).get()
+                .as("the refused revision 7 must not replace the cached revision 5")
+                .extracting(MaterialisedConfig::revision).isEqualTo(5L);
+
+        controller.push(delta("e1", 7, 8, ConfigDelta.newBuilder().setMemberRemoved("node-c")));
+        await().atMost(5, TimeUnit.SECONDS).until(() -> offered.contains(8L));
+        await().atMost(5, TimeUnit.SECONDS).until(() -> new ConfigStateFile(stateDir).read().get().revision() == 8L);
+    }
+
+    @Test
     void everyStreamAttemptFirstResetsTheChannelsOwnConnectBackoff() throws Exception {
         startServer();
         controller.onHello((hello, out) -> out.onNext(full("e1", 5, config("node-a", "node-b"))));

@@ -85,6 +85,19 @@ class FencingAgentTest {
   }
 
   @Test
+  void aConfigTheQuorumLoopWouldRefuseIsNamedBeforeItIsAppliedAndAGoodOneIsNot() throws Exception {
+    int port = LoopbackPorts.free();
+    AgentConfig needsController = AgentConfig.fromStandalone(StandaloneConfigLoader.parse("solo.yaml",
+        "group: solo\nexpected:\n  - {name: node-a, address: 127.0.0.1:" + port + "}\n"
+            + "fencing:\n  mode: Watchdog\n  quorum: {tieBreakers: [ControlPlane]}\n  timings: "
+            + AgentCluster.FAST_TIMINGS + "\n"), "node-a", "solo.yaml");
+    try (FencingAgent agent = soloAgent(port, new RecordingWatchdogDevice(), false)) {
+      assertThat(agent.rejection(needsController)).get().asString().contains("ControlPlane");
+      assertThat(agent.rejection(soloWatchdogConfig(port, java.util.List.of(new byte[32])))).isEmpty();
+    }
+  }
+
+  @Test
   void gossipThatCannotStartIsRetriedUntilItDoes() throws Exception {
     int port = LoopbackPorts.free();
     AgentConfig config = AgentConfig.fromStandalone(StandaloneConfigLoader.parse("solo.yaml",
