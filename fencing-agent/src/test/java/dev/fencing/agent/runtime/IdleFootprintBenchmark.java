@@ -93,10 +93,19 @@ public final class IdleFootprintBenchmark {
       return new Launch(rootfs, java, List.copyOf(options), jar, Map.copyOf(env));
     }
 
-    /** Where the agents' work directory lives on the host: under the image root's /tmp when chrooted. */
+    /**
+     * Where the agents' work directory lives on the host: under the image root's /tmp when chrooted. A chrooted JVM
+     * needs the root's /proc (the launcher finds libjli through /proc/self/exe) and /dev (SecureRandom), which a
+     * container runtime would provide: without them this says how to mount them.
+     */
     Path hostWorkDir() throws IOException {
       if (rootfs == null) {
         return Files.createTempDirectory("fencing-footprint");
+      }
+      if (!Files.exists(rootfs.resolve("proc/self")) || !Files.exists(rootfs.resolve("dev/urandom"))) {
+        throw new IllegalStateException("the image root " + rootfs + " needs /proc and /dev for a chrooted JVM: mkdir -p "
+            + rootfs + "/proc " + rootfs + "/dev && mount -t proc proc " + rootfs + "/proc && mount --rbind /dev "
+            + rootfs + "/dev");
       }
       Path tmp = rootfs.resolve("tmp");
       Files.createDirectories(tmp);

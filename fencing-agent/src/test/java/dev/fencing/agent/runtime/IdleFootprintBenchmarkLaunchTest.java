@@ -1,11 +1,13 @@
 package dev.fencing.agent.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Properties;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The benchmark measures the runtime it is told to: the machine's JDK, or the image's root and entrypoint. */
 class IdleFootprintBenchmarkLaunchTest {
@@ -47,5 +49,16 @@ class IdleFootprintBenchmarkLaunchTest {
         "/opt/java/bin/java", "@/app/jvm.options", "-jar", "/app/fencing-agent.jar", "run");
     assertThat(launch.agentPath(Path.of("/images/agent/rootfs/tmp/fp1/cluster.yaml")))
         .isEqualTo("/tmp/fp1/cluster.yaml");
+  }
+
+  @Test
+  void anImageRootWithoutProcIsRefusedWithTheMountCommands(@TempDir Path root) {
+    Properties p = new Properties();
+    p.setProperty("footprint.rootfs", root.toString());
+
+    IdleFootprintBenchmark.Launch launch = IdleFootprintBenchmark.Launch.from(p, null);
+
+    assertThatThrownBy(launch::hostWorkDir).isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("mount -t proc proc " + root + "/proc");
   }
 }
