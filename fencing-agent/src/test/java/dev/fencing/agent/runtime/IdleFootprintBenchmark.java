@@ -149,8 +149,9 @@ public final class IdleFootprintBenchmark {
     // Encrypted like a real group (an agent without a keyring would not arm).
     StringBuilder yaml = new StringBuilder("group: footprint\ngossip: {keys: [\""
         + java.util.Base64.getEncoder().encodeToString(key) + "\"]}\nexpected:\n");
+    List<Integer> ports = LoopbackPorts.distinct(n);
     for (int i = 0; i < n; i++) {
-      yaml.append("  - {name: node-").append(i).append(", address: 127.0.0.1:").append(LoopbackPorts.free()).append("}\n");
+      yaml.append("  - {name: node-").append(i).append(", address: 127.0.0.1:").append(ports.get(i)).append("}\n");
     }
     yaml.append("fencing:\n  watchdog: {timeout: 60s}\n  quorum: {tieBreakers: [LowestName]}\n");
     Path config = dir.resolve("cluster.yaml");
