@@ -143,8 +143,9 @@ final class AgentCluster implements AutoCloseable {
       List<String> isolatedFromStart, Map<String, byte[]> gossipKeyByNode, String timings,
       boolean allowPlaintextGossip, Optional<byte[]> groupKey, Hooks hooks) throws Exception {
     Map<String, Integer> ports = new LinkedHashMap<>();
+    List<Integer> free = LoopbackPorts.distinct(n);
     for (int i = 0; i < n; i++) {
-      ports.put(name(i), LoopbackPorts.free());
+      ports.put(name(i), free.get(i));
     }
     StandaloneConfig config = StandaloneConfigLoader.parse("cluster.yaml",
         yaml(ports, quorumLossAction, tieBreakers, timings));

@@ -7,41 +7,151 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
 
 /**
- * Idle footprint of N=5 standalone agents, each its own JVM started from the shaded jar with the small-footprint
- * flags below, each feeding a FIFO that this benchmark drains. After a warm-up it samples every agent's resident set
- * (VmRSS) and CPU time (utime+stime from /proc) over a measurement window and prints them.
+ * Idle footprint of N=5 standalone agents, each its own JVM started from the shaded jar, each feeding a FIFO that
+ * this benchmark drains. After a warm-up it samples every agent's resident set (VmRSS), thread count and CPU time
+ * (utime+stime from /proc) over a measurement window and prints them.
  *
- * Run after {@code ./mvnw -o -pl fencing-agent package -DskipTests}:
+ * <p>Arguments: {@code [JAR [N [WARMUP_S [MEASURE_S]]]]}. System properties choose the runtime, so the same
+ * benchmark measures a JDK on the machine or the container image's own runtime:
+ * <ul>
+ *   <li>{@code footprint.java} — the java launcher (default {@code java} on the PATH, {@code /opt/java/bin/java}
+ *       with {@code footprint.rootfs});
+ *   <li>{@code footprint.options} — comma-separated java {@code @argfiles} (one option per line), passed before
+ *       {@code -jar} as the image's entrypoint does; without it, and without {@code footprint.rootfs}, the
+ *       {@link #SMALL_FOOTPRINT} flags;
+ *   <li>{@code footprint.flags} — further options, space-separated, after the argfiles (to try one flag);
+ *   <li>{@code footprint.env.NAME=VALUE} — environment variable NAME of every agent (the pod's
+ *       {@code JAVA_TOOL_OPTIONS}, {@code MALLOC_ARENA_MAX});
+ *   <li>{@code footprint.rootfs} — an unpacked image root: every agent runs {@code chroot}ed into it (needs root),
+ *       the jar (default {@code /app/fencing-agent.jar}), launcher and argfiles (default {@code /app/jvm.options})
+ *       are paths inside it, and the work directory is created under its {@code /tmp}.
+ * </ul>
+ *
+ * <p>Run after {@code ./mvnw -o -pl fencing-agent package -DskipTests}:
  * {@code ./mvnw -o -pl fencing-agent exec:java -Dexec.classpathScope=test
  * -Dexec.mainClass=dev.fencing.agent.runtime.IdleFootprintBenchmark [-Dexec.args="JAR N WARMUP_S MEASURE_S"]}.
  */
 public final class IdleFootprintBenchmark {
 
-  /** JVM flags documented in fencing-agent/README.md for a small idle footprint. */
+  /** JVM flags for a small idle footprint that every JDK from 17 on accepts (the jar-run default). */
   static final List<String> SMALL_FOOTPRINT = List.of("-Xss256k", "-XX:+UseSerialGC", "-Xms16m", "-Xmx64m",
       "-XX:MaxMetaspaceSize=64m", "-XX:ReservedCodeCacheSize=16m", "-XX:TieredStopAtLevel=1",
       "-XX:CICompilerCount=1", "-XX:+UseCompressedOops", "-Xshare:auto", "-XX:-UsePerfData");
 
+  /** The image's entrypoint paths, used with {@code footprint.rootfs}. */
+  static final String IMAGE_JAVA = "/opt/java/bin/java";
+  static final String IMAGE_JAR = "/app/fencing-agent.jar";
+  static final String IMAGE_OPTIONS = "/app/jvm.options";
+
+  private static final String ENV_PREFIX = "footprint.env.";
+
+  /**
+   * How every agent JVM is launched.
+   *
+   * @param rootfs the image root the agents are chrooted into, or null for the host
+   * @param java the launcher (inside {@code rootfs} when set)
+   * @param jvmOptions what comes between the launcher and {@code -jar}
+   * @param jar the agent jar (inside {@code rootfs} when set)
+   * @param env environment variables added to each agent's
+   */
+  record Launch(Path rootfs, String java, List<String> jvmOptions, String jar, Map<String, String> env) {
+
+    /** The launch that {@code properties} and the JAR argument ({@code null} = the default) describe. */
+    static Launch from(Properties properties, String jarArgument) {
+      String root = properties.getProperty("footprint.rootfs");
+      Path rootfs = root == null || root.isBlank() ? null : Path.of(root).toAbsolutePath();
+      String java = properties.getProperty("footprint.java", rootfs == null ? "java" : IMAGE_JAVA);
+      String optionFiles = properties.getProperty("footprint.options", rootfs == null ? "" : IMAGE_OPTIONS);
+      List<String> options = new ArrayList<>();
+      if (optionFiles.isBlank()) {
+        options.addAll(SMALL_FOOTPRINT);
+      } else {
+        for (String file : optionFiles.split(",")) {
+          if (!file.isBlank()) {
+            options.add("@" + file.trim());
+          }
+        }
+      }
+      for (String flag : properties.getProperty("footprint.flags", "").trim().split("\\s+")) {
+        if (!flag.isEmpty()) {
+          options.add(flag);
+        }
+      }
+      Map<String, String> env = new TreeMap<>();
+      for (String name : properties.stringPropertyNames()) {
+        if (name.startsWith(ENV_PREFIX) && name.length() > ENV_PREFIX.length()) {
+          env.put(name.substring(ENV_PREFIX.length()), properties.getProperty(name));
+        }
+      }
+      String jar = jarArgument != null ? jarArgument
+          : rootfs != null ? IMAGE_JAR : "fencing-agent/target/fencing-agent-0.1.0-SNAPSHOT.jar";
+      return new Launch(rootfs, java, List.copyOf(options), jar, Map.copyOf(env));
+    }
+
+    /**
+     * Where the agents' work directory lives on the host: under the image root's /tmp when chrooted. A chrooted JVM
+     * needs the root's /proc (the launcher finds libjli through /proc/self/exe) and /dev (SecureRandom), which a
+     * container runtime would provide: without them this says how to mount them.
+     */
+    Path hostWorkDir() throws IOException {
+      if (rootfs == null) {
+        return Files.createTempDirectory("fencing-footprint");
+      }
+      if (!Files.exists(rootfs.resolve("proc/self")) || !Files.exists(rootfs.resolve("dev/urandom"))) {
+        throw new IllegalStateException("the image root " + rootfs + " needs /proc and /dev for a chrooted JVM: mkdir -p "
+            + rootfs + "/proc " + rootfs + "/dev && mount -t proc proc " + rootfs + "/proc && mount --rbind /dev "
+            + rootfs + "/dev");
+      }
+      Path tmp = rootfs.resolve("tmp");
+      Files.createDirectories(tmp);
+      return Files.createTempDirectory(tmp, "fencing-footprint");
+    }
+
+    /** {@code hostPath} as the agent sees it. */
+    String agentPath(Path hostPath) {
+      return rootfs == null ? hostPath.toString() : "/" + rootfs.relativize(hostPath.toAbsolutePath());
+    }
+
+    /** The command line of one agent, {@code agentArgs} being the arguments after the jar. */
+    List<String> command(List<String> agentArgs) {
+      List<String> command = new ArrayList<>();
+      if (rootfs != null) {
+        // chroot execs the launcher: the process started is the JVM itself, so /proc/<pid> measures the agent.
+        command.addAll(List.of("chroot", rootfs.toString()));
+      }
+      command.add(java);
+      command.addAll(jvmOptions);
+      command.addAll(List.of("-jar", jar));
+      command.addAll(agentArgs);
+      return command;
+    }
+  }
+
   private IdleFootprintBenchmark() {}
 
   public static void main(String[] args) throws Exception {
-    Path jar = Path.of(args.length > 0 ? args[0] : "fencing-agent/target/fencing-agent-0.1.0-SNAPSHOT.jar");
-    if (!Files.exists(jar)) {
-      jar = Path.of("target").resolve(jar.getFileName());
+    Launch launch = Launch.from(System.getProperties(), args.length > 0 ? args[0] : null);
+    if (launch.rootfs() == null && !Files.exists(Path.of(launch.jar()))) {
+      Path local = Path.of("target").resolve(Path.of(launch.jar()).getFileName());
+      launch = new Launch(null, launch.java(), launch.jvmOptions(), local.toString(), launch.env());
     }
     int n = args.length > 1 ? Integer.parseInt(args[1]) : 5;
     int warmupSeconds = args.length > 2 ? Integer.parseInt(args[2]) : 20;
     int measureSeconds = args.length > 3 ? Integer.parseInt(args[3]) : 30;
-    Path dir = Files.createTempDirectory("fencing-footprint");
+    Path dir = launch.hostWorkDir();
     byte[] key = new byte[32];
     new java.security.SecureRandom().nextBytes(key);
     // Encrypted like a real group (an agent without a keyring would not arm).
     StringBuilder yaml = new StringBuilder("group: footprint\ngossip: {keys: [\""
         + java.util.Base64.getEncoder().encodeToString(key) + "\"]}\nexpected:\n");
+    List<Integer> ports = LoopbackPorts.distinct(n);
     for (int i = 0; i < n; i++) {
-      yaml.append("  - {name: node-").append(i).append(", address: 127.0.0.1:").append(LoopbackPorts.free()).append("}\n");
+      yaml.append("  - {name: node-").append(i).append(", address: 127.0.0.1:").append(ports.get(i)).append("}\n");
     }
     yaml.append("fencing:\n  watchdog: {timeout: 60s}\n  quorum: {tieBreakers: [LowestName]}\n");
     Path config = dir.resolve("cluster.yaml");
@@ -52,14 +162,14 @@ public final class IdleFootprintBenchmark {
         Path fifo = dir.resolve("watchdog-" + i);
         new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start().waitFor();
         drain(fifo);
-        List<String> command = new ArrayList<>(List.of("java"));
-        command.addAll(SMALL_FOOTPRINT);
-        command.addAll(List.of("-jar", jar.toString(), "run", "--config", config.toString(), "--node", "node-" + i,
-            "--socket", dir.resolve("agent-" + i + ".sock").toString(), "--watchdog-device", fifo.toString(),
-            "--disable-file", dir.resolve("disable-" + i).toString(), "--state-dir",
-            dir.resolve("state-" + i).toString()));
-        agents.add(new ProcessBuilder(command).redirectErrorStream(true)
-            .redirectOutput(dir.resolve("agent-" + i + ".log").toFile()).start());
+        List<String> command = launch.command(List.of("run", "--config", launch.agentPath(config), "--node",
+            "node-" + i, "--socket", launch.agentPath(dir.resolve("agent-" + i + ".sock")), "--watchdog-device",
+            launch.agentPath(fifo), "--disable-file", launch.agentPath(dir.resolve("disable-" + i)), "--state-dir",
+            launch.agentPath(dir.resolve("state-" + i))));
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+            .redirectOutput(dir.resolve("agent-" + i + ".log").toFile());
+        builder.environment().putAll(launch.env());
+        agents.add(builder.start());
       }
       Thread.sleep(warmupSeconds * 1000L);
       long[] cpuBefore = new long[n];
@@ -69,16 +179,21 @@ public final class IdleFootprintBenchmark {
       Thread.sleep(measureSeconds * 1000L);
       double totalRss = 0;
       double totalCpu = 0;
-      System.out.printf("flags: %s%n", String.join(" ", SMALL_FOOTPRINT));
+      System.out.printf("command: %s%n", String.join(" ", launch.command(List.of("run", "..."))));
+      System.out.printf("environment: %s%n", launch.env());
       for (int i = 0; i < n; i++) {
         long pid = agents.get(i).pid();
         double rssMiB = rssKiB(pid) / 1024.0;
         double cpuPercent = (cpuTicks(pid) - cpuBefore[i]) / 100.0 / measureSeconds * 100;
+        long threads;
+        try (var tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
+          threads = tasks.count();
+        }
         boolean armed = Files.readString(dir.resolve("agent-" + i + ".log")).contains("event=armed");
         totalRss += rssMiB;
         totalCpu += cpuPercent;
-        System.out.printf("node-%d: RSS %.1f MiB, CPU %.2f%% of one core over %ds, armed=%s%n", i, rssMiB,
-            cpuPercent, measureSeconds, armed);
+        System.out.printf("node-%d: RSS %.1f MiB, CPU %.2f%% of one core over %ds, threads %d, armed=%s%n", i,
+            rssMiB, cpuPercent, measureSeconds, threads, armed);
       }
       System.out.printf("N=%d idle agents: mean RSS %.1f MiB, mean CPU %.2f%% of one core%n", n, totalRss / n,
           totalCpu / n);

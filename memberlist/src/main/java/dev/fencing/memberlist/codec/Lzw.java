@@ -20,6 +20,8 @@ public final class Lzw {
   private static final int EOF = 257;
   private static final int MAX_CODE = 4095;
   private static final int MAX_WIDTH = 12;
+  private static final int MIN_TABLE = 64;
+  private static final int MAX_TABLE = 1 << 13;
 
   private Lzw() {}
 
@@ -31,8 +33,15 @@ public final class Lzw {
       out.write(EOF);
       return out.finish();
     }
-    // dictionary: key (prefix code << 8 | next byte) -> code, open addressing over a power-of-two table
-    int[] keys = new int[1 << 13];
+    // dictionary: key (prefix code << 8 | next byte) -> code, open addressing over a power-of-two table at most half
+    // full: one entry per code written, so a packet of a few hundred bytes needs a few KiB, not the 64 KiB a full
+    // 4096-code dictionary does (most of what an idle agent allocates is otherwise these tables)
+    int entries = Math.min(data.length, MAX_CODE - EOF);
+    int size = MIN_TABLE;
+    while (size < 2 * entries && size < MAX_TABLE) {
+      size <<= 1;
+    }
+    int[] keys = new int[size];
     int[] values = new int[keys.length];
     Arrays.fill(keys, -1);
     int mask = keys.length - 1;

@@ -73,6 +73,13 @@ public final class NioTransport implements Transport {
   private final Semaphore inboundPermits;
   private final ScheduledExecutorService deadlines;
   private final ThreadPoolExecutor workers;
+
+  /**
+   * How long an idle stream worker lives. Below the core size the pool starts a thread per stream even when others
+   * idle, so a long keep-alive leaves one parked thread (stack and all) per recent push/pull; a thread costs less to
+   * start than to keep for a push/pull interval.
+   */
+  static final java.time.Duration STREAM_WORKER_IDLE = java.time.Duration.ofSeconds(1);
   private Thread udpThread;
   private Thread acceptThread;
 
@@ -111,8 +118,8 @@ public final class NioTransport implements Transport {
         new ThreadPoolExecutor(
             limits.maxInboundStreams(),
             limits.maxInboundStreams(),
-            30,
-            TimeUnit.SECONDS,
+            STREAM_WORKER_IDLE.toMillis(),
+            TimeUnit.MILLISECONDS,
             new LinkedBlockingQueue<>(),
             daemon(name + "-stream"));
     this.workers.allowCoreThreadTimeOut(true);

@@ -40,4 +40,23 @@ class LzwTest {
     // clear, then code 300 which is not yet defined
     assertThatThrownBy(() -> Lzw.decompress(new byte[] {0, 0x59, 0x02}, 10)).hasMessageContaining("invalid code");
   }
+
+  @Test
+  void compressingAPacketSizedInputAllocatesAFewKilobytesNotAFullDictionary() {
+    com.sun.management.ThreadMXBean threads =
+        (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+    byte[] packet = new byte[300];
+    new Random(7).nextBytes(packet);
+    for (int i = 0; i < 50; i++) {
+      Lzw.compress(packet);
+    }
+    long thread = Thread.currentThread().getId();
+    long before = threads.getThreadAllocatedBytes(thread);
+    for (int i = 0; i < 100; i++) {
+      Lzw.compress(packet);
+    }
+    long perCall = (threads.getThreadAllocatedBytes(thread) - before) / 100;
+    // Two 8192-entry int tables are 64 KiB; a 300-byte packet needs 1024 entries (8 KiB) and its output.
+    assertThat(perCall).isLessThan(16 * 1024);
+  }
 }

@@ -113,6 +113,27 @@ class NioTransportTest {
   }
 
   @Test
+  void idleStreamWorkersExitSoonAfterTheirStream() throws Exception {
+    a = NioTransport.bind(LOOPBACK_ANY_PORT);
+    b = NioTransport.bind(LOOPBACK_ANY_PORT);
+    a.start((p, f, t) -> {}, NioTransportTest::hangUp);
+    b.start((p, f, t) -> {}, NioTransportTest::hangUp);
+    for (int i = 0; i < 3; i++) {
+      try (StreamConnection c = a.openStream(b.localAddress(), Duration.ofSeconds(2))) {
+        c.setDeadline(Duration.ofSeconds(5));
+        assertThat(c.input().read()).isEqualTo(-1);
+      }
+    }
+    await().atMost(Duration.ofSeconds(5)).until(() -> b.stats().streamsAccepted() == 3);
+    String workerPrefix = "memberlist-";
+    String workerSuffix = "-" + b.boundAddress().getPort() + "-stream-";
+    // Parked workers would stay for the keep-alive: with 30 s this waits in vain.
+    await().atMost(Duration.ofSeconds(10)).until(() -> Thread.getAllStackTraces().keySet().stream()
+        .map(Thread::getName)
+        .noneMatch(n -> n.startsWith(workerPrefix) && n.contains(workerSuffix)));
+  }
+
+  @Test
   void deadlineFailsABlockedRead() throws Exception {
     a = NioTransport.bind(LOOPBACK_ANY_PORT);
     b = NioTransport.bind(LOOPBACK_ANY_PORT);
