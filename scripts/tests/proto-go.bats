@@ -77,3 +77,17 @@ copy_tree() {
   [ "$status" -eq 2 ]
   [[ "$output" == *"unknown argument '--bogus'"* ]]
 }
+
+@test "the Go module proto/go builds from its go.sum, is gofmt-clean, and the example consumer's tests pass" {
+  go_bin=$("$repo/scripts/go-toolchain")
+  cd "$repo/proto/go"
+  run "$(dirname "$go_bin")/gofmt" -l .
+  [ "$status" -eq 0 ]
+  [ -z "$output" ]
+  GOFLAGS=-mod=readonly run "$go_bin" vet ./...
+  [ "$status" -eq 0 ]
+  GOFLAGS=-mod=readonly run timeout 300 "$go_bin" test -count=1 -timeout 120s ./...
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"ok"*"examples/consumer"* ]]
+}
