@@ -61,7 +61,7 @@ copy_tree() {
   hash=$(cat "$repo/tools/proto/go.mod" "$repo/tools/proto/go.sum" | sha256sum | cut -c1-12)
   dir="$work/cache/tools-$hash"
   mkdir -p "$dir" "$work/bin"
-  for t in buf protoc-gen-go protoc-gen-go-grpc; do printf '#!/bin/sh\n' > "$dir/$t"; chmod +x "$dir/$t"; done
+  for t in buf protoc-gen-go protoc-gen-go-grpc grpcurl; do printf '#!/bin/sh\n' > "$dir/$t"; chmod +x "$dir/$t"; done
   touch "$dir/.complete"
   # a Go new enough for scripts/go-toolchain that fails on any other use: a cache hit must not build
   printf '#!/bin/sh\n[ "$1 $2" = "env GOVERSION" ] && { echo go1.26.3; exit 0; }\necho "go $* was not expected" >&2\nexit 99\n' \
