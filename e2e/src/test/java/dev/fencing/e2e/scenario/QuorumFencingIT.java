@@ -7,6 +7,7 @@ import dev.fencing.e2e.agent.AgentLauncher;
 import dev.fencing.e2e.agent.AgentNode;
 import dev.fencing.e2e.agent.AgentSettings;
 import dev.fencing.e2e.agent.ConsumedEvent;
+import dev.fencing.e2e.agent.GoFencingConsumer;
 import dev.fencing.e2e.controlplane.ControlPlane;
 import dev.fencing.e2e.controlplane.ControlPlaneLab;
 import dev.fencing.e2e.controlplane.KubeNodeWatch;
@@ -17,7 +18,9 @@ import dev.fencing.proto.fencing.v1.Timings;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -274,24 +277,55 @@ class QuorumFencingIT {
     @Test
     void crashedNodeIsReportedLeftByEverySurvivingConsumer() {
         startFiveArmedAgents(AgentSettings.fastFence());
-        ScenarioReport report = new ScenarioReport("5 nodes, crash of one");
+        ScenarioReport report = new ScenarioReport("5 nodes, crash of one (Java and Go consumers)");
         List<String> survivors = List.of("node-1", "node-2", "node-4", "node-5");
+        // the Go example consumer (what Cilium would run) next to each surviving agent, synced before the fault
+        Path goConsumer = GoFencingConsumer.build(layout);
+        Map<String, GoFencingConsumer> goConsumers = new LinkedHashMap<>();
+        try {
+            for (String observer : survivors) {
+                goConsumers.put(observer, GoFencingConsumer.start(observer, goConsumer,
+                        cluster.node(observer).socket(), layout.logDir("scenarios").resolve(test + "-" + lab.runId())));
+            }
+            goConsumers.values().forEach(c -> c.awaitSyncWith("node-3", MEMBERSHIP));
 
-        long crashAt = System.nanoTime();
-        lab.crash("node-3");
+            long crashAt = System.nanoTime();
+            Instant crashWall = Instant.now();
+            lab.crash("node-3");
 
-        List<Long> latencies = new ArrayList<>();
-        for (String observer : survivors) {
-            long millis = awaitLeft(observer, "node-3", crashAt);
-            latencies.add(millis);
-            report.add("LEFT node-3 at consumer", observer, millis, "");
+            List<Long> latencies = new ArrayList<>();
+            List<Long> goLatencies = new ArrayList<>();
+            for (String observer : survivors) {
+                long millis = awaitLeft(observer, "node-3", crashAt);
+                latencies.add(millis);
+                report.add("LEFT node-3 at consumer", observer, millis, "");
+                // the same bound as the Java consumer's: MEMBERSHIP from the fault
+                long goMillis = Duration.between(crashWall,
+                        goConsumers.get(observer).awaitLive("LEFT", "node-3", crashWall, MEMBERSHIP)).toMillis();
+                goLatencies.add(goMillis);
+                report.add("LEFT node-3 at Go consumer", observer, goMillis, "<= " + MEMBERSHIP.toMillis());
+            }
+            List<Long> sorted = latencies.stream().sorted().toList();
+            report.add("p50 crash -> LEFT delivered", "-", sorted.get(sorted.size() / 2), "");
+            report.add("p99 crash -> LEFT delivered", "-", sorted.get(sorted.size() - 1), "");
+            List<Long> goSorted = goLatencies.stream().sorted().toList();
+            report.add("p50 crash -> LEFT delivered, Go consumer", "-", goSorted.get(goSorted.size() / 2), "");
+            report.add("p99 crash -> LEFT delivered, Go consumer", "-", goSorted.get(goSorted.size() - 1), "");
+            holdWithoutResets(Set.copyOf(survivors), crashAt, fenceBound());
+            assertNoResets(Set.copyOf(survivors), crashAt);
+            // both consumers of one agent read the same stream: the same live JOIN/LEFT events in the same order
+            for (String observer : survivors) {
+                List<String> java = cluster.node(observer).consumer().events().stream()
+                        .filter(e -> e.receivedNanos() >= crashAt && !"snapshot".equals(e.source()))
+                        .map(e -> e.type() + " " + e.node()).toList();
+                assertThat(goConsumers.get(observer).liveEventsSince(crashWall))
+                        .as("live events at %s's Go consumer vs its Java consumer", observer)
+                        .containsExactlyElementsOf(java);
+            }
+            report.print();
+        } finally {
+            goConsumers.values().forEach(GoFencingConsumer::close);
         }
-        List<Long> sorted = latencies.stream().sorted().toList();
-        report.add("p50 crash -> LEFT delivered", "-", sorted.get(sorted.size() / 2), "");
-        report.add("p99 crash -> LEFT delivered", "-", sorted.get(sorted.size() - 1), "");
-        holdWithoutResets(Set.copyOf(survivors), crashAt, fenceBound());
-        assertNoResets(Set.copyOf(survivors), crashAt);
-        report.print();
     }
 
     /**
