@@ -33,7 +33,8 @@ teardown() {
 
 @test "proto-breaking fails when a field is removed without reserving its number" {
   sed -i '/^  optional string sourceName = 4;$/d' "$proto"
-  ! grep -q 'sourceName = 4;' "$proto"
+  run grep -q 'sourceName = 4;' "$proto"
+  [ "$status" -eq 1 ]
   run "$work/tree/scripts/proto-breaking"
   [ "$status" -eq 1 ]
   [[ "$output" == *"Previously present field \"4\""* ]]
@@ -41,7 +42,8 @@ teardown() {
 
 @test "proto-breaking fails when an RPC is removed" {
   sed -i '/^  rpc GetStatus(google.protobuf.Empty) returns (AgentStatus);$/d' "$proto"
-  ! grep -q 'rpc GetStatus' "$proto"
+  run grep -q 'rpc GetStatus' "$proto"
+  [ "$status" -eq 1 ]
   run "$work/tree/scripts/proto-breaking"
   [ "$status" -eq 1 ]
   [[ "$output" == *"GetStatus"* ]]

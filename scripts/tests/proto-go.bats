@@ -64,6 +64,7 @@ copy_tree() {
   for t in buf protoc-gen-go protoc-gen-go-grpc grpcurl; do printf '#!/bin/sh\n' > "$dir/$t"; chmod +x "$dir/$t"; done
   touch "$dir/.complete"
   # a Go new enough for scripts/go-toolchain that fails on any other use: a cache hit must not build
+  # shellcheck disable=SC2016 # the $1 $2 $* belong to the fake go script, not to this test
   printf '#!/bin/sh\n[ "$1 $2" = "env GOVERSION" ] && { echo go1.26.3; exit 0; }\necho "go $* was not expected" >&2\nexit 99\n' \
     > "$work/bin/go"
   chmod +x "$work/bin/go"
