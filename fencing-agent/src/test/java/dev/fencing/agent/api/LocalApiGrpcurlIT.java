@@ -58,7 +58,8 @@ class LocalApiGrpcurlIT {
   void listShowsTheFencingHealthAndReflectionServicesWithoutTheProto() throws Exception {
     String out = grpcurl(null, "list");
     assertThat(out.lines().toList())
-        .containsExactlyInAnyOrder("fencing.v1.Fencing", "grpc.health.v1.Health", "grpc.reflection.v1.ServerReflection");
+        .containsExactlyInAnyOrder("fencing.v1.Fencing", "grpc.health.v1.Health",
+            "grpc.reflection.v1.ServerReflection");
     assertThat(grpcurl(null, "describe", "fencing.v1.Event")).contains("sourceName = 4");
   }
 
