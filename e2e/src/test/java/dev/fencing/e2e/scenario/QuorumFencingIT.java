@@ -143,11 +143,13 @@ class QuorumFencingIT {
     @Test
     void minorityOfAThreeTwoPartitionFencesItselfWhileTheMajorityKeepsFeeding() {
         startFiveArmedAgentsOnTheControlPlane(AgentSettings.fastFence());
-        ScenarioReport report = new ScenarioReport("5 nodes, 3+2 partition");
+        ScenarioReport report = new ScenarioReport("5 nodes, 3+2 partition (Java and Go consumers)");
         Set<String> majority = Set.of("node-1", "node-2", "node-3");
         Set<String> minority = Set.of("node-4", "node-5");
+        startGoConsumers(majority.stream().sorted().toList(), "node-5");
 
         long faultAt = System.nanoTime();
+        Instant faultWall = Instant.now();
         lab.partition(majority, minority);
 
         for (String node : minority) {
@@ -159,6 +161,8 @@ class QuorumFencingIT {
         for (String observer : majority) {
             for (String gone : minority) {
                 report.add("LEFT " + gone + " at consumer", observer, awaitLeft(observer, gone, faultAt), "");
+                report.add("LEFT " + gone + " at Go consumer", observer, awaitGoLive(observer, "LEFT", gone, faultWall),
+                        "<= " + MEMBERSHIP.toMillis());
             }
         }
         holdWithoutResets(majority, faultAt, fenceBound().plus(SLACK));
@@ -185,6 +189,7 @@ class QuorumFencingIT {
                         .isFalse();
             }
         }
+        assertGoConsumersSawTheJavaConsumersLiveEvents(faultAt, faultWall);
         report.note("majority resets", "-", "0").print();
     }
 
