@@ -72,6 +72,17 @@ public final class GoFencingConsumer implements AutoCloseable {
     }
 
     /**
+     * Waits for a SYNC (a GetAll answer, which the consumer asks for after every reconnect) received at or after
+     * {@code since} by the consumer's clock.
+     *
+     * @return when the consumer received it
+     */
+    public Instant awaitSyncSince(Instant since, Duration timeout) {
+        return received(process.await("SYNC since " + since,
+                l -> "SYNC".equals(l.text("event")) && !received(l).isBefore(since), timeout));
+    }
+
+    /**
      * Waits for a live (non-snapshot) event of {@code type} about {@code member} that the consumer received at or
      * after {@code since} by its own clock.
      *

@@ -444,7 +444,9 @@ class QuorumFencingIT {
         startFiveArmedAgents(AgentSettings.fastFence());
         ScenarioReport report = new ScenarioReport("agent of node-2 restarted (SIGTERM) while armed");
         AgentNode node = cluster.node("node-2");
+        startGoConsumers(List.of("node-2"), "node-1");
         long stopAt = System.nanoTime();
+        Instant stopWall = Instant.now();
         int exit = node.agent().terminate(Duration.ofSeconds(20));
         report.note("agent exit code after SIGTERM", "node-2", String.valueOf(exit));
         node.watchdog().await("magic close", l -> l.receivedNanos() >= stopAt && "disarmed".equals(l.text("event")),
@@ -457,6 +459,10 @@ class QuorumFencingIT {
         ObservedLine rearmed = node.watchdog().await("re-armed", l -> l.receivedNanos() >= stopAt
                 && "armed".equals(l.text("event")), ARM);
         report.add("restart -> watchdog re-armed", "node-2", (rearmed.receivedNanos() - stopAt) / 1_000_000, "");
+        // the Go consumer (what Cilium would run) reconnected on its own and resynchronised with GetAll
+        Instant resynced = goConsumers.get("node-2").awaitSyncSince(stopWall, MEMBERSHIP);
+        report.add("SIGTERM -> Go consumer resynced (GetAll after reconnect)", "node-2",
+                Duration.between(stopWall, resynced).toMillis(), "<= " + MEMBERSHIP.toMillis());
         holdWithoutResets(Set.copyOf(NODES), stopAt, watchdogTimeout.plus(SLACK));
         assertNoResets(Set.copyOf(NODES), stopAt);
         assertStillFeeding(Set.copyOf(NODES));
