@@ -7,6 +7,7 @@ import dev.fencing.e2e.agent.AgentLauncher;
 import dev.fencing.e2e.agent.AgentNode;
 import dev.fencing.e2e.agent.AgentSettings;
 import dev.fencing.e2e.agent.ConsumedEvent;
+import dev.fencing.e2e.agent.GoFencingConsumer;
 import dev.fencing.e2e.controlplane.ControlPlane;
 import dev.fencing.e2e.controlplane.ControlPlaneLab;
 import dev.fencing.e2e.controlplane.KubeNodeWatch;
@@ -17,7 +18,9 @@ import dev.fencing.proto.fencing.v1.Timings;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -61,6 +64,9 @@ class QuorumFencingIT {
     private Duration tStop;
     private Duration watchdogTimeout;
     private String test;
+    private Path logs;
+    /** Go example consumers (what Cilium would run) next to agents, by node; closed after each test. */
+    private final Map<String, GoFencingConsumer> goConsumers = new LinkedHashMap<>();
 
     @BeforeAll
     static void locateAgent() {
@@ -81,10 +87,10 @@ class QuorumFencingIT {
     /** Creates a lab of {@code nodes}, starts an agent on each and waits until every one is armed with quorum. */
     private void startArmedAgents(List<String> nodes, AgentSettings settings) {
         lab = NetnsLab.create(nodes);
-        Path logs = layout.logDir("scenarios").resolve(test + "-" + lab.runId());
+        logs = layout.logDir("scenarios").resolve(test + "-" + lab.runId());
         cluster = AgentCluster.start(lab, launcher, "workers", settings,
                 layout.e2eTarget().resolve("agent-lab").resolve(lab.runId()), logs);
-        awaitArmed(nodes, logs);
+        awaitArmed(nodes);
     }
 
     /**
@@ -96,11 +102,12 @@ class QuorumFencingIT {
         controlPlaneLab = ControlPlaneLab.start(NODES, "workers", settings, layout, "scenarios");
         lab = controlPlaneLab.lab();
         cluster = controlPlaneLab.agents();
-        awaitArmed(NODES, controlPlaneLab.logDir());
+        logs = controlPlaneLab.logDir();
+        awaitArmed(NODES);
         kube = KubeNodeWatch.start(controlPlaneLab.controlPlane());
     }
 
-    private void awaitArmed(List<String> nodes, Path logs) {
+    private void awaitArmed(List<String> nodes) {
         long armedMillis = cluster.awaitAllArmed(ARM);
         Timings timings = cluster.timings("node-1");
         tStop = Duration.ofSeconds(timings.getTStop().getSeconds(), timings.getTStop().getNanos());
@@ -112,6 +119,8 @@ class QuorumFencingIT {
 
     @AfterEach
     void tearDown() {
+        goConsumers.values().forEach(GoFencingConsumer::close);
+        goConsumers.clear();
         if (kube != null) {
             kube.close();
         }
@@ -134,11 +143,13 @@ class QuorumFencingIT {
     @Test
     void minorityOfAThreeTwoPartitionFencesItselfWhileTheMajorityKeepsFeeding() {
         startFiveArmedAgentsOnTheControlPlane(AgentSettings.fastFence());
-        ScenarioReport report = new ScenarioReport("5 nodes, 3+2 partition");
+        ScenarioReport report = new ScenarioReport("5 nodes, 3+2 partition (Java and Go consumers)");
         Set<String> majority = Set.of("node-1", "node-2", "node-3");
         Set<String> minority = Set.of("node-4", "node-5");
+        startGoConsumers(majority.stream().sorted().toList(), "node-5");
 
         long faultAt = System.nanoTime();
+        Instant faultWall = Instant.now();
         lab.partition(majority, minority);
 
         for (String node : minority) {
@@ -150,6 +161,8 @@ class QuorumFencingIT {
         for (String observer : majority) {
             for (String gone : minority) {
                 report.add("LEFT " + gone + " at consumer", observer, awaitLeft(observer, gone, faultAt), "");
+                report.add("LEFT " + gone + " at Go consumer", observer, awaitGoLive(observer, "LEFT", gone, faultWall),
+                        "<= " + MEMBERSHIP.toMillis());
             }
         }
         holdWithoutResets(majority, faultAt, fenceBound().plus(SLACK));
@@ -176,6 +189,7 @@ class QuorumFencingIT {
                         .isFalse();
             }
         }
+        assertGoConsumersSawTheJavaConsumersLiveEvents(faultAt, faultWall);
         report.note("majority resets", "-", "0").print();
     }
 
@@ -204,16 +218,20 @@ class QuorumFencingIT {
     @Test
     void isolatedNodeAloneFencesAndRejoinsAfterHeal() {
         startFiveArmedAgentsOnTheControlPlane(AgentSettings.fastFence());
-        ScenarioReport report = new ScenarioReport("5 nodes, one isolated, then healed");
+        ScenarioReport report = new ScenarioReport("5 nodes, one isolated, then healed (Java and Go consumers)");
         Set<String> others = Set.of("node-1", "node-2", "node-3", "node-4");
+        startGoConsumers(others.stream().sorted().toList(), "node-5");
 
         long faultAt = System.nanoTime();
+        Instant faultWall = Instant.now();
         var isolation = lab.isolate("node-5");
         long resetMillis = awaitReset("node-5", faultAt);
         report.add("reset after isolation", "node-5", resetMillis, "<= " + fenceBound().toMillis());
         assertThat(resetMillis).isLessThanOrEqualTo(fenceBound().toMillis());
         for (String observer : others) {
             report.add("LEFT node-5 at consumer", observer, awaitLeft(observer, "node-5", faultAt), "");
+            report.add("LEFT node-5 at Go consumer", observer, awaitGoLive(observer, "LEFT", "node-5", faultWall),
+                    "<= " + MEMBERSHIP.toMillis());
         }
 
         // Kubernetes: node-5 goes Unknown, then the controller records it fenced and takes it out of service
@@ -223,6 +241,7 @@ class QuorumFencingIT {
         report.add("isolation -> out-of-service taint", "node-5", millis(tainted.nanos() - faultAt), "");
 
         long healAt = System.nanoTime();
+        Instant healWall = Instant.now();
         assertThat(kube.fencedWhileReady(faultAt, healAt)).as("looks with a Ready node recorded fenced").isEmpty();
         isolation.heal();
         cluster.node("node-5").boot();
@@ -230,6 +249,8 @@ class QuorumFencingIT {
             ConsumedEvent join = cluster.node(observer).consumer().await("JOIN of node-5", healAt,
                     e -> e.isJoinOf("node-5") && !"snapshot".equals(e.source()), MEMBERSHIP);
             report.add("JOIN node-5 after heal+reboot", observer, (join.receivedNanos() - healAt) / 1_000_000, "");
+            report.add("JOIN node-5 after heal+reboot at Go consumer", observer,
+                    awaitGoLive(observer, "JOIN", "node-5", healWall), "<= " + MEMBERSHIP.toMillis());
         }
         // recovery: node-5's kubelet renews again, its agent reports again: Ready, untainted, no longer fenced
         KubeNodeWatch.Snapshot recovered = kube.await("node-5 Ready, untainted and no longer recorded fenced", healAt,
@@ -246,6 +267,7 @@ class QuorumFencingIT {
         }
         assertNoResets(others, faultAt);
         assertStillFeeding(others);
+        assertGoConsumersSawTheJavaConsumersLiveEvents(faultAt, faultWall);
         report.print();
     }
 
@@ -274,24 +296,68 @@ class QuorumFencingIT {
     @Test
     void crashedNodeIsReportedLeftByEverySurvivingConsumer() {
         startFiveArmedAgents(AgentSettings.fastFence());
-        ScenarioReport report = new ScenarioReport("5 nodes, crash of one");
+        ScenarioReport report = new ScenarioReport("5 nodes, crash of one (Java and Go consumers)");
         List<String> survivors = List.of("node-1", "node-2", "node-4", "node-5");
+        startGoConsumers(survivors, "node-3");
 
         long crashAt = System.nanoTime();
+        Instant crashWall = Instant.now();
         lab.crash("node-3");
 
         List<Long> latencies = new ArrayList<>();
+        List<Long> goLatencies = new ArrayList<>();
         for (String observer : survivors) {
             long millis = awaitLeft(observer, "node-3", crashAt);
             latencies.add(millis);
             report.add("LEFT node-3 at consumer", observer, millis, "");
+            long goMillis = awaitGoLive(observer, "LEFT", "node-3", crashWall);
+            goLatencies.add(goMillis);
+            report.add("LEFT node-3 at Go consumer", observer, goMillis, "<= " + MEMBERSHIP.toMillis());
         }
         List<Long> sorted = latencies.stream().sorted().toList();
         report.add("p50 crash -> LEFT delivered", "-", sorted.get(sorted.size() / 2), "");
         report.add("p99 crash -> LEFT delivered", "-", sorted.get(sorted.size() - 1), "");
+        List<Long> goSorted = goLatencies.stream().sorted().toList();
+        report.add("p50 crash -> LEFT delivered, Go consumer", "-", goSorted.get(goSorted.size() / 2), "");
+        report.add("p99 crash -> LEFT delivered, Go consumer", "-", goSorted.get(goSorted.size() - 1), "");
         holdWithoutResets(Set.copyOf(survivors), crashAt, fenceBound());
         assertNoResets(Set.copyOf(survivors), crashAt);
+        assertGoConsumersSawTheJavaConsumersLiveEvents(crashAt, crashWall);
         report.print();
+    }
+
+    /**
+     * Starts the Go example consumer next to each of {@code observers}' agents and waits until each has synced
+     * (GetAll) with {@code member} present, so a fault after this is measured from a consumer that is up.
+     */
+    private void startGoConsumers(List<String> observers, String member) {
+        Path binary = GoFencingConsumer.build(layout);
+        for (String observer : observers) {
+            goConsumers.put(observer,
+                    GoFencingConsumer.start(observer, binary, cluster.node(observer).socket(), logs));
+        }
+        goConsumers.values().forEach(c -> c.awaitSyncWith(member, MEMBERSHIP));
+    }
+
+    /**
+     * @return ms from {@code sinceWall} to the Go consumer of {@code observer} receiving a live {@code type} of
+     *     {@code member}, by its own clock; within the Java consumer's bound (MEMBERSHIP) or the test fails
+     */
+    private long awaitGoLive(String observer, String type, String member, Instant sinceWall) {
+        return Duration.between(sinceWall, goConsumers.get(observer).awaitLive(type, member, sinceWall, MEMBERSHIP))
+                .toMillis();
+    }
+
+    /** Both consumers of one agent read the same stream: the same live JOIN/LEFT events, in the same order. */
+    private void assertGoConsumersSawTheJavaConsumersLiveEvents(long sinceNanos, Instant sinceWall) {
+        goConsumers.forEach((observer, go) -> {
+            List<String> java = cluster.node(observer).consumer().events().stream()
+                    .filter(e -> e.receivedNanos() >= sinceNanos && !"snapshot".equals(e.source()))
+                    .map(e -> e.type() + " " + e.node()).toList();
+            assertThat(go.liveEventsSince(sinceWall))
+                    .as("live events at %s's Go consumer vs its Java consumer", observer)
+                    .containsExactlyElementsOf(java);
+        });
     }
 
     /**
@@ -378,7 +444,9 @@ class QuorumFencingIT {
         startFiveArmedAgents(AgentSettings.fastFence());
         ScenarioReport report = new ScenarioReport("agent of node-2 restarted (SIGTERM) while armed");
         AgentNode node = cluster.node("node-2");
+        startGoConsumers(List.of("node-2"), "node-1");
         long stopAt = System.nanoTime();
+        Instant stopWall = Instant.now();
         int exit = node.agent().terminate(Duration.ofSeconds(20));
         report.note("agent exit code after SIGTERM", "node-2", String.valueOf(exit));
         node.watchdog().await("magic close", l -> l.receivedNanos() >= stopAt && "disarmed".equals(l.text("event")),
@@ -391,6 +459,10 @@ class QuorumFencingIT {
         ObservedLine rearmed = node.watchdog().await("re-armed", l -> l.receivedNanos() >= stopAt
                 && "armed".equals(l.text("event")), ARM);
         report.add("restart -> watchdog re-armed", "node-2", (rearmed.receivedNanos() - stopAt) / 1_000_000, "");
+        // the Go consumer (what Cilium would run) reconnected on its own and resynchronised with GetAll
+        Instant resynced = goConsumers.get("node-2").awaitSyncSince(stopWall, MEMBERSHIP);
+        report.add("SIGTERM -> Go consumer resynced (GetAll after reconnect)", "node-2",
+                Duration.between(stopWall, resynced).toMillis(), "<= " + MEMBERSHIP.toMillis());
         holdWithoutResets(Set.copyOf(NODES), stopAt, watchdogTimeout.plus(SLACK));
         assertNoResets(Set.copyOf(NODES), stopAt);
         assertStillFeeding(Set.copyOf(NODES));

@@ -1,7 +1,9 @@
 package dev.fencing.agent.api;
 
 import dev.fencing.proto.fencing.v1.AgentStatus;
+import dev.fencing.proto.fencing.v1.FencingGrpc;
 import io.grpc.Server;
+import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
 import io.grpc.netty.shaded.io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -13,6 +15,8 @@ import io.grpc.netty.shaded.io.netty.channel.nio.NioIoHandler;
 import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioServerDomainSocketChannel;
 import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
 import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
+import io.grpc.protobuf.services.HealthStatusManager;
+import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.SocketAddress;
@@ -35,7 +39,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Serves {@code fencing.v1.Fencing} (GetAll, StreamEvents, GetStatus) on a Unix domain socket with grpc-java Netty
- * (epoll where available, NIO otherwise).
+ * (epoll where available, NIO otherwise), next to the standard {@code grpc.health.v1.Health} service (status of
+ * {@code fencing.v1.Fencing} and of the server as a whole, the empty name: SERVING from {@link #start()} until
+ * {@link #close()}, then NOT_SERVING for open Watch streams) and server reflection ({@code grpc.reflection.v1}), so
+ * probes and tools such as grpcurl work without the {@code .proto}.
  *
  * <p>Socket file handling: the parent directory is created; an existing file at the path is replaced only if it is a
  * socket that nobody answers on (left over by a crashed agent). A regular file, a directory or a socket another live
@@ -59,6 +66,7 @@ public final class LocalApiServer implements AutoCloseable {
   private EventLoopGroup eventLoops;
   private ExecutorService executor;
   private FencingService service;
+  private HealthStatusManager health;
   private Object socketFileKey;
 
   /**
@@ -101,6 +109,7 @@ public final class LocalApiServer implements AutoCloseable {
     executor = new ThreadPoolExecutor(2, 2, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
         new DefaultThreadFactory("fencing-api", true));
     service = new FencingService(hub, status, executor);
+    health = new HealthStatusManager();
     SocketAddress address = epoll ? new DomainSocketAddress(socket.toString()) : UnixDomainSocketAddress.of(socket);
     Class<? extends ServerChannel> channelType =
         epoll ? EpollServerDomainSocketChannel.class : NioServerDomainSocketChannel.class;
@@ -111,10 +120,14 @@ public final class LocalApiServer implements AutoCloseable {
           .workerEventLoopGroup(eventLoops)
           .executor(executor)
           .addService(service)
+          .addService(health.getHealthService())
+          .addService(ProtoReflectionServiceV1.newInstance())
           .build()
           .start();
       Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-rw----"));
       socketFileKey = Files.readAttributes(socket, "unix:ino", LinkOption.NOFOLLOW_LINKS).get("ino");
+      health.setStatus(FencingGrpc.SERVICE_NAME, ServingStatus.SERVING);
+      health.setStatus(HealthStatusManager.SERVICE_NAME_ALL_SERVICES, ServingStatus.SERVING);
     } catch (IOException | RuntimeException e) {
       stop();
       throw new IOException("cannot serve the local API on " + socket + ": " + e.getMessage(), e);
@@ -127,12 +140,16 @@ public final class LocalApiServer implements AutoCloseable {
     return socket;
   }
 
-  /** Ends open event streams with UNAVAILABLE, stops the server and removes the socket file. Idempotent. */
+  /**
+   * Reports NOT_SERVING to health watchers, ends open event streams with UNAVAILABLE, stops the server and removes
+   * the socket file. Idempotent.
+   */
   @Override
   public synchronized void close() {
     if (server == null) {
       return;
     }
+    health.enterTerminalState();
     service.endAllStreams();
     stop();
     LOG.info("event=local_api_stopped socket={}", socket);
