@@ -17,7 +17,8 @@ import io.fabric8.kubernetes.model.annotation.Version;
  *
  * <p>Besides the status counts, {@code kubectl get nodegroups} shows {@code Ready} (the status of the {@code Ready}
  * condition: fencing configured and every expected agent reporting, or fencing off), its reason with {@code -o wide},
- * and {@code Age}; a CRD that lists printer columns loses the API server's default Age column, hence the explicit one.
+ * {@code QuorumHealthy} (that condition's status: at least a quorum of members report quorum held) and {@code Age};
+ * a CRD that lists printer columns loses the API server's default Age column, hence the explicit one.
  */
 @Group(NodeGroup.GROUP)
 @Version(NodeGroup.VERSION)
@@ -27,6 +28,10 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @AdditionalPrinterColumn(name = "Ready", jsonPath = ".status.conditions[?(@.type==\"Ready\")].status",
         type = AdditionalPrinterColumn.Type.STRING,
         getDescription = "Status of the Ready condition: fencing is off, or configured and every expected agent reports.")
+@AdditionalPrinterColumn(name = "QuorumHealthy",
+        jsonPath = ".status.conditions[?(@.type==\"QuorumHealthy\")].status",
+        type = AdditionalPrinterColumn.Type.STRING,
+        getDescription = "Status of the QuorumHealthy condition: at least quorumSize members report quorum held.")
 @AdditionalPrinterColumn(name = "Reason", jsonPath = ".status.conditions[?(@.type==\"Ready\")].reason",
         type = AdditionalPrinterColumn.Type.STRING, priority = 1,
         getDescription = "Reason of the Ready condition (e.g. AgentsReporting, AgentsNotReporting, InvalidSpec).")

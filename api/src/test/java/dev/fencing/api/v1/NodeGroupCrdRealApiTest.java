@@ -403,7 +403,7 @@ class NodeGroupCrdRealApiTest {
     }
 
     @Test
-    void tableOutputShowsReadyFromTheReadyConditionAndAge() throws Exception {
+    void tableOutputShowsReadyAndQuorumHealthyFromTheirConditionsAndAge() throws Exception {
         GenericKubernetesResource created = create(nodeGroup("table", fencing("mode: Notify")));
         String name = created.getMetadata().getName();
         NodeGroup typed = admin.resources(NodeGroup.class).withName(name).get();
@@ -431,6 +431,7 @@ class NodeGroupCrdRealApiTest {
             byName.put(names.get(i), cells.get(i));
         }
         assertThat(byName).containsEntry("Name", name).containsEntry("Ready", "True")
+                .containsEntry("QuorumHealthy", "False")
                 .containsEntry("Reason", "AgentsReporting");
         assertThat(String.valueOf(byName.get("Expected"))).isEqualTo("3");
         assertThat((String) byName.get("Age")).matches("[0-9]+[smhd].*");
