@@ -9,6 +9,7 @@ setup() {
   cat >"$work/bin/kubectl" <<'FAKE'
 #!/usr/bin/env bash
 echo "$*" >>"$FAKE_DIR/calls"
+while [[ "$1" == --context=* || "$1" == --kubeconfig=* ]]; do shift; done
 if [ "$1 $2" = "get pods" ]; then
   cat "$FAKE_DIR/pods"
   exit 0
@@ -121,6 +122,13 @@ JSON
   [ "$status" -eq 0 ]
   [[ "$output" != *"heard matrix"* ]]
   [[ "$output" == *"p0,p1,p2,p3,p4,p5,p6,p7,p8,p9,+53"* ]]
+}
+
+@test "--context and --kubeconfig reach every kubectl call" {
+  view true >"$work/raw/ctl-a"
+  run "$repo/scripts/kubectl-fencing" view workers --context lab --kubeconfig=/tmp/kc
+  [ "$status" -eq 0 ]
+  [ "$(grep -c '^--context=lab --kubeconfig=/tmp/kc get ' "$work/calls")" -eq 2 ]
 }
 
 @test "--help prints the usage" {
