@@ -29,6 +29,7 @@ import dev.fencing.nodemanager.model.NodeLabels;
 import dev.fencing.nodemanager.reconciler.ClusterWriter;
 import dev.fencing.nodemanager.reconciler.NodeGroupReconciler;
 import dev.fencing.nodemanager.report.AgentReports;
+import dev.fencing.nodemanager.view.GroupView;
 import dev.fencing.nodemanager.stream.ConfigDistributor;
 import dev.fencing.nodemanager.tiebreak.TieBreakArbiter;
 import io.fabric8.kubernetes.api.model.Node;
@@ -46,6 +47,7 @@ import java.time.InstantSource;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -68,6 +70,7 @@ public final class NodeManager implements AutoCloseable {
     private final ControllerConfig config;
     private final LeaderElectionTimings electionTimings;
     private final PrometheusMeterRegistry registry;
+    private final InstantSource clock;
     private final ConfigDistributor distributor;
     private final AgentReports reports = new AgentReports();
     private final Leadership leadership = new Leadership();
@@ -118,6 +121,7 @@ public final class NodeManager implements AutoCloseable {
         this.config = config;
         this.electionTimings = electionTimings;
         this.registry = registry;
+        this.clock = clock;
         byte[] epochBytes = new byte[8];
         new SecureRandom().nextBytes(epochBytes);
         this.distributor = new ConfigDistributor(HexFormat.of().formatHex(epochBytes), config.historyLimit(),
@@ -256,12 +260,19 @@ public final class NodeManager implements AutoCloseable {
             leadership.startLeading();
         }
         if (config.healthPort() >= 0) {
-            health = new HealthServer(config.healthPort(), this::healthy, this::ready, registry).start();
+            health = new HealthServer(config.healthPort(), this::healthy, this::ready, registry)
+                    .groupViews(this::groupViewJson).start();
         }
         LOG.info("event=started epoch={} grpc_port={} health_port={} leader_election={} server_side_apply={}",
                 distributor.epoch(), server.port(), health == null ? -1 : health.port(), config.leaderElection(),
                 config.serverSideApply());
         return this;
+    }
+
+    /** A group's view from this replica's caches and reports, as JSON; empty when the caches know no such group. */
+    private Optional<String> groupViewJson(String group) {
+        return cache.model(group).map(m -> client.getKubernetesSerialization().asJson(GroupView.of(m,
+                reports::latest, leadership.isLeader(), clock.instant(), config.reportStaleAfter())));
     }
 
     /** The AgentControl port. */

@@ -143,6 +143,7 @@ class CrdSchemaTest {
         assertThat(status.getProperties().get("timings").getProperties())
                 .containsKeys("profile", "tStop", "safeToAssumeFencedDelay");
         assertThat(version.getAdditionalPrinterColumns()).extracting(c -> c.getJsonPath())
-                .contains(".spec.nodeType", ".status.expected", ".status.armed", ".status.heard");
+                .contains(".spec.nodeType", ".status.expected", ".status.armed", ".status.heard",
+                        ".status.conditions[?(@.type==\"Ready\")].status", ".metadata.creationTimestamp");
     }
 }

@@ -6,12 +6,15 @@ import static org.awaitility.Awaitility.await;
 
 import dev.fencing.kubetest.RealControlPlaneExtension;
 import dev.fencing.policy.PolicyResolver;
+import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionCondition;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.http.HttpRequest;
+import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.fabric8.kubernetes.client.dsl.NonNamespaceOperation;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
@@ -397,5 +400,42 @@ class NodeGroupCrdRealApiTest {
                     assertThat(e.getStatus().getDetails().getCauses()).singleElement()
                             .satisfies(c -> assertThat(c.getMessage()).endsWith(FENCE_NEEDS_WATCHDOG));
                 });
+    }
+
+    @Test
+    void tableOutputShowsReadyAndQuorumHealthyFromTheirConditionsAndAge() throws Exception {
+        GenericKubernetesResource created = create(nodeGroup("table", fencing("mode: Notify")));
+        String name = created.getMetadata().getName();
+        NodeGroup typed = admin.resources(NodeGroup.class).withName(name).get();
+        typed.setStatus(new NodeGroupStatus().withExpected(3).withArmed(2).withHeard(3).withConditions(List.of(
+                new ConditionBuilder().withType("QuorumHealthy").withStatus("False").withReason("QuorumLost")
+                        .withMessage("m").withLastTransitionTime("2026-01-01T00:00:00Z").build(),
+                new ConditionBuilder().withType("Ready").withStatus("True").withReason("AgentsReporting")
+                        .withMessage("m").withLastTransitionTime("2026-01-01T00:00:00Z").build())));
+        admin.resources(NodeGroup.class).resource(typed).updateStatus();
+
+        // What kubectl get asks for: the server renders the CRD's printer columns into a meta.k8s.io Table.
+        HttpRequest request = admin.getHttpClient().newHttpRequestBuilder()
+                .uri(admin.getMasterUrl().toString().replaceAll("/$", "") + "/apis/" + NodeGroup.GROUP + "/"
+                        + NodeGroup.VERSION + "/" + NodeGroup.PLURAL + "/" + name + "?includeObject=None")
+                .header("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io").build();
+        HttpResponse<String> response = admin.getHttpClient().sendAsync(request, String.class)
+                .get(30, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(response.code()).as(response.body()).isEqualTo(200);
+        Map<String, Object> table = admin.getKubernetesSerialization().unmarshal(response.body(), Map.class);
+        List<Map<String, Object>> columns = (List<Map<String, Object>>) table.get("columnDefinitions");
+        List<String> names = columns.stream().map(c -> (String) c.get("name")).toList();
+        List<Object> cells = (List<Object>) ((List<Map<String, Object>>) table.get("rows")).get(0).get("cells");
+        Map<String, Object> byName = new java.util.HashMap<>();
+        for (int i = 0; i < names.size(); i++) {
+            byName.put(names.get(i), cells.get(i));
+        }
+        assertThat(byName).containsEntry("Name", name).containsEntry("Ready", "True")
+                .containsEntry("QuorumHealthy", "False")
+                .containsEntry("Reason", "AgentsReporting");
+        assertThat(String.valueOf(byName.get("Expected"))).isEqualTo("3");
+        assertThat((String) byName.get("Age")).matches("[0-9]+[smhd].*");
+        assertThat(columns).filteredOn(c -> "Reason".equals(c.get("name"))).singleElement()
+                .satisfies(c -> assertThat(String.valueOf(c.get("priority"))).isEqualTo("1"));
     }
 }

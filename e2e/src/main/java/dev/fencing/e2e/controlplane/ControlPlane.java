@@ -71,6 +71,8 @@ public final class ControlPlane implements AutoCloseable {
     public static final String ADDRESS = "198.18.0.2";
     public static final int API_PORT = RealControlPlane.NAMESPACED_API_PORT;
     public static final int GRPC_PORT = 9650;
+    /** The controller's health port inside the control-plane namespace: /healthz, /metrics, /debug/groups/. */
+    public static final int HEALTH_PORT = 8080;
     public static final String GROUP_LABEL = "node.deckhouse.io/group";
     /** Any value disarms the node's agent (ARCHITECTURE §3.2). */
     public static final String MAINTENANCE_ANNOTATION = "node-manager.deckhouse.io/fencing-disable";
@@ -489,7 +491,7 @@ public final class ControlPlane implements AutoCloseable {
                 "--no-leader-election",
                 "--namespace", CONTROLLER_NAMESPACE,
                 "--grpc-port", String.valueOf(GRPC_PORT),
-                "--health-port", "-1",
+                "--health-port", String.valueOf(HEALTH_PORT),
                 "--gossip-port", String.valueOf(GOSSIP_PORT),
                 "--agent-controller-address", controllerAddress(),
                 "--agent-service-account", identity.agentAccount(),
@@ -523,6 +525,40 @@ public final class ControlPlane implements AutoCloseable {
                         + "; log " + controller.log());
             }
             Pause.sleep(Duration.ofMillis(200));
+        }
+    }
+
+    /**
+     * GET {@code path} from the controller's health port, from inside the control-plane namespace (the test JVM has
+     * no route into the lab); {@code socat} sends the request, bounded by a 10 s wait.
+     *
+     * @return the response body of a 200
+     */
+    public String controllerGet(String path) {
+        try {
+            Process p = new ProcessBuilder("ip", "netns", "exec", namespace, "socat", "-T", "5", "-",
+                    "TCP:127.0.0.1:" + HEALTH_PORT).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+            try (var in = p.getOutputStream()) {
+                in.write(("GET " + path + " HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+                        .getBytes(StandardCharsets.US_ASCII));
+            }
+            byte[] response = p.getInputStream().readAllBytes();
+            if (!p.waitFor(10, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                throw new IllegalStateException("GET " + path + " on the controller did not finish within 10 s");
+            }
+            String text = new String(response, StandardCharsets.UTF_8);
+            int body = text.indexOf("\r\n\r\n");
+            if (!text.startsWith("HTTP/1.1 200") || body < 0) {
+                throw new IllegalStateException("GET " + path + " on the controller answered: "
+                        + text.lines().findFirst().orElse("nothing"));
+            }
+            return text.substring(body + 4);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot run socat in " + namespace + ": " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while asking the controller for " + path, e);
         }
     }
 

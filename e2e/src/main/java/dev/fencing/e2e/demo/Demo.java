@@ -182,6 +182,7 @@ public final class Demo {
         }
         say("    the minority fenced itself; node-1,2,3 kept quorum, kept feeding, and their consumers (what Cilium "
                 + "would be) saw LEFT for node-4 and node-5.");
+        say("    " + HeardMatrix.render(controlPlaneLab.controlPlane().controllerGet("/debug/groups/" + GROUP)));
         say("    Kubernetes: the reset nodes' kubelets died with them, so the node lifecycle controller marks their "
                 + "Nodes Unknown; once that holds and safe-to-assume-fenced has passed, the controller records them "
                 + "fenced and takes one (--max-out-of-service 1) out of service so its workloads can move.");

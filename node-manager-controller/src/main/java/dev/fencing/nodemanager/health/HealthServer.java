@@ -9,9 +9,15 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.Optional;
 import java.util.function.BooleanSupplier;
+import java.util.function.Function;
+import java.util.regex.Pattern;
 
-/** /healthz (liveness), /readyz (readiness) and /metrics (Prometheus) on the JDK HTTP server. */
+/**
+ * /healthz (liveness), /readyz (readiness), /metrics (Prometheus) and, once {@link #groupViews} is set,
+ * /debug/groups/&lt;name&gt; (a group's view as JSON) on the JDK HTTP server.
+ */
 public final class HealthServer implements AutoCloseable {
 
     private final HttpServer server;
@@ -37,6 +43,37 @@ public final class HealthServer implements AutoCloseable {
         server.createContext("/metrics", ex -> respond(ex, 200, registry.scrape(),
                 "text/plain; version=0.0.4; charset=utf-8"));
         server.setExecutor(executor);
+    }
+
+    /** A NodeGroup name: a DNS subdomain. */
+    private static final Pattern GROUP_NAME = Pattern.compile("[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?");
+    static final String GROUPS_PATH = "/debug/groups/";
+
+    /**
+     * Serves GET /debug/groups/&lt;name&gt;: 200 with {@code view}'s JSON, 404 when it knows no such group, 400 for a
+     * name that cannot be a NodeGroup's, 405 for another method.
+     *
+     * @param view the JSON view of a group, empty when the group is unknown
+     */
+    public HealthServer groupViews(Function<String, Optional<String>> view) {
+        server.createContext(GROUPS_PATH, ex -> {
+            if (!"GET".equals(ex.getRequestMethod())) {
+                respond(ex, 405, "only GET\n", "text/plain");
+                return;
+            }
+            String name = ex.getRequestURI().getPath().substring(GROUPS_PATH.length());
+            if (!GROUP_NAME.matcher(name).matches()) {
+                respond(ex, 400, "not a NodeGroup name: expected " + GROUPS_PATH + "<name>\n", "text/plain");
+                return;
+            }
+            Optional<String> json = view.apply(name);
+            if (json.isEmpty()) {
+                respond(ex, 404, "no NodeGroup " + name + " in this replica's cache\n", "text/plain");
+            } else {
+                respond(ex, 200, json.get(), "application/json");
+            }
+        });
+        return this;
     }
 
     /** Starts serving. */

@@ -13,6 +13,7 @@ import dev.fencing.nodemanager.NodeManager;
 import dev.fencing.nodemanager.config.ControllerConfig;
 import dev.fencing.nodemanager.grpc.TestAgent;
 import dev.fencing.nodemanager.grpc.auth.TestAgentPods;
+import dev.fencing.nodemanager.view.GroupView;
 import dev.fencing.proto.fencing.v1.DisarmReason;
 import dev.fencing.proto.fencing.v1.FencingMode;
 import dev.fencing.proto.nodemanager.v1.AgentMessage;
@@ -30,6 +31,10 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -73,7 +78,7 @@ class MultiReplicaTest {
                     .create();
         }
         ControllerConfig b = ControllerConfig.forTests(NS);
-        ControllerConfig config = new ControllerConfig(NS, 0, -1, b.gossipPort(), b.agentImage(),
+        ControllerConfig config = new ControllerConfig(NS, 0, 0, b.gossipPort(), b.agentImage(),
                 b.agentControllerAddress(), b.agentResources(), b.agentTolerations(), b.agentPriorityClass(), true,
                 "node-manager-controller", null, null, Duration.ofMillis(500), Duration.ofSeconds(30), 100, 100,
                 Duration.ofSeconds(1), 1, true, "127.0.0.1");
@@ -109,6 +114,17 @@ class MultiReplicaTest {
             return status != null && Integer.valueOf(4).equals(status.getArmed());
         });
 
+        // The group view of the leader, to which no agent is connected, is complete: every agent reporting and armed.
+        NodeManager leading = replicas.stream().filter(r -> r.leadership().isLeader()).findFirst().orElseThrow();
+        HttpClient http = HttpClient.newHttpClient();
+        await().atMost(10, TimeUnit.SECONDS).untilAsserted(() -> {
+            GroupView view = groupView(http, leading);
+            assertThat(view.leader()).isTrue();
+            assertThat(view.nodes()).extracting(GroupView.NodeRow::reporting).containsExactly(true, true, true, true);
+            assertThat(view.nodes()).extracting(GroupView.NodeRow::armed).containsExactly(true, true, true, true);
+        });
+        assertThat(groupView(http, follower).leader()).isFalse();
+
         // A follower answers tie-breaks with the leader's decision, never its own "not leader".
         four.get(0).send(AgentMessage.newBuilder().setTieBreakRequest(TieBreakRequest.newBuilder().setRequestId(1)
                 .addSide("workers-1").addSide("workers-2")).build());
@@ -126,5 +142,12 @@ class MultiReplicaTest {
         stopping.finish();
         await().atMost(10, TimeUnit.SECONDS).until(() -> leader.reports().latest("workers-4")
                 .map(r -> r.report().getFinalReport()).orElse(false));
+    }
+
+    private GroupView groupView(HttpClient http, NodeManager replica) throws Exception {
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                + replica.healthPort() + "/debug/groups/workers")).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).isEqualTo(200);
+        return client.getKubernetesSerialization().unmarshal(r.body(), GroupView.class);
     }
 }

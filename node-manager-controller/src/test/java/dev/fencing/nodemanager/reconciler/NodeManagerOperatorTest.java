@@ -14,12 +14,14 @@ import dev.fencing.nodemanager.config.ControllerConfig;
 import dev.fencing.nodemanager.grpc.TestAgent;
 import dev.fencing.nodemanager.grpc.auth.TestAgentPods;
 import dev.fencing.nodemanager.model.NodeLabels;
+import dev.fencing.nodemanager.view.GroupView;
 import dev.fencing.proto.fencing.v1.FencingMode;
 import dev.fencing.proto.nodemanager.v1.AgentMessage;
 import dev.fencing.proto.nodemanager.v1.AgentReport;
 import dev.fencing.proto.nodemanager.v1.ConfigDelta;
 import dev.fencing.proto.nodemanager.v1.ControllerMessage;
 import dev.fencing.proto.nodemanager.v1.Member;
+import dev.fencing.proto.nodemanager.v1.PeerReport;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
@@ -428,5 +430,50 @@ class NodeManagerOperatorTest {
                     .contains("fencing_controller_config_revision_lag_max")
                     .contains("operator_sdk_reconciliations");
         });
+    }
+
+    @Test
+    void theGroupViewEndpointShowsEachAgentsArmedStateQuorumAndHeardRowFromItsReports() throws Exception {
+        createGroupWithNodes("workers", 3);
+        List<TestAgent> three = List.of(connect("workers-1"), connect("workers-2"), connect("workers-3"));
+        // workers-3 is cut off: the other two confirm each other only, and it confirms no one.
+        for (int i = 0; i < 2; i++) {
+            three.get(i).send(AgentMessage.newBuilder().setReport(AgentReport.newBuilder().setArmed(true)
+                    .setQuorumHeld(true).setConfirmed(2).setExpected(3).setQuorumSize(2)
+                    .setMode(FencingMode.FENCING_MODE_WATCHDOG)
+                    .addPeers(PeerReport.newBuilder().setName(i == 0 ? "workers-2" : "workers-1").setConfirmed(true))
+                    .addPeers(PeerReport.newBuilder().setName("workers-3").setConfirmed(false))).build());
+        }
+        three.get(2).send(AgentMessage.newBuilder().setReport(AgentReport.newBuilder().setArmed(false)
+                .setQuorumHeld(false).setConfirmed(1).setExpected(3).setQuorumSize(2)
+                .setMode(FencingMode.FENCING_MODE_WATCHDOG)).build());
+
+        HttpClient http = HttpClient.newHttpClient();
+        String base = "http://127.0.0.1:" + manager.healthPort() + "/debug/groups/";
+        await().atMost(10, TimeUnit.SECONDS).untilAsserted(() -> {
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(base + "workers")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(r.statusCode()).isEqualTo(200);
+            assertThat(r.headers().firstValue("Content-Type")).contains("application/json");
+            GroupView view = client.getKubernetesSerialization().unmarshal(r.body(), GroupView.class);
+            assertThat(view.group()).isEqualTo("workers");
+            assertThat(view.leader()).isTrue();
+            assertThat(view.quorumSize()).isEqualTo(2);
+            assertThat(view.members()).containsExactly("workers-1", "workers-2", "workers-3");
+            assertThat(view.nodes()).extracting(GroupView.NodeRow::heard).containsExactly("=+-", "+=-", "--=");
+            assertThat(view.nodes()).extracting(GroupView.NodeRow::armed).containsExactly(true, true, false);
+            assertThat(view.nodes()).extracting(GroupView.NodeRow::quorumHeld).containsExactly(true, true, false);
+            assertThat(view.nodes().get(2).notConfirmed()).containsExactly("workers-1", "workers-2");
+            assertThat(view.nodes()).allSatisfy(n -> assertThat(n.lastContact()).isNotNull());
+        });
+        assertThat(http.send(HttpRequest.newBuilder(URI.create(base + "nosuchgroup")).build(),
+                HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(404);
+        HttpResponse<String> bad = http.send(HttpRequest.newBuilder(URI.create(base + "Bad_Name")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(bad.statusCode()).isEqualTo(400);
+        assertThat(bad.body()).contains("not a NodeGroup name");
+        assertThat(http.send(HttpRequest.newBuilder(URI.create(base + "workers"))
+                .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString())
+                .statusCode()).isEqualTo(405);
     }
 }
