@@ -103,6 +103,8 @@ class InstallGuideRealClusterTest {
             assertThat(transcript.exitCode()).as("bash's exit code; the transcript is above").isZero();
             assertThat(transcript.text())
                     .contains("$ helm install fencing helm/fencing -n \"$NS\" --set crds.install=true")
+                    .contains("deployment.apps/node-manager-controller created (server dry run)")
+                    .doesNotContain("configured (server dry run)")
                     .contains("STATUS: deployed")
                     .contains("nodegroup.deckhouse.io/workers created")
                     .containsPattern("(?m)^fencing-agent-workers +3 +3 +0 ")
