@@ -129,6 +129,8 @@ class InstallGuideRealClusterTest {
      */
     private ChartController startControllerAndAwaitItsDaemonSet() {
         try {
+            // the guide's helm install created the CRD (see ChartRelease.awaitOwnerReferencesAdmitted)
+            ChartRelease.awaitOwnerReferencesAdmitted(KUBE.get());
             ChartController controller = ChartController.of(KUBE.get(), NS, DefaultValuesRenderTest.NAME,
                     tmp.resolve("tls"));
             controller.start();
