@@ -13,6 +13,17 @@ SCRIPT
   chmod +x "$1"
 }
 
+# empty executables standing for built binaries: fake_binaries DIR NAME...
+fake_binaries() {
+  local dir=$1 b
+  shift
+  mkdir -p "$dir"
+  for b in "$@"; do
+    printf '#!/bin/sh\n' > "$dir/$b"
+    chmod +x "$dir/$b"
+  done
+}
+
 setup() {
   repo="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
   work="$(mktemp -d)"
@@ -58,12 +69,8 @@ teardown() {
   hash=$(cat go.mod go.sum | sha256sum | cut -c1-12)
   standin=$(cat go.mod go.sum cmd/kubelet-standin/*.go | sha256sum | cut -c1-12)
   dir="$FENCING_KUBE_CACHE/kube-v1.37.2-etcd-v3.7.0-$hash"
-  mkdir -p "$dir"
   helm=$(cat ../helm/go.mod ../helm/go.sum | sha256sum | cut -c1-12)
-  for b in etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kubelet-standin helm; do
-    printf '#!/bin/sh\n' > "$dir/$b"
-    chmod +x "$dir/$b"
-  done
+  fake_binaries "$dir" etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kubelet-standin helm
   echo "kubernetes=v1.37.2" > "$dir/.complete"
   echo "$standin" > "$dir/.kubelet-standin"
   echo "$helm" > "$dir/.helm"
@@ -77,11 +84,7 @@ teardown() {
   cd "$repo/tools/kube"
   hash=$(cat go.mod go.sum | sha256sum | cut -c1-12)
   dir="$FENCING_KUBE_CACHE/kube-v1.37.2-etcd-v3.7.0-$hash"
-  mkdir -p "$dir"
-  for b in etcd kube-apiserver kube-controller-manager kube-scheduler; do
-    printf '#!/bin/sh\n' > "$dir/$b"
-    chmod +x "$dir/$b"
-  done
+  fake_binaries "$dir" etcd kube-apiserver kube-controller-manager kube-scheduler
   echo "kubernetes=v1.37.2" > "$dir/.complete"
   GO="$work/bin/go" run "$repo/scripts/kube-binaries"
   [ "$status" -ne 0 ]
@@ -107,11 +110,7 @@ SCRIPT
   hash=$(cat go.mod go.sum | sha256sum | cut -c1-12)
   standin=$(cat go.mod go.sum cmd/kubelet-standin/*.go | sha256sum | cut -c1-12)
   dir="$FENCING_KUBE_CACHE/kube-v1.37.2-etcd-v3.7.0-$hash"
-  mkdir -p "$dir"
-  for b in etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kubelet-standin helm; do
-    printf '#!/bin/sh\n' > "$dir/$b"
-    chmod +x "$dir/$b"
-  done
+  fake_binaries "$dir" etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kubelet-standin helm
   echo "kubernetes=v1.37.2" > "$dir/.complete"
   echo "$standin" > "$dir/.kubelet-standin"
   echo "stale" > "$dir/.helm"
