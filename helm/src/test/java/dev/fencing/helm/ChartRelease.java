@@ -8,13 +8,18 @@ import com.marcnuri.helm.Release;
 import com.marcnuri.helm.UpgradeCommand;
 import dev.fencing.kubetest.RealControlPlane;
 import dev.fencing.api.v1.NodeGroup;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
+import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.FieldValidateable;
+import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -111,6 +116,42 @@ final class ChartRelease {
         await().atMost(Duration.ofSeconds(20)).ignoreExceptions().until(() -> admin.resources(NodeGroup.class)
                 .list(new ListOptionsBuilder().withResourceVersion("0").build()) != null);
         return established;
+    }
+
+    /**
+     * Waits until the API server's admission resolves the NodeGroup kind in an ownerReference that blocks owner
+     * deletion (as the controller's DaemonSets and Secrets carry). The admission plugin resolves the owner's kind
+     * through a discovery cache that the API server resets only every 30 s: when the cache was filled while the CRD
+     * was absent (a test before deleted it), a re-created CRD stays unknown to it until the next reset, and such
+     * objects are refused with "cannot find RESTMapping". A long-lived cluster does not see that; tests that
+     * re-create the CRD do. The probe is a dry-run ConfigMap created by a user who may create and delete ConfigMaps
+     * in {@code default} and nothing else (superusers skip the check): once the kind resolves, the refusal names the
+     * missing finalizers permission instead.
+     */
+    static void awaitOwnerReferencesAdmitted(RealControlPlane kube) {
+        KubernetesClient admin = kube.adminClient();
+        String user = "nodegroup-owner-probe";
+        admin.rbac().roles().inNamespace("default").resource(new RoleBuilder().withNewMetadata().withName(user)
+                .endMetadata().addNewRule().withApiGroups("").withResources("configmaps")
+                .withVerbs("create", "delete").endRule().build()).createOr(NonDeletingOperation::update);
+        admin.rbac().roleBindings().inNamespace("default").resource(new RoleBindingBuilder().withNewMetadata()
+                .withName(user).endMetadata().withNewRoleRef("rbac.authorization.k8s.io", "Role", user)
+                .addNewSubject().withKind("User").withName(user).withApiGroup("rbac.authorization.k8s.io")
+                .endSubject().build()).createOr(NonDeletingOperation::update);
+        ConfigMap probe = new ConfigMapBuilder().withNewMetadata().withName(user).withNamespace("default")
+                .addNewOwnerReference().withApiVersion("deckhouse.io/v1").withKind("NodeGroup").withName("probe")
+                .withUid("00000000-0000-0000-0000-000000000000").withBlockOwnerDeletion(true).endOwnerReference()
+                .endMetadata().build();
+        try (KubernetesClient client = kube.clientAs(user)) {
+            await().atMost(Duration.ofSeconds(45)).until(() -> {
+                try {
+                    client.resource(probe).dryRun().create();
+                    return false;
+                } catch (KubernetesClientException e) {
+                    return String.valueOf(e.getMessage()).contains("can't set finalizers on");
+                }
+            });
+        }
     }
 
     /** Deletes the NodeGroup CRD if present and waits until it is gone, so a later install can own it. */

@@ -101,6 +101,7 @@ class ControllerWithChartRbacRealClusterTest {
         release.install("fullnameOverride", fullname, "crds.install", true, "crds.keep", false);
         cleanup.add(release::uninstall);
         ChartRelease.awaitCrdEstablished(admin());
+        ChartRelease.awaitOwnerReferencesAdmitted(KUBE.get());
         afterInstall.accept(release.namespace(), fullname);
 
         String group = KUBE.get().uniqueName("workers");
@@ -283,6 +284,7 @@ class ControllerWithChartRbacRealClusterTest {
                     .unmarshal(in, CustomResourceDefinition.class)).create();
         }
         ChartRelease.awaitCrdEstablished(admin());
+        ChartRelease.awaitOwnerReferencesAdmitted(KUBE.get());
         ChartRelease release = new ChartRelease(KUBE.get(), KUBE.get().uniqueName("chart-defaults"));
         assertThat(release.install().getStatus()).isEqualTo("deployed");
         cleanup.add(release::uninstall);
