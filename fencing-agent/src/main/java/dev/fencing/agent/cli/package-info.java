@@ -10,7 +10,7 @@
  * </pre>
  *
  * {@code --socket} defaults to {@code /var/run/fencing-agent.sock}. {@code --json} prints the proto3 JSON mapping
- * (lowerCamelCase fields, enum names, 64-bit integers as strings, RFC 3339 times, durations like {@code "1.500s"});
+ * with protobuf's JsonFormat (lowerCamelCase fields, enum names, 64-bit integers as strings, RFC 3339 times, durations like {@code "1.500s"});
  * fields without presence are printed even at their default value. {@code events --json} prints one object per line.
  *
  * <p>Exit codes ({@link dev.fencing.agent.cli.ExitCodes}): 0 success; 1 the agent answered with an error; 2 invalid

@@ -1,8 +1,8 @@
 package dev.fencing.agent.metrics;
 
 import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.prometheus.metrics.exporter.httpserver.HTTPServer;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -17,20 +17,25 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code /metrics} (Prometheus text exposition of a {@link PrometheusMeterRegistry}), {@code /healthz} (liveness) and
- * {@code /readyz} (readiness) on the JDK HTTP server. Each probe answers 200 "ok" or 503 with a one-line reason (see
- * {@link AgentHealth} for what the agent asks).
+ * {@code /metrics} (the Prometheus client's exposition of a {@link PrometheusMeterRegistry}: text format, OpenMetrics
+ * or protobuf by the scraper's Accept header, gzip on request), {@code /healthz} (liveness) and {@code /readyz}
+ * (readiness) on the Prometheus client's {@link HTTPServer}. Each probe answers 200 "ok" or 503 with a one-line reason
+ * (see {@link AgentHealth} for what the agent asks). The client also answers {@code /-/healthy} with 200 while the
+ * process serves HTTP at all; the kubelet probes use {@code /healthz} and {@code /readyz}.
  *
  * <p>Requests run on at most {@value #THREADS} threads with a short queue; when both are full the accepting thread
  * serves the request itself, which slows accepting instead of growing memory, so a scraping storm cannot take
- * resources from the agent's safety work.
+ * resources from the agent's safety work. Idle request threads end after {@value #IDLE_SECONDS} seconds, so an agent
+ * nobody scrapes keeps no request thread.
  */
 public final class MetricsHttpServer implements AutoCloseable {
 
   /** Request threads. */
   public static final int THREADS = 2;
 
-  static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
+  /** Seconds an idle request thread lives. */
+  public static final int IDLE_SECONDS = 30;
+
   private static final Logger LOG = LoggerFactory.getLogger(MetricsHttpServer.class);
   private static final int QUEUE = 16;
 
@@ -38,7 +43,7 @@ public final class MetricsHttpServer implements AutoCloseable {
   private final PrometheusMeterRegistry registry;
   private final Probe liveness;
   private final Probe readiness;
-  private HttpServer server;
+  private HTTPServer server;
   private ThreadPoolExecutor executor;
 
   /** One probe: empty when fine, else the reason for the 503. */
@@ -73,33 +78,34 @@ public final class MetricsHttpServer implements AutoCloseable {
     if (server != null) {
       throw new IllegalStateException("metrics server already started on port " + port());
     }
-    HttpServer http;
+    AtomicInteger threads = new AtomicInteger();
+    executor = new ThreadPoolExecutor(THREADS, THREADS, IDLE_SECONDS, TimeUnit.SECONDS,
+        new ArrayBlockingQueue<>(QUEUE), r -> {
+          Thread t = new Thread(r, "metrics-http-" + threads.incrementAndGet());
+          t.setDaemon(true);
+          return t;
+        }, new ThreadPoolExecutor.CallerRunsPolicy());
+    executor.allowCoreThreadTimeOut(true);
     try {
-      http = HttpServer.create(new InetSocketAddress(requestedPort), 16);
-    } catch (IOException e) {
+      // /metrics is the client's; every other path reaches the default handler, which serves the probes.
+      server = HTTPServer.builder()
+          .port(requestedPort)
+          .registry(registry.getPrometheusRegistry())
+          .executorService(executor)
+          .defaultHandler(this::route)
+          .buildAndStart();
+    } catch (IOException | RuntimeException e) {
+      executor.shutdownNow();
+      executor = null;
       throw new IOException("cannot listen for metrics on port " + requestedPort + ": " + e.getMessage()
           + " (choose another metrics port)", e);
     }
-    AtomicInteger threads = new AtomicInteger();
-    executor = new ThreadPoolExecutor(THREADS, THREADS, 60, TimeUnit.SECONDS, new ArrayBlockingQueue<>(QUEUE), r -> {
-      Thread t = new Thread(r, "metrics-http-" + threads.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    }, new ThreadPoolExecutor.CallerRunsPolicy());
-    http.setExecutor(executor);
-    http.createContext("/metrics", this::metrics);
-    http.createContext("/healthz", exchange -> probe(exchange, liveness, "unhealthy"));
-    http.createContext("/readyz", exchange -> probe(exchange, readiness, "not ready"));
-    http.createContext("/", exchange -> respond(exchange, 404, "text/plain; charset=utf-8",
-        "not found: try /metrics, /healthz or /readyz\n"));
-    http.start();
-    server = http;
     LOG.info("event=metrics_http_started port={}", port());
   }
 
   /** The bound port (the ephemeral one when constructed with 0), or -1 when not started. */
   public synchronized int port() {
-    return server == null ? -1 : server.getAddress().getPort();
+    return server == null ? -1 : server.getPort();
   }
 
   /** Stops serving; idempotent. */
@@ -108,25 +114,18 @@ public final class MetricsHttpServer implements AutoCloseable {
     if (server == null) {
       return;
     }
-    server.stop(0);
+    server.close();
     executor.shutdownNow();
     server = null;
     LOG.info("event=metrics_http_stopped");
   }
 
-  private void metrics(HttpExchange exchange) throws IOException {
-    if (!allowed(exchange)) {
-      return;
+  private void route(HttpExchange exchange) throws IOException {
+    switch (exchange.getRequestURI().getPath()) {
+      case "/healthz" -> probe(exchange, liveness, "unhealthy");
+      case "/readyz" -> probe(exchange, readiness, "not ready");
+      default -> respond(exchange, 404, "text/plain; charset=utf-8", "not found: try /metrics, /healthz or /readyz\n");
     }
-    String body;
-    try {
-      body = registry.scrape();
-    } catch (RuntimeException e) {
-      LOG.warn("event=metrics_scrape_failed error={}", String.valueOf(e));
-      respond(exchange, 500, "text/plain; charset=utf-8", "scrape failed: " + e.getMessage() + "\n");
-      return;
-    }
-    respond(exchange, 200, PROMETHEUS_TEXT, body);
   }
 
   private static void probe(HttpExchange exchange, Probe probe, String failed) throws IOException {

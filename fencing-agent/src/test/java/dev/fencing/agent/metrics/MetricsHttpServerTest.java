@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Test;
 class MetricsHttpServerTest {
 
   private static final MetricsHttpServer.Probe OK = Optional::empty;
+  private static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
 
   private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final HttpClient http = HttpClient.newHttpClient();
@@ -32,9 +33,12 @@ class MetricsHttpServerTest {
   }
 
   private HttpResponse<String> send(String method, String path) throws IOException, InterruptedException {
-    HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + path))
-        .method(method, HttpRequest.BodyPublishers.noBody()).build();
-    return http.send(request, HttpResponse.BodyHandlers.ofString());
+    return http.send(request(method, path).build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  private HttpRequest.Builder request(String method, String path) {
+    return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + path))
+        .method(method, HttpRequest.BodyPublishers.noBody());
   }
 
   @Test
@@ -47,9 +51,24 @@ class MetricsHttpServerTest {
 
     assertThat(server.port()).isPositive();
     assertThat(response.statusCode()).isEqualTo(200);
-    assertThat(response.headers().firstValue("Content-Type")).hasValue(MetricsHttpServer.PROMETHEUS_TEXT);
+    assertThat(response.headers().firstValue("Content-Type")).hasValue(PROMETHEUS_TEXT);
     assertThat(response.body()).contains("# TYPE fencing_watchdog_feeds_total counter")
         .contains("fencing_watchdog_feeds_total 3.0");
+  }
+
+  @Test
+  void metricsAnswersOpenMetricsWhenTheScraperAsksForIt() throws Exception {
+    Counter.builder("fencing.watchdog.feeds").register(registry).increment();
+    server = new MetricsHttpServer(0, registry, OK, OK);
+    server.start();
+
+    HttpResponse<String> response = http.send(request("GET", "/metrics")
+        .header("Accept", "application/openmetrics-text; version=1.0.0").build(), HttpResponse.BodyHandlers.ofString());
+
+    assertThat(response.statusCode()).isEqualTo(200);
+    assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(
+        type -> assertThat(type).startsWith("application/openmetrics-text"));
+    assertThat(response.body()).contains("fencing_watchdog_feeds_total 1.0").endsWith("# EOF\n");
   }
 
   @Test
@@ -104,7 +123,8 @@ class MetricsHttpServerTest {
     server.start();
 
     assertThat(send("GET", "/nope").statusCode()).isEqualTo(404);
-    HttpResponse<String> post = send("POST", "/metrics");
+    assertThat(send("GET", "/").statusCode()).as("no landing page").isEqualTo(404);
+    HttpResponse<String> post = send("POST", "/readyz");
     assertThat(post.statusCode()).isEqualTo(405);
     assertThat(post.headers().firstValue("Allow")).hasValue("GET, HEAD");
     assertThat(send("HEAD", "/healthz").statusCode()).isEqualTo(200);
