@@ -274,10 +274,12 @@ class QuorumFencingIT {
     @Test
     void nodesThatCanOnlySendOrOnlyReceiveFenceThemselves() {
         startFiveArmedAgents(AgentSettings.fastFence());
-        ScenarioReport report = new ScenarioReport("5 nodes, one-way cuts");
+        ScenarioReport report = new ScenarioReport("5 nodes, one-way cuts (Java and Go consumers)");
         Set<String> healthy = Set.of("node-1", "node-2", "node-3");
+        startGoConsumers(healthy.stream().sorted().toList(), "node-5");
 
         long faultAt = System.nanoTime();
+        Instant faultWall = Instant.now();
         lab.cutOutbound("node-4");
         lab.cutInbound("node-5");
 
@@ -287,9 +289,11 @@ class QuorumFencingIT {
         report.add("reset, sends but cannot receive", "node-5", deaf, "<= " + fenceBound().toMillis());
         assertThat(sendless).isLessThanOrEqualTo(fenceBound().toMillis());
         assertThat(deaf).isLessThanOrEqualTo(fenceBound().toMillis());
+        reportLeftAtBothConsumers(report, healthy, Set.of("node-4", "node-5"), faultAt, faultWall);
         holdWithoutResets(healthy, faultAt, fenceBound().plus(SLACK));
         assertNoResets(healthy, faultAt);
         assertStillFeeding(healthy);
+        assertGoConsumersSawTheJavaConsumersLiveEvents(faultAt, faultWall);
         report.print();
     }
 
@@ -346,6 +350,18 @@ class QuorumFencingIT {
     private long awaitGoLive(String observer, String type, String member, Instant sinceWall) {
         return Duration.between(sinceWall, goConsumers.get(observer).awaitLive(type, member, sinceWall, MEMBERSHIP))
                 .toMillis();
+    }
+
+    /** Awaits and reports, at each of {@code observers}, LEFT of each of {@code gone} at its Java and Go consumer. */
+    private void reportLeftAtBothConsumers(ScenarioReport report, Set<String> observers, Set<String> gone,
+            long faultAt, Instant faultWall) {
+        for (String observer : observers.stream().sorted().toList()) {
+            for (String member : gone.stream().sorted().toList()) {
+                report.add("LEFT " + member + " at consumer", observer, awaitLeft(observer, member, faultAt), "");
+                report.add("LEFT " + member + " at Go consumer", observer,
+                        awaitGoLive(observer, "LEFT", member, faultWall), "<= " + MEMBERSHIP.toMillis());
+            }
+        }
     }
 
     /** Both consumers of one agent read the same stream: the same live JOIN/LEFT events, in the same order. */
