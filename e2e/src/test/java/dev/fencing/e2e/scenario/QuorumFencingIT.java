@@ -384,11 +384,14 @@ class QuorumFencingIT {
     @Test
     void evenSplitFencesTheSideWithoutTheLowestName() {
         startArmedAgents(List.of("node-1", "node-2", "node-3", "node-4"), AgentSettings.fastFence());
-        ScenarioReport report = new ScenarioReport("4 nodes, 2+2 split, tie-breaker LowestName");
+        ScenarioReport report = new ScenarioReport(
+                "4 nodes, 2+2 split, tie-breaker LowestName (Java and Go consumers)");
         Set<String> lowest = Set.of("node-1", "node-2");
         Set<String> other = Set.of("node-3", "node-4");
+        startGoConsumers(lowest.stream().sorted().toList(), "node-4");
 
         long faultAt = System.nanoTime();
+        Instant faultWall = Instant.now();
         lab.partition(lowest, other);
 
         for (String node : other) {
@@ -396,6 +399,7 @@ class QuorumFencingIT {
             report.add("reset, side without node-1", node, millis, "<= " + fenceBound().toMillis());
             assertThat(millis).isLessThanOrEqualTo(fenceBound().toMillis());
         }
+        reportLeftAtBothConsumers(report, lowest, other, faultAt, faultWall);
         // the lowest side must outlive every moment at which it could have fenced: T_stop + watchdog timeout + slack
         holdWithoutResets(lowest, faultAt, fenceBound().plus(SLACK));
         assertNoResets(lowest, faultAt);
@@ -409,6 +413,7 @@ class QuorumFencingIT {
             assertThat(outcome).as("%s tie-breaker outcome", node).containsIgnoringCase("LowestName");
         }
         assertStillFeeding(lowest);
+        assertGoConsumersSawTheJavaConsumersLiveEvents(faultAt, faultWall);
         report.note("resets on the side of node-1", "-", "0").print();
     }
 
