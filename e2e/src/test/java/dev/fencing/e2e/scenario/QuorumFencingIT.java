@@ -424,8 +424,10 @@ class QuorumFencingIT {
         startFiveArmedAgents(AgentSettings.fastFence().withTiming("quorumWindow", "4s")
                 .withTiming("armingDelay", "4s"));
         ScenarioReport report = new ScenarioReport("5 nodes, 10% loss on every link for " + LOSS_WINDOW.toSeconds()
-                + " s, node-2's agent stalled 3 s");
+                + " s, node-2's agent stalled 3 s (Java and Go consumers)");
+        startGoConsumers(NODES, "node-2");
         long faultAt = System.nanoTime();
+        Instant faultWall = Instant.now();
         var loss = lab.lossEverywhere(10);
         holdWithoutResets(Set.copyOf(NODES), faultAt, LOSS_WINDOW.dividedBy(2));
         cluster.node("node-2").agent().signal("STOP");
@@ -445,17 +447,24 @@ class QuorumFencingIT {
                 if (!member.equals(observer) && !member.equals("node-2")) {
                     assertThat(cluster.node(observer).consumer().first(faultAt, e -> e.isLiveLeftOf(member)))
                             .as("false LEFT of healthy %s at %s's consumer", member, observer).isEmpty();
+                    assertThat(goConsumers.get(observer).liveEventsSince(faultWall))
+                            .as("false LEFT of healthy %s at %s's Go consumer", member, observer)
+                            .doesNotContain("LEFT " + member);
                 }
             }
         }
         long stalledLeft = NODES.stream().filter(o -> !o.equals("node-2"))
                 .filter(o -> cluster.node(o).consumer().first(faultAt, e -> e.isLiveLeftOf("node-2")).isPresent())
                 .count();
+        long stalledLeftGo = NODES.stream().filter(o -> !o.equals("node-2"))
+                .filter(o -> goConsumers.get(o).liveEventsSince(faultWall).contains("LEFT node-2")).count();
+        assertGoConsumersSawTheJavaConsumersLiveEvents(faultAt, faultWall);
         report.add("10% loss on every link, measured", "all", lossMillis, ">= " + LOSS_WINDOW.toMillis())
                 .add("agent stalled (SIGSTOP..SIGCONT)", "node-2", stallMillis, ">= 3000")
                 .note("resets anywhere", "-", "0")
                 .note("false LEFT of healthy nodes", "-", "0")
                 .note("consumers that saw the stalled node LEFT", "node-2", String.valueOf(stalledLeft))
+                .note("Go consumers that saw the stalled node LEFT", "node-2", String.valueOf(stalledLeftGo))
                 .print();
         assertStillFeeding(Set.copyOf(NODES));
     }
