@@ -502,8 +502,11 @@ class QuorumFencingIT {
     @Test
     void nodeDisarmedByTheDisableFileIsNotResetWhenIsolated() throws Exception {
         startFiveArmedAgents(AgentSettings.fastFence());
-        ScenarioReport report = new ScenarioReport("maintenance by disable file on node-5, then isolation");
+        ScenarioReport report = new ScenarioReport(
+                "maintenance by disable file on node-5, then isolation (Java and Go consumers)");
         AgentNode node = cluster.node("node-5");
+        List<String> others = List.of("node-1", "node-2", "node-3", "node-4");
+        startGoConsumers(others, "node-5");
 
         long disableAt = System.nanoTime();
         Files.writeString(node.disableFile(), "e2e maintenance window\n");
@@ -514,12 +517,12 @@ class QuorumFencingIT {
         assertThat(disarmMillis).as("the disable file is noticed within a second (plus slack)").isLessThan(3000);
 
         long faultAt = System.nanoTime();
+        Instant faultWall = Instant.now();
         var isolation = lab.isolate("node-5");
-        for (String observer : List.of("node-1", "node-2", "node-3", "node-4")) {
-            report.add("LEFT node-5 at consumer", observer, awaitLeft(observer, "node-5", faultAt), "");
-        }
+        reportLeftAtBothConsumers(report, Set.copyOf(others), Set.of("node-5"), faultAt, faultWall);
         holdWithoutResets(Set.copyOf(NODES), faultAt, fenceBound().plus(SLACK));
         assertNoResets(Set.copyOf(NODES), faultAt);
+        assertGoConsumersSawTheJavaConsumersLiveEvents(faultAt, faultWall);
 
         long healAt = System.nanoTime();
         isolation.heal();
