@@ -549,19 +549,20 @@ class QuorumFencingIT {
                 timings.getSafeToAssumeFencedDelay().getNanos());
         assertThat(timings.getProfile()).contains("Critical");
         assertThat(watchdogTimeout).isEqualTo(Duration.ofSeconds(2));
-        ScenarioReport report = new ScenarioReport("3 nodes, Critical, 2 s watchdog, one isolated");
+        ScenarioReport report = new ScenarioReport(
+                "3 nodes, Critical, 2 s watchdog, one isolated (Java and Go consumers)");
         Set<String> others = Set.of("node-1", "node-2");
+        startGoConsumers(others.stream().sorted().toList(), "node-3");
 
         long faultAt = System.nanoTime();
+        Instant faultWall = Instant.now();
         lab.isolate("node-3");
         long resetMillis = awaitReset("node-3", faultAt);
         long lastFeedMillis = cluster.node("node-3").watchdogEvents("feed", faultAt).stream()
                 .mapToLong(l -> (l.receivedNanos() - faultAt) / 1_000_000).max().orElse(0);
         report.add("last feed after isolation", "node-3", lastFeedMillis, "<= T_stop " + tStop.toMillis());
         report.add("reset after isolation", "node-3", resetMillis, "< safe-to-assume-fenced " + safeDelay.toMillis());
-        for (String observer : others) {
-            report.add("LEFT node-3 at consumer", observer, awaitLeft(observer, "node-3", faultAt), "");
-        }
+        reportLeftAtBothConsumers(report, others, Set.of("node-3"), faultAt, faultWall);
         report.add("safe-to-assume-fenced after isolation", "majority", safeDelay.toMillis(),
                 "T_stop + watchdog + margin");
         // the reset must come before the majority may assume it; the emulator checks its deadline every 100 ms
@@ -570,6 +571,7 @@ class QuorumFencingIT {
         holdWithoutResets(others, faultAt, safeDelay.plus(SLACK));
         assertNoResets(others, faultAt);
         assertStillFeeding(others);
+        assertGoConsumersSawTheJavaConsumersLiveEvents(faultAt, faultWall);
         report.print();
     }
 
