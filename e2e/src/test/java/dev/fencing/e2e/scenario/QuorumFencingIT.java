@@ -274,10 +274,12 @@ class QuorumFencingIT {
     @Test
     void nodesThatCanOnlySendOrOnlyReceiveFenceThemselves() {
         startFiveArmedAgents(AgentSettings.fastFence());
-        ScenarioReport report = new ScenarioReport("5 nodes, one-way cuts");
+        ScenarioReport report = new ScenarioReport("5 nodes, one-way cuts (Java and Go consumers)");
         Set<String> healthy = Set.of("node-1", "node-2", "node-3");
+        startGoConsumers(healthy.stream().sorted().toList(), "node-5");
 
         long faultAt = System.nanoTime();
+        Instant faultWall = Instant.now();
         lab.cutOutbound("node-4");
         lab.cutInbound("node-5");
 
@@ -287,9 +289,11 @@ class QuorumFencingIT {
         report.add("reset, sends but cannot receive", "node-5", deaf, "<= " + fenceBound().toMillis());
         assertThat(sendless).isLessThanOrEqualTo(fenceBound().toMillis());
         assertThat(deaf).isLessThanOrEqualTo(fenceBound().toMillis());
+        reportLeftAtBothConsumers(report, healthy, Set.of("node-4", "node-5"), faultAt, faultWall);
         holdWithoutResets(healthy, faultAt, fenceBound().plus(SLACK));
         assertNoResets(healthy, faultAt);
         assertStillFeeding(healthy);
+        assertGoConsumersSawTheJavaConsumersLiveEvents(faultAt, faultWall);
         report.print();
     }
 
@@ -348,6 +352,18 @@ class QuorumFencingIT {
                 .toMillis();
     }
 
+    /** Awaits and reports, at each of {@code observers}, LEFT of each of {@code gone} at its Java and Go consumer. */
+    private void reportLeftAtBothConsumers(ScenarioReport report, Set<String> observers, Set<String> gone,
+            long faultAt, Instant faultWall) {
+        for (String observer : observers.stream().sorted().toList()) {
+            for (String member : gone.stream().sorted().toList()) {
+                report.add("LEFT " + member + " at consumer", observer, awaitLeft(observer, member, faultAt), "");
+                report.add("LEFT " + member + " at Go consumer", observer,
+                        awaitGoLive(observer, "LEFT", member, faultWall), "<= " + MEMBERSHIP.toMillis());
+            }
+        }
+    }
+
     /** Both consumers of one agent read the same stream: the same live JOIN/LEFT events, in the same order. */
     private void assertGoConsumersSawTheJavaConsumersLiveEvents(long sinceNanos, Instant sinceWall) {
         goConsumers.forEach((observer, go) -> {
@@ -368,11 +384,14 @@ class QuorumFencingIT {
     @Test
     void evenSplitFencesTheSideWithoutTheLowestName() {
         startArmedAgents(List.of("node-1", "node-2", "node-3", "node-4"), AgentSettings.fastFence());
-        ScenarioReport report = new ScenarioReport("4 nodes, 2+2 split, tie-breaker LowestName");
+        ScenarioReport report = new ScenarioReport(
+                "4 nodes, 2+2 split, tie-breaker LowestName (Java and Go consumers)");
         Set<String> lowest = Set.of("node-1", "node-2");
         Set<String> other = Set.of("node-3", "node-4");
+        startGoConsumers(lowest.stream().sorted().toList(), "node-4");
 
         long faultAt = System.nanoTime();
+        Instant faultWall = Instant.now();
         lab.partition(lowest, other);
 
         for (String node : other) {
@@ -380,6 +399,7 @@ class QuorumFencingIT {
             report.add("reset, side without node-1", node, millis, "<= " + fenceBound().toMillis());
             assertThat(millis).isLessThanOrEqualTo(fenceBound().toMillis());
         }
+        reportLeftAtBothConsumers(report, lowest, other, faultAt, faultWall);
         // the lowest side must outlive every moment at which it could have fenced: T_stop + watchdog timeout + slack
         holdWithoutResets(lowest, faultAt, fenceBound().plus(SLACK));
         assertNoResets(lowest, faultAt);
@@ -393,6 +413,7 @@ class QuorumFencingIT {
             assertThat(outcome).as("%s tie-breaker outcome", node).containsIgnoringCase("LowestName");
         }
         assertStillFeeding(lowest);
+        assertGoConsumersSawTheJavaConsumersLiveEvents(faultAt, faultWall);
         report.note("resets on the side of node-1", "-", "0").print();
     }
 
@@ -403,8 +424,10 @@ class QuorumFencingIT {
         startFiveArmedAgents(AgentSettings.fastFence().withTiming("quorumWindow", "4s")
                 .withTiming("armingDelay", "4s"));
         ScenarioReport report = new ScenarioReport("5 nodes, 10% loss on every link for " + LOSS_WINDOW.toSeconds()
-                + " s, node-2's agent stalled 3 s");
+                + " s, node-2's agent stalled 3 s (Java and Go consumers)");
+        startGoConsumers(NODES, "node-2");
         long faultAt = System.nanoTime();
+        Instant faultWall = Instant.now();
         var loss = lab.lossEverywhere(10);
         holdWithoutResets(Set.copyOf(NODES), faultAt, LOSS_WINDOW.dividedBy(2));
         cluster.node("node-2").agent().signal("STOP");
@@ -424,17 +447,24 @@ class QuorumFencingIT {
                 if (!member.equals(observer) && !member.equals("node-2")) {
                     assertThat(cluster.node(observer).consumer().first(faultAt, e -> e.isLiveLeftOf(member)))
                             .as("false LEFT of healthy %s at %s's consumer", member, observer).isEmpty();
+                    assertThat(goConsumers.get(observer).liveEventsSince(faultWall))
+                            .as("false LEFT of healthy %s at %s's Go consumer", member, observer)
+                            .doesNotContain("LEFT " + member);
                 }
             }
         }
         long stalledLeft = NODES.stream().filter(o -> !o.equals("node-2"))
                 .filter(o -> cluster.node(o).consumer().first(faultAt, e -> e.isLiveLeftOf("node-2")).isPresent())
                 .count();
+        long stalledLeftGo = NODES.stream().filter(o -> !o.equals("node-2"))
+                .filter(o -> goConsumers.get(o).liveEventsSince(faultWall).contains("LEFT node-2")).count();
+        assertGoConsumersSawTheJavaConsumersLiveEvents(faultAt, faultWall);
         report.add("10% loss on every link, measured", "all", lossMillis, ">= " + LOSS_WINDOW.toMillis())
                 .add("agent stalled (SIGSTOP..SIGCONT)", "node-2", stallMillis, ">= 3000")
                 .note("resets anywhere", "-", "0")
                 .note("false LEFT of healthy nodes", "-", "0")
                 .note("consumers that saw the stalled node LEFT", "node-2", String.valueOf(stalledLeft))
+                .note("Go consumers that saw the stalled node LEFT", "node-2", String.valueOf(stalledLeftGo))
                 .print();
         assertStillFeeding(Set.copyOf(NODES));
     }
@@ -472,8 +502,11 @@ class QuorumFencingIT {
     @Test
     void nodeDisarmedByTheDisableFileIsNotResetWhenIsolated() throws Exception {
         startFiveArmedAgents(AgentSettings.fastFence());
-        ScenarioReport report = new ScenarioReport("maintenance by disable file on node-5, then isolation");
+        ScenarioReport report = new ScenarioReport(
+                "maintenance by disable file on node-5, then isolation (Java and Go consumers)");
         AgentNode node = cluster.node("node-5");
+        List<String> others = List.of("node-1", "node-2", "node-3", "node-4");
+        startGoConsumers(others, "node-5");
 
         long disableAt = System.nanoTime();
         Files.writeString(node.disableFile(), "e2e maintenance window\n");
@@ -484,12 +517,12 @@ class QuorumFencingIT {
         assertThat(disarmMillis).as("the disable file is noticed within a second (plus slack)").isLessThan(3000);
 
         long faultAt = System.nanoTime();
+        Instant faultWall = Instant.now();
         var isolation = lab.isolate("node-5");
-        for (String observer : List.of("node-1", "node-2", "node-3", "node-4")) {
-            report.add("LEFT node-5 at consumer", observer, awaitLeft(observer, "node-5", faultAt), "");
-        }
+        reportLeftAtBothConsumers(report, Set.copyOf(others), Set.of("node-5"), faultAt, faultWall);
         holdWithoutResets(Set.copyOf(NODES), faultAt, fenceBound().plus(SLACK));
         assertNoResets(Set.copyOf(NODES), faultAt);
+        assertGoConsumersSawTheJavaConsumersLiveEvents(faultAt, faultWall);
 
         long healAt = System.nanoTime();
         isolation.heal();
@@ -516,19 +549,20 @@ class QuorumFencingIT {
                 timings.getSafeToAssumeFencedDelay().getNanos());
         assertThat(timings.getProfile()).contains("Critical");
         assertThat(watchdogTimeout).isEqualTo(Duration.ofSeconds(2));
-        ScenarioReport report = new ScenarioReport("3 nodes, Critical, 2 s watchdog, one isolated");
+        ScenarioReport report = new ScenarioReport(
+                "3 nodes, Critical, 2 s watchdog, one isolated (Java and Go consumers)");
         Set<String> others = Set.of("node-1", "node-2");
+        startGoConsumers(others.stream().sorted().toList(), "node-3");
 
         long faultAt = System.nanoTime();
+        Instant faultWall = Instant.now();
         lab.isolate("node-3");
         long resetMillis = awaitReset("node-3", faultAt);
         long lastFeedMillis = cluster.node("node-3").watchdogEvents("feed", faultAt).stream()
                 .mapToLong(l -> (l.receivedNanos() - faultAt) / 1_000_000).max().orElse(0);
         report.add("last feed after isolation", "node-3", lastFeedMillis, "<= T_stop " + tStop.toMillis());
         report.add("reset after isolation", "node-3", resetMillis, "< safe-to-assume-fenced " + safeDelay.toMillis());
-        for (String observer : others) {
-            report.add("LEFT node-3 at consumer", observer, awaitLeft(observer, "node-3", faultAt), "");
-        }
+        reportLeftAtBothConsumers(report, others, Set.of("node-3"), faultAt, faultWall);
         report.add("safe-to-assume-fenced after isolation", "majority", safeDelay.toMillis(),
                 "T_stop + watchdog + margin");
         // the reset must come before the majority may assume it; the emulator checks its deadline every 100 ms
@@ -537,6 +571,7 @@ class QuorumFencingIT {
         holdWithoutResets(others, faultAt, safeDelay.plus(SLACK));
         assertNoResets(others, faultAt);
         assertStillFeeding(others);
+        assertGoConsumersSawTheJavaConsumersLiveEvents(faultAt, faultWall);
         report.print();
     }
 
