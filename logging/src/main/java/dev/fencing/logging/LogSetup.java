@@ -35,10 +35,15 @@ public final class LogSetup {
      *               is null is left out until {@link #putField} sets it
      */
     public static void configure(LogLevels levels, LogFormat format, Map<String, String> fields) {
+        configure(context(), levels, format, fields);
+    }
+
+    /** Configures {@code context} (logback's own, while it initialises) to stderr. */
+    static void configure(LoggerContext context, LogLevels levels, LogFormat format, Map<String, String> fields) {
         ConsoleAppender<ILoggingEvent> appender = new ConsoleAppender<>();
         appender.setName("stderr");
         appender.setTarget("System.err");
-        configure(levels, format, fields, appender);
+        configure(context, levels, format, fields, appender);
     }
 
     /**
@@ -52,12 +57,11 @@ public final class LogSetup {
         appender.setName("file");
         appender.setFile(file.toString());
         appender.setAppend(true);
-        configure(levels, format, fields, appender);
+        configure(context(), levels, format, fields, appender);
     }
 
-    private static void configure(LogLevels levels, LogFormat format, Map<String, String> fields,
-            OutputStreamAppender<ILoggingEvent> appender) {
-        LoggerContext context = context();
+    private static void configure(LoggerContext context, LogLevels levels, LogFormat format,
+            Map<String, String> fields, OutputStreamAppender<ILoggingEvent> appender) {
         context.reset();
         fields.forEach((key, value) -> {
             if (value != null) {

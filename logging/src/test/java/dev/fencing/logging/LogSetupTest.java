@@ -110,6 +110,26 @@ class LogSetupTest {
     }
 
     @Test
+    void beforeAMainConfiguresLoggingOnlyWarningsReachStderrAndNothingReachesStdout() {
+        PrintStream stdout = System.out;
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+        try {
+            new QuietDefaultConfigurator().configure((ch.qos.logback.classic.LoggerContext)
+                    LoggerFactory.getILoggerFactory());
+            Logger log = LoggerFactory.getLogger("dev.fencing.test");
+            log.info("hidden");
+            log.warn("shown");
+            LoggerFactory.getLogger("io.grpc.netty.shaded.io.netty.bootstrap.Bootstrap").warn("keepalive");
+        } finally {
+            System.setOut(stdout);
+        }
+
+        assertThat(out.size()).isZero();
+        assertThat(lines()).singleElement().asString().matches(TIMESTAMP + " WARN  \\[.*\\] dev\\.fencing\\.test - shown");
+    }
+
+    @Test
     void badLevelsAndFormatsAreRejectedNamingTheFlag() {
         assertThatThrownBy(() -> LogLevels.parse(List.of("verbose")))
                 .hasMessage("--log-level verbose: expected one of error|warn|info|debug|trace or logger=level");
