@@ -100,6 +100,8 @@ class DefaultValuesRenderTest {
                 "--max-tie-lease=30s",
                 "--history-limit=4096",
                 "--stream-queue=4096",
+                "--log-level=info",
+                "--log-format=text",
                 "--gossip-port=9651",
                 "--agent-metrics-port=9652",
                 "--agent-image=ghcr.io/fencing/fencing-agent:0.1.0",

@@ -32,6 +32,18 @@ class InvalidValuesTest {
     }
 
     @Test
+    void unknownLogLevelsAndFormatsAreRejectedBySchema() {
+        assertThatThrownBy(() -> FencingChart.render("controller.logLevel", "verbose"))
+                .hasMessageContaining("/controller/logLevel");
+        assertThatThrownBy(() -> FencingChart.render("controller.logFormat", "xml"))
+                .hasMessageContaining("/controller/logFormat");
+        assertThatThrownBy(() -> FencingChart.render("agent.logLevel", "info,dev.fencing=loud"))
+                .hasMessageContaining("/agent/logLevel");
+        assertThatThrownBy(() -> FencingChart.render("agent.logFormat", "yaml"))
+                .hasMessageContaining("/agent/logFormat");
+    }
+
+    @Test
     void anEmptyImageRepositoryIsRejected() {
         assertThatThrownBy(() -> FencingChart.render("controller.image.repository", ""))
                 .hasMessageContaining("/controller/image/repository");

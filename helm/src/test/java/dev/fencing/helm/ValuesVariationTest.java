@@ -193,6 +193,33 @@ class ValuesVariationTest {
     }
 
     @Test
+    void logValuesBecomeTheControllerAndAgentLogFlags() {
+        Rendered defaults = FencingChart.render();
+        assertThat(defaults.arg("--log-level")).hasValue("info");
+        assertThat(defaults.arg("--log-format")).hasValue("text");
+        assertThat(defaults.args()).as("the agent's own defaults: no flag, no DaemonSet roll")
+                .noneMatch(a -> a.startsWith("--agent-log-"));
+
+        Rendered r = FencingChart.renderWithValues("""
+                controller:
+                  logLevel: warn,io.javaoperatorsdk=error
+                  logFormat: json
+                agent:
+                  logLevel: info,dev.fencing.memberlist=debug
+                  logFormat: json
+                """);
+        assertThat(r.arg("--log-level")).hasValue("warn,io.javaoperatorsdk=error");
+        assertThat(r.arg("--log-format")).hasValue("json");
+        assertThat(r.arg("--agent-log-level")).hasValue("info,dev.fencing.memberlist=debug");
+        assertThat(r.arg("--agent-log-format")).hasValue("json");
+        // The controller's own option parsing takes what the chart renders, into the agents' DaemonSet settings.
+        NodeManagerOperator operator = new NodeManagerOperator();
+        new CommandLine(operator).parseArgs(r.args().toArray(String[]::new));
+        assertThat(operator.config().agentPod().logLevels()).containsExactly("info", "dev.fencing.memberlist=debug");
+        assertThat(operator.config().agentPod().logFormat()).isEqualTo("json");
+    }
+
+    @Test
     void portsPropagateToContainerServiceAndTheAgentAddress() {
         Rendered r = FencingChart.render("controller.ports.grpc", 19650, "controller.ports.health", 18080);
 

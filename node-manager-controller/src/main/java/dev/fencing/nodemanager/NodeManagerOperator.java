@@ -1,5 +1,8 @@
 package dev.fencing.nodemanager;
 
+import dev.fencing.logging.LogFormat;
+import dev.fencing.logging.LogLevels;
+import dev.fencing.logging.LogSetup;
 import dev.fencing.nodemanager.reconciler.WriteLimits;
 import dev.fencing.nodemanager.grpc.StreamLimits;
 import dev.fencing.nodemanager.config.AgentControlSecurity;
@@ -23,6 +26,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
@@ -222,6 +226,26 @@ public final class NodeManagerOperator implements Callable<Integer> {
                     + " desired-spec hash changes (what an API server without SSA, such as the fabric8 mock, needs).")
     boolean serverSideApply;
 
+    @Option(names = "--log-level", split = ",", defaultValue = "${env:NMC_LOG_LEVEL:-info}",
+            paramLabel = "LEVEL|LOGGER=LEVEL",
+            description = "error|warn|info|debug|trace, and per logger (io.javaoperatorsdk=warn); repeatable or"
+                    + " comma-separated (default: ${DEFAULT-VALUE}).")
+    List<String> logLevel;
+
+    @Option(names = "--log-format", defaultValue = "${env:NMC_LOG_FORMAT:-text}", paramLabel = "text|json",
+            description = "Text lines, or one JSON object per line; both carry replica= (this pod's name, from"
+                    + " $POD_NAME) (default: ${DEFAULT-VALUE}).")
+    String logFormat;
+
+    @Option(names = "--agent-log-level", split = ",", defaultValue = "${env:NMC_AGENT_LOG_LEVEL:-}",
+            paramLabel = "LEVEL|LOGGER=LEVEL",
+            description = "The agents' run --log-level, passed in the DaemonSet (empty: the agent's default, info).")
+    List<String> agentLogLevel;
+
+    @Option(names = "--agent-log-format", defaultValue = "${env:NMC_AGENT_LOG_FORMAT:-}", paramLabel = "text|json",
+            description = "The agents' run --log-format, passed in the DaemonSet (empty: the agent's default, text).")
+    String agentLogFormat;
+
     public static void main(String[] args) {
         System.exit(new CommandLine(new NodeManagerOperator()).execute(args));
     }
@@ -259,7 +283,9 @@ public final class NodeManagerOperator implements Callable<Integer> {
             agentPod = new AgentPodSettings(agentMetricsPort,
                     agentImagePullPolicy == null ? "" : agentImagePullPolicy.trim(),
                     agentImagePullSecrets == null ? List.of() : agentImagePullSecrets.stream().map(String::trim)
-                            .filter(s -> !s.isEmpty()).toList());
+                            .filter(s -> !s.isEmpty()).toList(),
+                    agentLogLevel == null ? List.of() : agentLogLevel,
+                    agentLogFormat == null ? "" : agentLogFormat);
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
         }
@@ -273,6 +299,24 @@ public final class NodeManagerOperator implements Callable<Integer> {
                 advertiseHost == null || advertiseHost.isBlank() ? null : advertiseHost,
                 apiServerProbeUrl == null || apiServerProbeUrl.isBlank() ? null : apiServerProbeUrl, security,
                 serverSideApply, agentPod);
+    }
+
+    /**
+     * Configures logging from {@code --log-level} and {@code --log-format}, with {@code replica=} (the pod's name) on
+     * every line.
+     */
+    void configureLogging() {
+        LogLevels levels;
+        LogFormat format;
+        try {
+            levels = LogLevels.parse(logLevel == null ? List.of() : logLevel);
+            format = LogFormat.parse(logFormat == null ? "text" : logFormat);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
+        }
+        String replica = Optional.ofNullable(System.getenv("POD_NAME"))
+                .or(() -> Optional.ofNullable(System.getenv("HOSTNAME"))).orElse("-");
+        LogSetup.configure(levels, format, Map.of("replica", replica));
     }
 
     /** The validated leader election timings. */
@@ -314,6 +358,7 @@ public final class NodeManagerOperator implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        configureLogging();
         ControllerConfig config = config();
         LeaderElectionTimings electionTimings = electionTimings();
         StreamLimits streamLimits = new StreamLimits(maxAgentStreams, streamQueueBytes);

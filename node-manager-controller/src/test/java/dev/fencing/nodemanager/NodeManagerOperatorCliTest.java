@@ -152,4 +152,38 @@ class NodeManagerOperatorCliTest {
                 .hasMessageContaining("--agent-resource cpu=10m");
         assertThatThrownBy(() -> parse("--status-interval", "soon")).hasMessageContaining("--status-interval soon");
     }
+
+    @Test
+    void agentLogFlagsBecomeTheAgentPodSettings() {
+        ControllerConfig c = parse("--agent-log-level", "warn,dev.fencing.memberlist=debug", "--agent-log-format",
+                "JSON");
+        assertThat(c.agentPod().logLevels()).containsExactly("warn", "dev.fencing.memberlist=debug");
+        assertThat(c.agentPod().logFormat()).isEqualTo("JSON");
+        assertThat(parse().agentPod().logLevels()).isEmpty();
+        assertThat(parse().agentPod().logFormat()).isEmpty();
+    }
+
+    @Test
+    void badLogFlagsExitWithCode2NamingTheFlag() {
+        assertThat(stderrOf("--insecure-plaintext", "--log-level", "chatty"))
+                .contains("--log-level chatty: expected one of error|warn|info|debug|trace");
+        assertThat(stderrOf("--insecure-plaintext", "--log-format", "yaml"))
+                .contains("--log-format yaml: expected text or json");
+        assertThat(stderrOf("--insecure-plaintext", "--agent-log-format", "yaml"))
+                .contains("--agent-log-format yaml: expected text or json");
+    }
+
+    /** Runs the controller's command line, which must exit with 2 before it starts; returns what went to stderr. */
+    private static String stderrOf(String... args) {
+        // the ParameterExceptions name their own CommandLine, which prints to System.err
+        java.io.PrintStream saved = System.err;
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        System.setErr(new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            assertThat(new CommandLine(new NodeManagerOperator()).execute(args)).isEqualTo(2);
+        } finally {
+            System.setErr(saved);
+        }
+        return err.toString(java.nio.charset.StandardCharsets.UTF_8);
+    }
 }

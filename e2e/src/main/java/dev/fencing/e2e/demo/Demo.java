@@ -12,6 +12,9 @@ import dev.fencing.e2e.netns.Fault;
 import dev.fencing.e2e.peer.ProjectLayout;
 import dev.fencing.e2e.process.ObservedLine;
 import dev.fencing.e2e.process.Pause;
+import dev.fencing.logging.LogFormat;
+import dev.fencing.logging.LogLevels;
+import dev.fencing.logging.LogSetup;
 import dev.fencing.proto.fencing.v1.AgentStatus;
 import dev.fencing.proto.fencing.v1.DisarmReason;
 import dev.fencing.proto.fencing.v1.Timings;
@@ -23,6 +26,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -70,8 +74,7 @@ public final class Demo {
         Path logs = layout.logDir("demo");
         Files.createDirectories(logs);
         // the harness logs key=value lines; the terminal is for the story, the file for whoever digs deeper
-        System.setProperty("org.slf4j.simpleLogger.logFile", logs.resolve("harness.log").toString());
-        System.setProperty("org.slf4j.simpleLogger.showDateTime", "true");
+        LogSetup.configure(LogLevels.INFO, LogFormat.TEXT, Map.of(), logs.resolve("harness.log"));
         PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
         Demo demo = new Demo(out, layout);
         Thread cleanup = new Thread(() -> {

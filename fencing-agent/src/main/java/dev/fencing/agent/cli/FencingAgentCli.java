@@ -36,8 +36,8 @@ public final class FencingAgentCli {
 
   /** Runs the command line and exits with its code. */
   public static void main(String[] args) {
-    // grpc-netty logs a harmless WARN per connection for SO_KEEPALIVE on Unix sockets; keep client output clean.
-    System.setProperty("org.slf4j.simpleLogger.log.io.grpc.netty.shaded.io.netty.bootstrap", "error");
+    // Logging before `run` configures it, and in the client commands: logback.xml of fencing-logging (warnings on
+    // stderr, grpc-netty's per-connection SO_KEEPALIVE warning left out), so stdout stays the command's output.
     System.exit(commandLine().execute(args));
   }
 

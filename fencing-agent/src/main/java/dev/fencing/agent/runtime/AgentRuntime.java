@@ -32,6 +32,7 @@ import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -107,6 +108,7 @@ public final class AgentRuntime implements AutoCloseable {
   }
 
   private final Options options;
+  private final Consumer<String> groupApplied;
   private final List<AutoCloseable> started = new ArrayList<>();
   private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private FencingAgent agent;
@@ -115,13 +117,24 @@ public final class AgentRuntime implements AutoCloseable {
   private MetricsHttpServer metrics;
   private LocalApiServer api;
 
-  private AgentRuntime(Options options) {
+  private AgentRuntime(Options options, Consumer<String> groupApplied) {
     this.options = options;
+    this.groupApplied = groupApplied;
   }
 
   /** Starts everything; on failure stops what was started and rethrows. */
   public static AgentRuntime start(Options options) throws IOException {
-    AgentRuntime runtime = new AgentRuntime(options);
+    return start(options, group -> { });
+  }
+
+  /**
+   * Starts everything; on failure stops what was started and rethrows.
+   *
+   * @param groupApplied told the group of every config the agent takes (file, controller or cache), on the thread
+   *                     that hands it over: {@code run} puts it into every log line's {@code group=}
+   */
+  public static AgentRuntime start(Options options, Consumer<String> groupApplied) throws IOException {
+    AgentRuntime runtime = new AgentRuntime(options, groupApplied);
     try {
       runtime.startAll();
       return runtime;
@@ -165,6 +178,7 @@ public final class AgentRuntime implements AutoCloseable {
             }
             configureProbe(prober, probeEndpoint(update), mapped);
             agent.applyConfig(mapped);
+            groupApplied.accept(mapped.group());
             return true;
           } catch (IllegalArgumentException e) {
             LOG.error("node={} event=config_rejected source={} revision={} reason=\"{}\"", options.node(),
@@ -186,7 +200,10 @@ public final class AgentRuntime implements AutoCloseable {
     }
     agent.start();
     started.add(agent);
-    options.fileConfig().ifPresent(agent::applyConfig);
+    options.fileConfig().ifPresent(config -> {
+      agent.applyConfig(config);
+      groupApplied.accept(config.group());
+    });
 
     api = new LocalApiServer(options.socket(), hub, () -> agent.snapshot().toStatus(clock.nanoTime()));
     api.start();

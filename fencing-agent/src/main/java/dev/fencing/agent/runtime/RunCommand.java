@@ -14,6 +14,9 @@ import dev.fencing.agent.watchdog.LinuxWatchdogDevice;
 import dev.fencing.agent.watchdog.NowayoutProbe;
 import dev.fencing.agent.watchdog.UnavailableWatchdogDevice;
 import dev.fencing.agent.watchdog.WatchdogDevice;
+import dev.fencing.logging.LogFormat;
+import dev.fencing.logging.LogLevels;
+import dev.fencing.logging.LogSetup;
 import dev.fencing.policy.TieBreakerKind;
 import dev.fencing.policy.Violation;
 import java.io.IOException;
@@ -22,6 +25,9 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -114,9 +120,27 @@ public final class RunCommand implements Callable<Integer> {
           + " connect (default: ${DEFAULT-VALUE})")
   Path tokenFile;
 
+  @Option(names = "--log-level", paramLabel = "LEVEL|LOGGER=LEVEL", split = ",", defaultValue = "info",
+      description = "error|warn|info|debug|trace, and per logger (dev.fencing.memberlist=debug); repeatable or"
+          + " comma-separated (default: ${DEFAULT-VALUE})")
+  List<String> logLevel;
+
+  @Option(names = "--log-format", paramLabel = "text|json", defaultValue = "text",
+      description = "text lines, or one JSON object per line; both carry node and group (default: ${DEFAULT-VALUE})")
+  String logFormat;
+
   @Override
   public Integer call() {
     PrintWriter err = spec.commandLine().getErr();
+    LogLevels levels;
+    LogFormat format;
+    try {
+      levels = LogLevels.parse(logLevel);
+      format = LogFormat.parse(logFormat);
+    } catch (IllegalArgumentException e) {
+      err.println("run: " + e.getMessage());
+      return 2;
+    }
     if (config == null && controller == null) {
       err.println("run: pass --config FILE (standalone) or --controller HOST:PORT (an agent started without a"
           + " config file gets everything from the controller)");
@@ -179,9 +203,14 @@ public final class RunCommand implements Callable<Integer> {
     // Any Error that kills a thread (memberlist's receive threads included) ends the process: a half-dead agent
     // must not keep feeding. The agent's own loops report theirs directly (scheduled tasks would swallow them).
     Thread.setDefaultUncaughtExceptionHandler(FatalErrors.uncaught(FatalErrors.haltProcess()));
+    // node= and group= on every line; the group is known once a config is in force and follows the controller's
+    Map<String, String> fields = new LinkedHashMap<>();
+    fields.put("node", node);
+    fields.put("group", fileConfig.map(AgentConfig::group).orElse(null));
+    LogSetup.configure(levels, format, fields);
     AgentRuntime runtime;
     try {
-      runtime = AgentRuntime.start(options);
+      runtime = AgentRuntime.start(options, group -> LogSetup.putField("group", group));
     } catch (IOException | RuntimeException e) {
       err.println("run: could not start: " + e.getMessage());
       return 1;

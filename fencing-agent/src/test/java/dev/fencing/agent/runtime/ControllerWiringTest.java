@@ -104,11 +104,14 @@ class ControllerWiringTest {
         .build().start();
     RecordingWatchdogDevice device = new RecordingWatchdogDevice();
     Path state = dir.resolve("state");
+    List<String> groupsApplied = new CopyOnWriteArrayList<>();
     try (AgentRuntime runtime = AgentRuntime.start(options(Optional.of("127.0.0.1:" + server.getPort()), device,
-        state, "a"))) {
+        state, "a"), groupsApplied::add)) {
       await().atMost(Duration.ofSeconds(20)).until(() -> controller.reports.stream()
           .anyMatch(r -> r.getArmed() && r.getAppliedRevision() == 1 && r.getEpoch().equals("e1")
               && r.getKeyringRevision() == KEYRING.getRevision()));
+      // run puts it into every log line's group=
+      assertThat(groupsApplied).containsExactly("ctl");
       assertThat(runtime.agent().snapshot().toStatus(System.nanoTime()).getConfigSource()).isEqualTo("controller");
 
       NodeSignals maintenance = NodeSignals.newBuilder().setMaintenance(Maintenance.newBuilder()

@@ -1,13 +1,15 @@
 package dev.fencing.nodemanager.config;
 
+import dev.fencing.logging.LogFormat;
+import dev.fencing.logging.LogLevels;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * How the controller renders the agent pods beyond image, resources and scheduling: the agent's HTTP port and how
- * the kubelet pulls the image.
+ * How the controller renders the agent pods beyond image, resources and scheduling: the agent's HTTP port, how
+ * the kubelet pulls the image, and the agent's log level and format.
  *
  * @param metricsPort      port of the agent's {@code /metrics}, {@code /healthz} and {@code /readyz} on every node
  *                         address (hostNetwork); 0: no HTTP server, so no probes ({@code --agent-metrics-port})
@@ -15,8 +17,13 @@ import java.util.regex.Pattern;
  *                         ({@code --agent-image-pull-policy})
  * @param imagePullSecrets Secrets in the controller's namespace the kubelet pulls the agent image with
  *                         ({@code --agent-image-pull-secret}, repeatable)
+ * @param logLevels        the agents' {@code run --log-level} values ({@code --agent-log-level}); empty: the
+ *                         agent's default ({@code info}), and no flag in the DaemonSet
+ * @param logFormat        the agents' {@code run --log-format} ({@code --agent-log-format}); empty: the agent's
+ *                         default ({@code text}), and no flag in the DaemonSet
  */
-public record AgentPodSettings(int metricsPort, String imagePullPolicy, List<String> imagePullSecrets) {
+public record AgentPodSettings(int metricsPort, String imagePullPolicy, List<String> imagePullSecrets,
+        List<String> logLevels, String logFormat) {
 
     /** Default agent HTTP port: next to the gossip port 9651, clear of MetalLB (7946) and Deckhouse's agent (8500). */
     public static final int DEFAULT_METRICS_PORT = 9652;
@@ -28,10 +35,26 @@ public record AgentPodSettings(int metricsPort, String imagePullPolicy, List<Str
     private static final Pattern SECRET_NAME =
             Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
 
+    /** With the agent's default log level and format. */
+    public AgentPodSettings(int metricsPort, String imagePullPolicy, List<String> imagePullSecrets) {
+        this(metricsPort, imagePullPolicy, imagePullSecrets, List.of(), "");
+    }
+
     /** Validates, naming the flag. */
     public AgentPodSettings {
         Objects.requireNonNull(imagePullPolicy, "imagePullPolicy");
         imagePullSecrets = List.copyOf(imagePullSecrets);
+        logLevels = logLevels.stream().map(String::strip).filter(s -> !s.isEmpty()).toList();
+        logFormat = logFormat.strip();
+        try {
+            LogLevels.parse(logLevels);
+            if (!logFormat.isEmpty()) {
+                LogFormat.parse(logFormat);
+            }
+        } catch (IllegalArgumentException e) {
+            // the agent would refuse the flag and crash-loop on every node: refuse it here, once
+            throw new IllegalArgumentException("--agent" + e.getMessage().substring(1), e);
+        }
         if (metricsPort < 0 || metricsPort > 65535) {
             throw new IllegalArgumentException("--agent-metrics-port " + metricsPort
                     + ": expected 1..65535, or 0 to run agents without their HTTP server (and without probes)");

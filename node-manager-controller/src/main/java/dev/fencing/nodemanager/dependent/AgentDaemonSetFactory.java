@@ -262,6 +262,13 @@ public final class AgentDaemonSetFactory {
         List<String> args = new ArrayList<>(List.of("run", "--controller", config.agentControllerAddress(),
                 "--node", "$(NODE_NAME)", "--socket", SOCKET, "--watchdog-device", HOST_DEV + "/watchdog"));
         args.addAll(List.of("--metrics-port", Integer.toString(config.agentPod().metricsPort())));
+        // only when set: an unchanged default leaves the pod template (and its hash) as it was, so no roll
+        if (!config.agentPod().logLevels().isEmpty()) {
+            args.addAll(List.of("--log-level", String.join(",", config.agentPod().logLevels())));
+        }
+        if (!config.agentPod().logFormat().isEmpty()) {
+            args.addAll(List.of("--log-format", config.agentPod().logFormat()));
+        }
         args.addAll(AgentIdentityVolumes.args(config.security()));
         return args;
     }

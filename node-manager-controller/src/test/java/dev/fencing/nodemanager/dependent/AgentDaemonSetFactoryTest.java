@@ -162,6 +162,25 @@ class AgentDaemonSetFactoryTest {
     }
 
     @Test
+    void theAgentLogLevelAndFormatReachTheAgentArgsOnlyWhenSet() {
+        ControllerConfig config = ControllerConfig.forTests("ns").withAgentPod(new AgentPodSettings(9652, "",
+                List.of(), List.of("debug", "io.grpc=warn"), "json"));
+        assertThat(agent(config).getArgs()).containsSequence("--log-level", "debug,io.grpc=warn")
+                .containsSequence("--log-format", "json");
+
+        assertThat(agent(ControllerConfig.forTests("ns")).getArgs()).as("defaults leave the pod template as it was")
+                .doesNotContain("--log-level", "--log-format");
+    }
+
+    @Test
+    void badAgentLogSettingsAreRefusedNamingTheControllerFlag() {
+        assertThatThrownBy(() -> new AgentPodSettings(9652, "", List.of(), List.of("loud"), ""))
+                .hasMessageStartingWith("--agent-log-level loud: expected one of error|warn|info|debug|trace");
+        assertThatThrownBy(() -> new AgentPodSettings(9652, "", List.of(), List.of(), "xml"))
+                .hasMessage("--agent-log-format xml: expected text or json");
+    }
+
+    @Test
     void badAgentPodSettingsAreRefusedNamingTheFlag() {
         assertThatThrownBy(() -> new AgentPodSettings(65536, "", List.of()))
                 .hasMessageContaining("--agent-metrics-port 65536");

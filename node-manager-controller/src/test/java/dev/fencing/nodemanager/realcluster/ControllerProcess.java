@@ -40,11 +40,9 @@ final class ControllerProcess implements AutoCloseable {
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
+                "-cp", classPath, MAIN,
                 // info: the test reads the controller's event lines (the test resources say warn)
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=info",
-                "-Dorg.slf4j.simpleLogger.log.io.fabric8=warn",
-                "-Dorg.slf4j.simpleLogger.log.io.javaoperatorsdk=warn",
-                "-cp", classPath, MAIN));
+                "--log-level", "info,io.fabric8=warn,io.javaoperatorsdk=warn"));
         command.addAll(args);
         command.addAll(List.of("--grpc-port", Integer.toString(grpcPort), "--health-port",
                 Integer.toString(healthPort)));
