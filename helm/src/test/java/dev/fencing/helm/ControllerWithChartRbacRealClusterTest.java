@@ -326,8 +326,9 @@ class ControllerWithChartRbacRealClusterTest {
                     controller), group + "-1");
             assertThat(agent.getSpec().getInitContainers()).extracting(c -> c.getName())
                     .containsExactly("socket-link");
-            await().atMost(WAIT).untilAsserted(() -> assertThat(admin().resources(NodeGroup.class).withName(group)
-                    .get().getStatus().getConditions()).anySatisfy(c -> {
+            // The leader writes the status after it created the DaemonSet: until then there is none to read.
+            await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> assertThat(admin().resources(NodeGroup.class)
+                    .withName(group).get().getStatus().getConditions()).anySatisfy(c -> {
                         assertThat(c.getType()).isEqualTo("AgentDaemonSet");
                         assertThat(c.getStatus()).isEqualTo("True");
                     }));
