@@ -877,7 +877,7 @@ public final class FencingAgent implements AutoCloseable {
         .description("1 while this node holds quorum").register(registry);
     Gauge.builder("fencing.armed", this, a -> a.snapshot.watchdog().armed() ? 1 : 0)
         .description("1 while the watchdog is open (feeding, or starving during a fence)").register(registry);
-    Gauge.builder("fencing.fencing.in.progress", this, a -> a.snapshot.watchdog().fencingInProgress() ? 1 : 0)
+    Gauge.builder("fencing.in.progress", this, a -> a.snapshot.watchdog().fencingInProgress() ? 1 : 0)
         .description("1 once quorum was lost under Fence: feeding stopped, the watchdog will reset the node")
         .register(registry);
     Gauge.builder("fencing.isolated", this, a -> a.snapshot.isolated() ? 1 : 0)
@@ -885,18 +885,17 @@ public final class FencingAgent implements AutoCloseable {
     WatchdogMetrics.register(registry, () -> snapshot.watchdog(), feeder);
     FunctionCounter.builder("fencing.watchdog.feeds", this, a -> a.snapshot.watchdog().feedsTotal())
         .description("Watchdog keepalives (the arming open included)").register(registry);
-    Gauge.builder("fencing.watchdog.last.feed.age.seconds", this, a -> {
-      AgentSnapshot s = a.snapshot;
-      return s.watchdog().lastFeedNanos().isPresent()
-          ? (deps.clock().nanoTime() - s.watchdog().lastFeedNanos().getAsLong()) / 1e9 : Double.NaN;
-    }).description("Seconds since the last watchdog keepalive").register(registry);
+    // A timestamp rather than an age: Prometheus computes the age at query time (time() - it), so a missed scrape
+    // does not freeze it and alerts compare it to the time of evaluation.
+    Gauge.builder("fencing.watchdog.last.feed.timestamp.seconds", this, a -> lastFeedEpochSeconds(a.snapshot))
+        .description("Unix time of the last watchdog keepalive (NaN before the first)").register(registry);
     Gauge.builder("fencing.quorum.heard", this, a -> a.snapshot.verdict().map(QuorumVerdict::heard).orElse(0))
         .description("Members with a confirmed round trip in the window, this node included").register(registry);
     Gauge.builder("fencing.quorum.expected", this, a -> a.snapshot.verdict().map(QuorumVerdict::expected).orElse(0))
         .description("Expected members, this node included").register(registry);
     Gauge.builder("fencing.local.lag.seconds", this, a -> a.snapshot.localLagNanos() / 1e9)
         .description("How late the quorum loop ran (timer lateness or heartbeat backlog)").register(registry);
-    Gauge.builder("fencing.heartbeat.inbox", inboxSize, AtomicInteger::get)
+    Gauge.builder("fencing.heartbeat.inbox.messages", inboxSize, AtomicInteger::get)
         .description("Heartbeats waiting for the quorum loop").register(registry);
     for (GossipState state : GossipState.values()) {
       Gauge.builder("fencing.members", this, a -> {
@@ -911,6 +910,15 @@ public final class FencingAgent implements AutoCloseable {
     trafficCounter(registry, "memberlist.sent.bytes", "Gossip datagram bytes sent", g -> g.traffic().bytesSent());
     trafficCounter(registry, "memberlist.received.bytes", "Gossip datagram bytes received",
         g -> g.traffic().bytesReceived());
+  }
+
+  /** The last feed's monotonic time mapped onto the wall clock: now minus how long ago it was. */
+  private double lastFeedEpochSeconds(AgentSnapshot s) {
+    if (s.watchdog().lastFeedNanos().isEmpty()) {
+      return Double.NaN;
+    }
+    long agoNanos = deps.clock().nanoTime() - s.watchdog().lastFeedNanos().getAsLong();
+    return (deps.wallClock().millis() - agoNanos / 1_000_000.0) / 1000.0;
   }
 
   private void trafficCounter(MeterRegistry registry, String name, String description,
