@@ -3,6 +3,7 @@ package dev.fencing.helm;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencing.nodemanager.dependent.AgentDaemonSetFactory;
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Service;
 import java.io.IOException;
@@ -11,14 +12,34 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The Prometheus Operator objects: off by default, and when on they scrape the ports and ship the tested rules. */
+/**
+ * The Prometheus Operator objects and the Grafana dashboard: off by default, and when on they scrape the ports and
+ * ship the tested rules and dashboard files as they are.
+ */
 class MonitoringTest {
 
     private static final List<String> KINDS = List.of("ServiceMonitor", "PodMonitor", "PrometheusRule");
 
     @Test
     void noMonitoringObjectIsRenderedByDefault() {
-        assertThat(FencingChart.render().describe()).noneMatch(d -> KINDS.contains(d.substring(0, d.indexOf('/'))));
+        Rendered r = FencingChart.render();
+        assertThat(r.describe()).noneMatch(d -> KINDS.contains(d.substring(0, d.indexOf('/'))));
+        assertThat(r.all(ConfigMap.class)).noneMatch(c -> c.getMetadata().getName().endsWith("-dashboard"));
+    }
+
+    @Test
+    void grafanaDashboardIsAConfigMapTheSidecarPicksUpHoldingTheDashboardFile() throws IOException {
+        Rendered r = FencingChart.render("monitoring.grafanaDashboard.enabled", true,
+                "monitoring.grafanaDashboard.namespace", "monitoring");
+
+        ConfigMap dashboard = r.named(ConfigMap.class, "node-manager-controller-dashboard");
+        assertThat(dashboard.getMetadata().getLabels()).containsEntry("grafana_dashboard", "1");
+        assertThat(dashboard.getMetadata().getNamespace()).isEqualTo("monitoring");
+        String json = dashboard.getData().get("fencing-group.json");
+        assertThat(json).isEqualTo(Files.readString(FencingChart.dir().resolve("files/dashboard.json")).strip());
+        Map<String, Object> parsed = FencingChart.parse(json, Map.class);
+        assertThat(parsed).containsEntry("uid", "fencing-group");
+        assertThat(list(parsed.get("panels"))).hasSizeGreaterThanOrEqualTo(8);
     }
 
     @Test

@@ -873,6 +873,8 @@ public final class FencingAgent implements AutoCloseable {
   }
 
   private void registerGauges(MeterRegistry registry) {
+    Gauge.builder("fencing.build.info", () -> 1).tags("version", deps.agentVersion(), "component", "agent")
+        .description("1, labelled with the agent's build version").register(registry);
     Gauge.builder("fencing.quorum.held", this, a -> a.snapshot.quorumHeld() ? 1 : 0)
         .description("1 while this node holds quorum").register(registry);
     Gauge.builder("fencing.armed", this, a -> a.snapshot.watchdog().armed() ? 1 : 0)
