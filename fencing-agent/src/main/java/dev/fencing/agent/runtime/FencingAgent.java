@@ -32,6 +32,8 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -200,6 +202,7 @@ public final class FencingAgent implements AutoCloseable {
 
   // Read by any thread.
   private volatile AgentSnapshot snapshot;
+  private final MultiGauge peerConfirmed;
   private volatile java.util.function.Consumer<AgentSnapshot> watchdogListener = s -> { };
   private final AtomicBoolean watchdogShutDown = new AtomicBoolean();
   // Quorum thread: the watchdog state last handed to the listener.
@@ -243,6 +246,9 @@ public final class FencingAgent implements AutoCloseable {
     this.quorumLosses = Counter.builder("fencing.quorum.losses")
         .description("Transitions from quorum held to quorum lost").register(registry);
     this.snapshot = AgentSnapshot.initial(node, deps.agentVersion(), deps.clock().nanoTime(), supervisor.status());
+    this.peerConfirmed = MultiGauge.builder("fencing.peer.confirmed")
+        .description("1 while this node confirms a heartbeat round trip with the peer within the quorum window")
+        .register(registry);
     registerGauges(registry);
   }
 
@@ -697,6 +703,7 @@ public final class FencingAgent implements AutoCloseable {
       applyToRunningGossip(old, newConfig, peers);
     }
     deps.hub().retainOnly(peers.names());
+    registerPeerGauges(newConfig);
     LOG.info("{} event=config_applied source={} revision={} expected={} quorum_size={} mode={} action={}"
         + " profile=\"{}\" t_stop={} safe_to_assume_fenced={}", logContext(), newConfig.source(),
         newConfig.revision(), newConfig.members().size(), newConfig.policy().quorumSize(),
@@ -870,6 +877,26 @@ public final class FencingAgent implements AutoCloseable {
   private String logContext() {
     AgentConfig c = config;
     return "node=" + node + " group=" + (c == null ? "-" : c.group());
+  }
+
+  /**
+   * One {@code fencing_peer_confirmed{peer}} per expected peer (this node excluded): this node's row of the group's
+   * heard matrix. Rows follow the config, so a removed member's series goes; at most group size - 1 series.
+   */
+  private void registerPeerGauges(AgentConfig newConfig) {
+    List<MultiGauge.Row<?>> rows = new java.util.ArrayList<>();
+    for (ExpectedMember m : newConfig.members()) {
+      String peer = m.name();
+      if (!peer.equals(node)) {
+        rows.add(MultiGauge.Row.of(Tags.of("peer", peer), this, a -> a.confirms(peer) ? 1 : 0));
+      }
+    }
+    peerConfirmed.register(rows, true);
+  }
+
+  private boolean confirms(String peer) {
+    return snapshot.verdict().map(v -> v.peers().stream().anyMatch(p -> p.confirmed() && p.name().equals(peer)))
+        .orElse(false);
   }
 
   private void registerGauges(MeterRegistry registry) {
