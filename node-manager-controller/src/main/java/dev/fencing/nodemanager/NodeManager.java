@@ -74,6 +74,7 @@ public final class NodeManager implements AutoCloseable {
     private final ConfigDistributor distributor;
     private final AgentReports reports = new AgentReports();
     private final Leadership leadership = new Leadership();
+    private final ControllerMetrics metrics;
     private final TieBreakArbiter arbiter;
     private final ClusterCache cache;
     private final NodeLeases nodeLeases;
@@ -152,8 +153,11 @@ public final class NodeManager implements AutoCloseable {
                 clock, AUTH_CACHE), config.security().insecurePlaintext());
         this.daemonSets = new AgentDaemonSets(client, config);
         this.writer = new ClusterWriter(client, clock);
-        ControllerMetrics metrics = new ControllerMetrics(registry, distributor, service);
-        cache.addModelListener(m -> metrics.groupSeen(m.group()));
+        ControllerMetrics metrics = new ControllerMetrics(registry, distributor, service, this::groupView);
+        this.metrics = metrics;
+        metrics.leadership(leadership);
+        // A deleted group is recomputed with fencing off, so every replica drops its series.
+        cache.addModelListener(m -> metrics.groupChanged(m.group(), m.fencingEnabled()));
         cache.addGroupDeletedListener(g -> scheduler.execute(() -> groupDeleted(g)));
         NodeGroupReconciler reconciler = new NodeGroupReconciler(config, daemonSets,
                 config.gossipEncryption() ? new GossipKeyringSecrets(client, config.namespace()) : null, reports,
@@ -271,8 +275,13 @@ public final class NodeManager implements AutoCloseable {
 
     /** A group's view from this replica's caches and reports, as JSON; empty when the caches know no such group. */
     private Optional<String> groupViewJson(String group) {
-        return cache.model(group).map(m -> client.getKubernetesSerialization().asJson(GroupView.of(m,
-                reports::latest, leadership.isLeader(), clock.instant(), config.reportStaleAfter())));
+        return groupView(group).map(v -> client.getKubernetesSerialization().asJson(v));
+    }
+
+    /** A group's view from this replica's caches and reports; empty when the caches know no such group. */
+    private Optional<GroupView> groupView(String group) {
+        return cache.model(group).map(m -> GroupView.of(m, reports::latest, leadership.isLeader(), clock.instant(),
+                config.reportStaleAfter()));
     }
 
     /** The AgentControl port. */
@@ -359,6 +368,7 @@ public final class NodeManager implements AutoCloseable {
     @Override
     public void close() {
         closing = true;
+        metrics.close();
         if (health != null) {
             health.close();
         }

@@ -14,6 +14,7 @@ import dev.fencing.agent.control.ControllerEndpoint;
 import dev.fencing.agent.disable.DisableFileWatcher;
 import dev.fencing.agent.membership.MemberlistGossip;
 import dev.fencing.agent.metrics.MetricsHttpServer;
+import dev.fencing.agent.metrics.ProcessMetrics;
 import dev.fencing.agent.quorum.MonotonicClock;
 import dev.fencing.agent.quorum.TieBreaker;
 import dev.fencing.agent.status.StatusFileWriter;
@@ -162,6 +163,7 @@ public final class AgentRuntime implements AutoCloseable {
     MonotonicClock clock = MonotonicClock.system();
     EventHub hub = new EventHub(1024, InstantSource.system());
     hub.bindMetrics(registry);
+    ProcessMetrics.bind(registry);
     ReadyzProber prober = new ReadyzProber(clock, "node=" + options.node());
     prober.start();
     started.add(prober);

@@ -32,6 +32,8 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -200,6 +202,7 @@ public final class FencingAgent implements AutoCloseable {
 
   // Read by any thread.
   private volatile AgentSnapshot snapshot;
+  private final MultiGauge peerConfirmed;
   private volatile java.util.function.Consumer<AgentSnapshot> watchdogListener = s -> { };
   private final AtomicBoolean watchdogShutDown = new AtomicBoolean();
   // Quorum thread: the watchdog state last handed to the listener.
@@ -243,6 +246,9 @@ public final class FencingAgent implements AutoCloseable {
     this.quorumLosses = Counter.builder("fencing.quorum.losses")
         .description("Transitions from quorum held to quorum lost").register(registry);
     this.snapshot = AgentSnapshot.initial(node, deps.agentVersion(), deps.clock().nanoTime(), supervisor.status());
+    this.peerConfirmed = MultiGauge.builder("fencing.peer.confirmed")
+        .description("1 while this node confirms a heartbeat round trip with the peer within the quorum window")
+        .register(registry);
     registerGauges(registry);
   }
 
@@ -697,6 +703,7 @@ public final class FencingAgent implements AutoCloseable {
       applyToRunningGossip(old, newConfig, peers);
     }
     deps.hub().retainOnly(peers.names());
+    registerPeerGauges(newConfig);
     LOG.info("{} event=config_applied source={} revision={} expected={} quorum_size={} mode={} action={}"
         + " profile=\"{}\" t_stop={} safe_to_assume_fenced={}", logContext(), newConfig.source(),
         newConfig.revision(), newConfig.members().size(), newConfig.policy().quorumSize(),
@@ -872,12 +879,34 @@ public final class FencingAgent implements AutoCloseable {
     return "node=" + node + " group=" + (c == null ? "-" : c.group());
   }
 
+  /**
+   * One {@code fencing_peer_confirmed{peer}} per expected peer (this node excluded): this node's row of the group's
+   * heard matrix. Rows follow the config, so a removed member's series goes; at most group size - 1 series.
+   */
+  private void registerPeerGauges(AgentConfig newConfig) {
+    List<MultiGauge.Row<?>> rows = new java.util.ArrayList<>();
+    for (ExpectedMember m : newConfig.members()) {
+      String peer = m.name();
+      if (!peer.equals(node)) {
+        rows.add(MultiGauge.Row.of(Tags.of("peer", peer), this, a -> a.confirms(peer) ? 1 : 0));
+      }
+    }
+    peerConfirmed.register(rows, true);
+  }
+
+  private boolean confirms(String peer) {
+    return snapshot.verdict().map(v -> v.peers().stream().anyMatch(p -> p.confirmed() && p.name().equals(peer)))
+        .orElse(false);
+  }
+
   private void registerGauges(MeterRegistry registry) {
+    Gauge.builder("fencing.build.info", () -> 1).tags("version", deps.agentVersion(), "component", "agent")
+        .description("1, labelled with the agent's build version").register(registry);
     Gauge.builder("fencing.quorum.held", this, a -> a.snapshot.quorumHeld() ? 1 : 0)
         .description("1 while this node holds quorum").register(registry);
     Gauge.builder("fencing.armed", this, a -> a.snapshot.watchdog().armed() ? 1 : 0)
         .description("1 while the watchdog is open (feeding, or starving during a fence)").register(registry);
-    Gauge.builder("fencing.fencing.in.progress", this, a -> a.snapshot.watchdog().fencingInProgress() ? 1 : 0)
+    Gauge.builder("fencing.in.progress", this, a -> a.snapshot.watchdog().fencingInProgress() ? 1 : 0)
         .description("1 once quorum was lost under Fence: feeding stopped, the watchdog will reset the node")
         .register(registry);
     Gauge.builder("fencing.isolated", this, a -> a.snapshot.isolated() ? 1 : 0)
@@ -885,18 +914,17 @@ public final class FencingAgent implements AutoCloseable {
     WatchdogMetrics.register(registry, () -> snapshot.watchdog(), feeder);
     FunctionCounter.builder("fencing.watchdog.feeds", this, a -> a.snapshot.watchdog().feedsTotal())
         .description("Watchdog keepalives (the arming open included)").register(registry);
-    Gauge.builder("fencing.watchdog.last.feed.age.seconds", this, a -> {
-      AgentSnapshot s = a.snapshot;
-      return s.watchdog().lastFeedNanos().isPresent()
-          ? (deps.clock().nanoTime() - s.watchdog().lastFeedNanos().getAsLong()) / 1e9 : Double.NaN;
-    }).description("Seconds since the last watchdog keepalive").register(registry);
+    // A timestamp rather than an age: Prometheus computes the age at query time (time() - it), so a missed scrape
+    // does not freeze it and alerts compare it to the time of evaluation.
+    Gauge.builder("fencing.watchdog.last.feed.timestamp.seconds", this, a -> lastFeedEpochSeconds(a.snapshot))
+        .description("Unix time of the last watchdog keepalive (NaN before the first)").register(registry);
     Gauge.builder("fencing.quorum.heard", this, a -> a.snapshot.verdict().map(QuorumVerdict::heard).orElse(0))
         .description("Members with a confirmed round trip in the window, this node included").register(registry);
     Gauge.builder("fencing.quorum.expected", this, a -> a.snapshot.verdict().map(QuorumVerdict::expected).orElse(0))
         .description("Expected members, this node included").register(registry);
     Gauge.builder("fencing.local.lag.seconds", this, a -> a.snapshot.localLagNanos() / 1e9)
         .description("How late the quorum loop ran (timer lateness or heartbeat backlog)").register(registry);
-    Gauge.builder("fencing.heartbeat.inbox", inboxSize, AtomicInteger::get)
+    Gauge.builder("fencing.heartbeat.inbox.messages", inboxSize, AtomicInteger::get)
         .description("Heartbeats waiting for the quorum loop").register(registry);
     for (GossipState state : GossipState.values()) {
       Gauge.builder("fencing.members", this, a -> {
@@ -911,6 +939,15 @@ public final class FencingAgent implements AutoCloseable {
     trafficCounter(registry, "memberlist.sent.bytes", "Gossip datagram bytes sent", g -> g.traffic().bytesSent());
     trafficCounter(registry, "memberlist.received.bytes", "Gossip datagram bytes received",
         g -> g.traffic().bytesReceived());
+  }
+
+  /** The last feed's monotonic time mapped onto the wall clock: now minus how long ago it was. */
+  private double lastFeedEpochSeconds(AgentSnapshot s) {
+    if (s.watchdog().lastFeedNanos().isEmpty()) {
+      return Double.NaN;
+    }
+    long agoNanos = deps.clock().nanoTime() - s.watchdog().lastFeedNanos().getAsLong();
+    return (deps.wallClock().millis() - agoNanos / 1_000_000.0) / 1000.0;
   }
 
   private void trafficCounter(MeterRegistry registry, String name, String description,

@@ -49,6 +49,13 @@ final class AgentCluster implements AutoCloseable {
       var c = registry.find(name).counter();
       return c == null ? 0 : c.count();
     }
+
+    /** Its row of the heard matrix as exported: fencing.peer.confirmed by peer. */
+    java.util.Map<String, Double> heardRow() {
+      java.util.Map<String, Double> row = new java.util.TreeMap<>();
+      registry.find("fencing.peer.confirmed").gauges().forEach(g -> row.put(g.getId().getTag("peer"), g.value()));
+      return row;
+    }
   }
 
   /**

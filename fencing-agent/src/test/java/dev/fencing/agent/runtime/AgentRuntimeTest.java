@@ -136,7 +136,11 @@ class AgentRuntimeTest {
           HttpResponse.BodyHandlers.ofString()).body();
       assertThat(body).contains("fencing_armed 0.0", "fencing_heartbeats_sent_total",
           "fencing_watchdog_feeds_total", "fencing_members{state=\"alive\"}", "memberlist_packets_sent_total",
-          "fencing_watchdog_unavailable 0.0", "fencing_watchdog_open_failures_total 0.0");
+          "fencing_watchdog_unavailable 0.0", "fencing_watchdog_open_failures_total 0.0",
+          "fencing_in_progress 0.0", "fencing_heartbeat_inbox_messages ",
+          "fencing_watchdog_last_feed_timestamp_seconds ",
+          "fencing_build_info{component=\"agent\",version=\"test\"} 1", "jvm_memory_used_bytes",
+          "jvm_threads_live_threads", "process_uptime_seconds", "process_files_open_files");
       assertThat(http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/healthz")).build(),
           HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
       assertThat(http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/readyz")).build(),

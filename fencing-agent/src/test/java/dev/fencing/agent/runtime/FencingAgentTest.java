@@ -65,6 +65,29 @@ class FencingAgentTest {
   }
 
   @Test
+  void theLastFeedIsExportedAsAWallClockTimestampInSeconds() throws Exception {
+    int port = LoopbackPorts.free();
+    java.time.Instant wallNow = java.time.Instant.parse("2026-01-01T00:00:00Z");
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    try (FencingAgent agent = new FencingAgent("node-a", new FencingAgent.Dependencies(MonotonicClock.system(),
+        InstantSource.fixed(wallNow), new RecordingWatchdogDevice(), (cfg, meta) -> MemberlistGossip.create(cfg,
+            meta, new InetSocketAddress(InetAddress.getLoopbackAddress(), port), Optional.empty()),
+        new EventHub(16, InstantSource.system()), registry, "test", Optional.empty(), Optional.empty(),
+        Duration.ofMillis(200), Duration.ofSeconds(1), false))) {
+      var gauge = registry.get("fencing.watchdog.last.feed.timestamp.seconds").gauge();
+      assertThat(gauge.value()).as("no feed yet").isNaN();
+      agent.start();
+      agent.applyConfig(soloWatchdogConfig(port, java.util.List.of(new byte[32])));
+      await().atMost(Duration.ofSeconds(10)).until(() -> agent.snapshot().watchdog().armed());
+      // The wall clock stands still at wallNow, so the feed lies at wallNow minus how long ago it happened.
+      assertThat(gauge.value()).isLessThanOrEqualTo(wallNow.getEpochSecond())
+          .isGreaterThan(wallNow.getEpochSecond() - 60);
+      assertThat(registry.find("fencing.in.progress").gauge()).isNotNull();
+      assertThat(registry.find("fencing.fencing.in.progress").gauge()).as("the old stuttering name").isNull();
+    }
+  }
+
+  @Test
   void anAgentWithoutAGossipKeyringArmsWhenPlaintextGossipIsAllowed() throws Exception {
     int port = LoopbackPorts.free();
     try (FencingAgent agent = soloAgent(port, new RecordingWatchdogDevice(), true)) {

@@ -68,6 +68,8 @@ class GroupResizeTest {
         assertThat(leftEvents(a)).as("LEFT events at %s: only the removed members", name)
             .allMatch(e -> Set.of("node-e", "node-f").contains(e.getNode().getName()));
         assertThat(a.counter("fencing.quorum.losses")).as("quorum losses at %s", name).isZero();
+        assertThat(a.heardRow().keySet()).as("%s's heard row follows the config", name)
+            .containsExactlyElementsOf(four.stream().filter(n -> !n.equals(name)).toList());
         assertThat(a.agent().snapshot().watchdog().armed()).as("%s armed", name).isTrue();
         assertThat(a.agent().snapshot().watchdog().fencingInProgress()).as("%s fencing", name).isFalse();
       }

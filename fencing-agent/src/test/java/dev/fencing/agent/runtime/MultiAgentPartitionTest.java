@@ -28,6 +28,8 @@ class MultiAgentPartitionTest {
   void isolatedNodeStopsFeedingWithinTStopWhileTheOthersKeepFeeding() throws Exception {
     try (AgentCluster cluster = AgentCluster.start(3, "Fence", "LowestName")) {
       awaitAllArmed(cluster);
+      await().atMost(STARTUP).until(() -> cluster.agent("node-a").heardRow()
+          .equals(java.util.Map.of("node-b", 1.0, "node-c", 1.0)));
       AgentCluster.Agent c = cluster.agent("node-c");
       long partitionedAt = System.nanoTime();
       cluster.isolate("node-c");
@@ -44,6 +46,8 @@ class MultiAgentPartitionTest {
       int bFeeds = b.device().feeds();
       await().atMost(Duration.ofSeconds(15)).until(() -> a.members().equals(List.of("node-a", "node-b"))
           && b.members().equals(List.of("node-a", "node-b")));
+      await().atMost(Duration.ofSeconds(5)).until(() -> a.heardRow()
+          .equals(java.util.Map.of("node-b", 1.0, "node-c", 0.0)));
       await().atMost(Duration.ofSeconds(5)).until(() -> a.device().feeds() >= aFeeds + 3 && b.device().feeds() >= bFeeds + 3);
       assertThat(a.agent().snapshot().quorumHeld()).isTrue();
       assertThat(b.agent().snapshot().watchdog().fencingInProgress()).isFalse();

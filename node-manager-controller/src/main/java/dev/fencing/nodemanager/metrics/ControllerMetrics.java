@@ -3,26 +3,55 @@ package dev.fencing.nodemanager.metrics;
 import dev.fencing.nodemanager.reconciler.NodeGroupReconciler;
 import dev.fencing.nodemanager.grpc.AgentControlService;
 import dev.fencing.nodemanager.stream.ConfigDistributor;
+import dev.fencing.nodemanager.cache.Leadership;
+import dev.fencing.nodemanager.view.GroupView;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.core.instrument.search.Search;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import java.util.function.Predicate;
+import java.util.function.ToIntFunction;
 
 /**
- * Controller-specific meters besides JOSDK's reconcile metrics: connected agents per group, stream queue depth,
- * config revision lag, bytes and messages streamed.
+ * Controller-specific meters besides JOSDK's reconcile metrics: leadership, per group the connected agents and the
+ * counts of its view (expected, reporting, armed, quorum held), stream queue depth, config revision lag, bytes and
+ * messages streamed; build info and the JVM and process meters. A deleted group's series are removed.
  */
-public final class ControllerMetrics {
+public final class ControllerMetrics implements AutoCloseable {
 
     private final MeterRegistry registry;
     private final ConfigDistributor distributor;
+    private static final String PREFIX = "fencing_controller_";
+    private static final String VERSION =
+            Optional.ofNullable(ControllerMetrics.class.getPackage().getImplementationVersion()).orElse("dev");
+
+    private final JvmGcMetrics gcMetrics = new JvmGcMetrics();
+
+    private final Function<String, Optional<GroupView>> views;
     private final Set<String> groupsWithGauge = ConcurrentHashMap.newKeySet();
 
-    public ControllerMetrics(MeterRegistry registry, ConfigDistributor distributor, AgentControlService service) {
+    /**
+     * Registers the replica-wide meters.
+     *
+     * @param views a group's view as this replica holds it, empty for a group the caches do not know
+     */
+    public ControllerMetrics(MeterRegistry registry, ConfigDistributor distributor, AgentControlService service,
+                             Function<String, Optional<GroupView>> views) {
         this.registry = registry;
         this.distributor = distributor;
+        this.views = views;
         Gauge.builder("fencing_controller_stream_queue_depth_messages", service, AgentControlService::queuedMessages)
                 .description("Messages queued for agents and not yet handed to the transport").register(registry);
         Gauge.builder("fencing_controller_config_revision_lag_max", this, m -> maxLag())
@@ -45,7 +74,22 @@ public final class ControllerMetrics {
                 AgentControlService::overflowedStreams)
                 .description("Agent streams ended because their queue overflowed (messages or bytes)")
                 .register(registry);
+        // Dotted, so Micrometer exports it as a Prometheus info metric (fencing_build_info); "_info" would be cut off.
+        Gauge.builder("fencing.build.info", () -> 1).tags("version", VERSION, "component", "controller")
+                .description("1, labelled with the controller's build version").register(registry);
         new JvmMemoryMetrics().bindTo(registry);
+        new JvmThreadMetrics().bindTo(registry);
+        new ClassLoaderMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+        new UptimeMetrics().bindTo(registry);
+        new FileDescriptorMetrics().bindTo(registry);
+        gcMetrics.bindTo(registry);
+    }
+
+    /** Stops listening to GC notifications. */
+    @Override
+    public void close() {
+        gcMetrics.close();
     }
 
     /** Counts what the per-node write rate limit held back. */
@@ -58,15 +102,60 @@ public final class ControllerMetrics {
                 .description("Report-driven writes held back by the per-node rate limit").register(registry);
     }
 
-    /** Registers the per-group gauge the first time a group is seen. */
-    public void groupSeen(String group) {
-        if (groupsWithGauge.add(group)) {
+    /** 1 while this replica leads; summed over replicas it is the number of leaders (alert: below 1). */
+    public void leadership(Leadership leadership) {
+        Gauge.builder("fencing_controller_leader", leadership, l -> l.isLeader() ? 1 : 0)
+                .description("1 while this replica leads (writes status, labels and events; grants tie-breaks)")
+                .register(registry);
+    }
+
+    /**
+     * Registers the per-group gauges when a group has fencing on, and removes its series when it has not (fencing
+     * switched off, or the group deleted), so dashboards and alerts stop seeing it. The counts come from the
+     * group's view as this replica holds it ({@code views}); the leader holds every agent's reports, a follower only
+     * its own agents'.
+     */
+    public void groupChanged(String group, boolean fencingEnabled) {
+        if (!fencingEnabled) {
+            groupGone(group);
+        } else if (groupsWithGauge.add(group)) {
             Gauge.builder("fencing_controller_connected_agents", distributor,
                             d -> d.subscriberCounts().getOrDefault(group, 0))
                     .tag("group", group)
                     .description("Agents holding an AgentControl stream to this replica")
                     .register(registry);
+            groupGauge(group, "fencing_controller_group_expected_nodes", "Expected members of the group",
+                    v -> v.members().size());
+            groupGauge(group, "fencing_controller_group_quorum_size_nodes",
+                    "Votes a partition needs to hold quorum (0 when the spec is invalid or fencing is off)",
+                    GroupView::quorumSize);
+            groupGauge(group, "fencing_controller_group_reporting_nodes",
+                    "Members with a fresh report at this replica", v -> count(v, GroupView.NodeRow::reporting));
+            groupGauge(group, "fencing_controller_group_armed_nodes", "Members whose fresh report says armed",
+                    v -> count(v, r -> Boolean.TRUE.equals(r.armed())));
+            groupGauge(group, "fencing_controller_group_quorum_held_nodes",
+                    "Members whose fresh report says quorum held", v -> count(v, r -> Boolean.TRUE.equals(r.quorumHeld())));
         }
+    }
+
+    private void groupGone(String group) {
+        if (groupsWithGauge.remove(group)) {
+            // Only this class's meters: JOSDK's reconcile meters use a "group" tag for the API group.
+            for (Meter m : Search.in(registry).tag("group", group).meters()) {
+                if (m.getId().getName().startsWith(PREFIX)) {
+                    registry.remove(m);
+                }
+            }
+        }
+    }
+
+    private void groupGauge(String group, String name, String description, ToIntFunction<GroupView> value) {
+        Gauge.builder(name, views, f -> f.apply(group).map(value::applyAsInt).orElse(0))
+                .tag("group", group).description(description).register(registry);
+    }
+
+    private static int count(GroupView view, Predicate<GroupView.NodeRow> p) {
+        return (int) view.nodes().stream().filter(p).count();
     }
 
     private double maxLag() {

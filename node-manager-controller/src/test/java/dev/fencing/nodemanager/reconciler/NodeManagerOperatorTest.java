@@ -428,8 +428,35 @@ class NodeManagerOperatorTest {
             assertThat(metrics).contains("fencing_controller_connected_agents{group=\"workers\"} 1.0")
                     .contains("fencing_controller_stream_queue_depth_messages")
                     .contains("fencing_controller_config_revision_lag_max")
-                    .contains("operator_sdk_reconciliations");
+                    .contains("operator_sdk_reconciliations")
+                    .contains("fencing_build_info{component=\"controller\",version=\"dev\"} 1")
+                    .contains("jvm_memory_used_bytes", "jvm_gc_", "jvm_threads_live_threads", "jvm_classes_loaded",
+                            "process_cpu_usage", "process_uptime_seconds", "process_files_open_files");
         });
+    }
+
+    @Test
+    void perGroupGaugesCountTheGroupsViewAndVanishWhenTheGroupIsDeleted() throws Exception {
+        createGroupWithNodes("workers", 3);
+        TestAgent one = connect("workers-1");
+        one.send(AgentMessage.newBuilder().setReport(AgentReport.newBuilder().setArmed(true).setQuorumHeld(true)
+                .setConfirmed(2).setExpected(3).setQuorumSize(2).setMode(FencingMode.FENCING_MODE_WATCHDOG)).build());
+        HttpClient http = HttpClient.newHttpClient();
+        URI metricsUri = URI.create("http://127.0.0.1:" + manager.healthPort() + "/metrics");
+        await().atMost(10, TimeUnit.SECONDS).untilAsserted(() -> assertThat(http.send(
+                HttpRequest.newBuilder(metricsUri).build(), HttpResponse.BodyHandlers.ofString()).body())
+                .contains("fencing_controller_leader 1.0",
+                        "fencing_controller_group_expected_nodes{group=\"workers\"} 3.0",
+                        "fencing_controller_group_quorum_size_nodes{group=\"workers\"} 2.0",
+                        "fencing_controller_group_reporting_nodes{group=\"workers\"} 1.0",
+                        "fencing_controller_group_armed_nodes{group=\"workers\"} 1.0",
+                        "fencing_controller_group_quorum_held_nodes{group=\"workers\"} 1.0",
+                        "fencing_controller_connected_agents{group=\"workers\"} 1.0"));
+
+        client.resources(NodeGroup.class).withName("workers").delete();
+        await().atMost(10, TimeUnit.SECONDS).untilAsserted(() -> assertThat(http.send(
+                HttpRequest.newBuilder(metricsUri).build(), HttpResponse.BodyHandlers.ofString()).body())
+                .doesNotContain("group=\"workers\"").contains("fencing_controller_leader 1.0"));
     }
 
     @Test
