@@ -46,6 +46,16 @@ copy_rules() {
   [[ "$output" == *"partition of node-3"*"FencingNodeFenced"* ]]
 }
 
+@test "the not-armed test fails when the alert ignores disarms on purpose" {
+  copy_rules
+  sed -i '/^          unless on (namespace, pod)$/d; /^          fencing_disarm_reason{kind=~/d' \
+    "$work/helm/fencing/files/alerts.yaml"
+  [ "$(grep -c 'fencing_disarm_reason' "$work/helm/fencing/files/alerts.yaml")" -eq 0 ]
+  run promtool test rules "$work/helm/src/test/prometheus/alerts-test.yaml"
+  [ "$status" -ne 0 ]
+  [[ "$output" == *"not armed on purpose"*"agent-notify"* ]]
+}
+
 @test "every alert links to an anchor that exists in docs/runbook.md" {
   mapfile -t urls < <(grep -o 'runbook_url: "[^"]*"' "$rules" | sed 's/^runbook_url: "//; s/"$//')
   [ "${#urls[@]}" -eq 7 ]

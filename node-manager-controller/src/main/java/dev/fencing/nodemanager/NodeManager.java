@@ -29,6 +29,7 @@ import dev.fencing.nodemanager.model.NodeLabels;
 import dev.fencing.nodemanager.reconciler.ClusterWriter;
 import dev.fencing.nodemanager.reconciler.NodeGroupReconciler;
 import dev.fencing.nodemanager.report.AgentReports;
+import dev.fencing.nodemanager.status.NodeFacts;
 import dev.fencing.nodemanager.view.GroupView;
 import dev.fencing.nodemanager.stream.ConfigDistributor;
 import dev.fencing.nodemanager.tiebreak.TieBreakArbiter;
@@ -153,7 +154,7 @@ public final class NodeManager implements AutoCloseable {
                 clock, AUTH_CACHE), config.security().insecurePlaintext());
         this.daemonSets = new AgentDaemonSets(client, config);
         this.writer = new ClusterWriter(client, clock);
-        ControllerMetrics metrics = new ControllerMetrics(registry, distributor, service, this::groupView);
+        ControllerMetrics metrics = new ControllerMetrics(registry, distributor, service, new GroupMeterSources());
         this.metrics = metrics;
         metrics.leadership(leadership);
         // A deleted group is recomputed with fencing off, so every replica drops its series.
@@ -282,6 +283,31 @@ public final class NodeManager implements AutoCloseable {
     private Optional<GroupView> groupView(String group) {
         return cache.model(group).map(m -> GroupView.of(m, reports::latest, leadership.isLeader(), clock.instant(),
                 config.reportStaleAfter()));
+    }
+
+    /** The per-group meters' readings: this replica's caches, reports and tie-break arbiter. */
+    private final class GroupMeterSources implements ControllerMetrics.GroupSources {
+
+        @Override
+        public Optional<GroupView> view(String group) {
+            return groupView(group);
+        }
+
+        @Override
+        public int fencedNodes(String group) {
+            return cache.nodeGroup(group).map(NodeGroup::getStatus).map(s -> s.getFencedNodes())
+                    .map(java.util.List::size).orElse(0);
+        }
+
+        @Override
+        public int outOfServiceTaints(String group) {
+            return (int) cache.nodesOf(group).stream().filter(n -> NodeFacts.of(n, null).outOfServiceByUs()).count();
+        }
+
+        @Override
+        public long tieGrants(String group) {
+            return arbiter.newGrants(group);
+        }
     }
 
     /** The AgentControl port. */

@@ -159,7 +159,7 @@ public record AgentSnapshot(
    */
   public HostStatus toHostStatus(long pid, boolean disableFileApplied) {
     return new HostStatus(node, config.map(AgentConfig::group).orElse(""), pid, watchdog.armed(),
-        watchdog.disarmReasons().stream().map(r -> r.getKind().name().replaceFirst("^KIND_", "")).distinct()
+        watchdog.disarmReasons().stream().map(r -> WatchdogStatus.kindName(r.getKind())).distinct()
             .toList(), disableFileApplied,
         verdict.isEmpty() ? HostStatus.Quorum.UNKNOWN : quorumHeld() ? HostStatus.Quorum.HELD : HostStatus.Quorum.LOST,
         config.map(AgentConfig::revision).orElse(0L));

@@ -34,4 +34,17 @@ public record WatchdogStatus(
   public WatchdogStatus {
     disarmReasons = List.copyOf(disarmReasons);
   }
+
+  /** True while {@code kind} is among the disarm reasons. */
+  public boolean disarmedBy(DisarmReason.Kind kind) {
+    return disarmReasons.stream().anyMatch(r -> r.getKind() == kind);
+  }
+
+  /**
+   * A disarm reason kind as the status file, the metrics and the runbook name it: the enum name without
+   * {@code KIND_} (KIND_DISABLE_FILE → DISABLE_FILE).
+   */
+  public static String kindName(DisarmReason.Kind kind) {
+    return kind.name().replaceFirst("^KIND_", "");
+  }
 }

@@ -88,6 +88,37 @@ class FencingAgentTest {
   }
 
   @Test
+  void theDisarmReasonGaugeIsOneForEachActiveKindAndZeroForTheOthers() throws Exception {
+    int port = LoopbackPorts.free();
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    try (FencingAgent agent = new FencingAgent("node-a", new FencingAgent.Dependencies(MonotonicClock.system(),
+        InstantSource.system(), new RecordingWatchdogDevice(), (cfg, meta) -> MemberlistGossip.create(cfg, meta,
+            new InetSocketAddress(InetAddress.getLoopbackAddress(), port), Optional.empty()),
+        new EventHub(16, InstantSource.system()), registry, "test", Optional.empty(), Optional.empty(),
+        Duration.ofMillis(200), Duration.ofSeconds(1), false))) {
+      // One series per kind of the proto (UNSPECIFIED and protobuf's UNRECOGNIZED are not kinds): a fixed label set.
+      assertThat(registry.find("fencing.disarm.reason").gauges()).extracting(g -> g.getId().getTag("kind"))
+          .containsExactlyInAnyOrder("DISABLE_FILE", "MAINTENANCE", "BEING_REMOVED", "NOTIFY_MODE", "NO_CONFIG",
+              "ARMING_DELAY", "WATCHDOG_UNAVAILABLE", "SHUTTING_DOWN", "NO_GOSSIP_KEY");
+      assertThat(disarmReason(registry, "NO_CONFIG")).as("before any config").isEqualTo(1);
+      agent.start();
+      agent.applyConfig(soloWatchdogConfig(port, java.util.List.of()));
+      await().atMost(Duration.ofSeconds(10)).until(() -> disarmReason(registry, "NO_GOSSIP_KEY") == 1);
+      assertThat(disarmReason(registry, "NO_CONFIG")).isZero();
+      assertThat(disarmReason(registry, "NOTIFY_MODE")).isZero();
+
+      agent.applyConfig(soloWatchdogConfig(port, java.util.List.of(new byte[32])));
+      await().atMost(Duration.ofSeconds(10)).until(() -> agent.snapshot().watchdog().armed());
+      assertThat(registry.find("fencing.disarm.reason").gauges()).allSatisfy(g -> assertThat(g.value())
+          .as("armed: no reason, %s", g.getId().getTag("kind")).isZero());
+    }
+  }
+
+  private static double disarmReason(SimpleMeterRegistry registry, String kind) {
+    return registry.get("fencing.disarm.reason").tag("kind", kind).gauge().value();
+  }
+
+  @Test
   void anAgentWithoutAGossipKeyringArmsWhenPlaintextGossipIsAllowed() throws Exception {
     int port = LoopbackPorts.free();
     try (FencingAgent agent = soloAgent(port, new RecordingWatchdogDevice(), true)) {

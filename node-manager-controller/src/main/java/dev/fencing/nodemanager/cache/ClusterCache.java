@@ -203,6 +203,11 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
         return Map.copyOf(models);
     }
 
+    /** The NodeGroup {@code group} as the cache holds it (status included), empty when there is none. */
+    public Optional<NodeGroup> nodeGroup(String group) {
+        return Optional.ofNullable(groups.getStore().getByKey(group));
+    }
+
     /** The Nodes labelled into {@code group}, from the cache. */
     public List<Node> nodesOf(String group) {
         return nodes.getIndexer().byIndex(BY_GROUP, group);

@@ -20,14 +20,14 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.ToIntFunction;
 
 /**
- * Controller-specific meters besides JOSDK's reconcile metrics: leadership, per group the connected agents and the
- * counts of its view (expected, reporting, armed, quorum held), stream queue depth, config revision lag, bytes and
- * messages streamed; build info and the JVM and process meters. A deleted group's series are removed.
+ * Controller-specific meters besides JOSDK's reconcile metrics: leadership, per group the connected agents, the
+ * counts of its view (expected, reporting, armed, quorum held), its recorded fenced nodes, its out-of-service taints
+ * and its ControlPlane tie grants; stream queue depth, config revision lag, bytes and messages streamed; build info
+ * and the JVM and process meters. A deleted group's series are removed.
  */
 public final class ControllerMetrics implements AutoCloseable {
 
@@ -39,19 +39,31 @@ public final class ControllerMetrics implements AutoCloseable {
 
     private final JvmGcMetrics gcMetrics = new JvmGcMetrics();
 
-    private final Function<String, Optional<GroupView>> views;
+    private final GroupSources groups;
     private final Set<String> groupsWithGauge = ConcurrentHashMap.newKeySet();
 
-    /**
-     * Registers the replica-wide meters.
-     *
-     * @param views a group's view as this replica holds it, empty for a group the caches do not know
-     */
+    /** What the per-group meters read, each time they are scraped, on this replica. */
+    public interface GroupSources {
+
+        /** The group's view as this replica holds it, empty for a group the caches do not know. */
+        Optional<GroupView> view(String group);
+
+        /** Entries of the group's {@code status.fencedNodes} as the leader last wrote it (0 without a status). */
+        int fencedNodes(String group);
+
+        /** Nodes labelled into the group that carry the out-of-service taint this controller added. */
+        int outOfServiceTaints(String group);
+
+        /** Ties this replica's ControlPlane tie-breaker newly granted to a side of the group (leader only). */
+        long tieGrants(String group);
+    }
+
+    /** Registers the replica-wide meters; the per-group ones follow {@link #groupChanged}. */
     public ControllerMetrics(MeterRegistry registry, ConfigDistributor distributor, AgentControlService service,
-                             Function<String, Optional<GroupView>> views) {
+                             GroupSources groups) {
         this.registry = registry;
         this.distributor = distributor;
-        this.views = views;
+        this.groups = groups;
         Gauge.builder("fencing_controller_stream_queue_depth_messages", service, AgentControlService::queuedMessages)
                 .description("Messages queued for agents and not yet handed to the transport").register(registry);
         Gauge.builder("fencing_controller_config_revision_lag_max", this, m -> maxLag())
@@ -111,9 +123,10 @@ public final class ControllerMetrics implements AutoCloseable {
 
     /**
      * Registers the per-group gauges when a group has fencing on, and removes its series when it has not (fencing
-     * switched off, or the group deleted), so dashboards and alerts stop seeing it. The counts come from the
-     * group's view as this replica holds it ({@code views}); the leader holds every agent's reports, a follower only
-     * its own agents'.
+     * switched off, or the group deleted), so dashboards and alerts stop seeing it. The node counts of the view
+     * come from the reports this replica holds: the leader holds every agent's, a follower only its own agents'.
+     * Fenced nodes and taints come from the informer caches, the same on every replica; tie grants are counted by
+     * the leader (followers forward tie-break requests), so they sum over replicas.
      */
     public void groupChanged(String group, boolean fencingEnabled) {
         if (!fencingEnabled) {
@@ -135,6 +148,20 @@ public final class ControllerMetrics implements AutoCloseable {
                     v -> count(v, r -> Boolean.TRUE.equals(r.armed())));
             groupGauge(group, "fencing_controller_group_quorum_held_nodes",
                     "Members whose fresh report says quorum held", v -> count(v, r -> Boolean.TRUE.equals(r.quorumHeld())));
+            Gauge.builder("fencing_controller_group_fenced_nodes", groups, g -> g.fencedNodes(group))
+                    .tag("group", group)
+                    .description("Nodes the group's status.fencedNodes records as fenced (safe-to-assume-fenced)")
+                    .register(registry);
+            Gauge.builder("fencing_controller_group_out_of_service_nodes", groups,
+                            g -> g.outOfServiceTaints(group))
+                    .tag("group", group)
+                    .description("Nodes of the group carrying the out-of-service taint this controller added")
+                    .register(registry);
+            io.micrometer.core.instrument.FunctionCounter.builder("fencing_controller_tie_grants_total", groups,
+                            g -> g.tieGrants(group))
+                    .tag("group", group)
+                    .description("Ties newly granted by the ControlPlane tie-breaker (renewals not counted)")
+                    .register(registry);
         }
     }
 
@@ -150,7 +177,7 @@ public final class ControllerMetrics implements AutoCloseable {
     }
 
     private void groupGauge(String group, String name, String description, ToIntFunction<GroupView> value) {
-        Gauge.builder(name, views, f -> f.apply(group).map(value::applyAsInt).orElse(0))
+        Gauge.builder(name, groups, g -> g.view(group).map(value::applyAsInt).orElse(0))
                 .tag("group", group).description(description).register(registry);
     }
 

@@ -43,6 +43,8 @@ public final class TieBreakArbiter {
     private final Duration renewDeadline;
     /** Per group: every grant that may still be valid, by side. */
     private final Map<String, Map<SortedSet<String>, Long>> grants = new HashMap<>();
+    /** Per group: ties newly granted, over this replica's life (a metric; never reset on leadership changes). */
+    private final Map<String, Long> newGrants = new HashMap<>();
     private boolean leader;
     private long grantsAllowedFromNanos;
     private boolean renewalSeen;
@@ -151,7 +153,19 @@ public final class TieBreakArbiter {
         TreeSet<String> key = new TreeSet<>(side);
         boolean renewal = valid.containsKey(key) || !valid.isEmpty();
         valid.merge(key, now + granted.toNanos(), Math::max);
+        if (!renewal) {
+            newGrants.merge(group, 1L, Long::sum);
+        }
         return new TieBreakDecision(true, granted, renewal ? "renewed" : "granted");
+    }
+
+    /**
+     * Ties this replica newly granted to a side of {@code group} while no grant of the group was valid; renewals
+     * (the holder asking again, or an overlapping side while a grant is valid) are not counted, so each count is
+     * one tie broken. Monotonic over the replica's life.
+     */
+    public synchronized long newGrants(String group) {
+        return newGrants.getOrDefault(group, 0L);
     }
 
     private static boolean disjoint(Set<String> a, Set<String> b) {

@@ -70,6 +70,7 @@ class FencedNodeRecoveryOperatorTest {
     private TestAgent a1;
     private TestAgent a2;
     private TestAgent a3;
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
 
     @AfterEach
     void tearDown() throws Exception {
@@ -135,8 +136,7 @@ class FencedNodeRecoveryOperatorTest {
                 Duration.ofMillis(300), Duration.ofSeconds(30), 100, 100, Duration.ofSeconds(30), 1, true, "127.0.0.1");
         InstantSource clock = now::get;
         pods = new TestAgentPods(server, client, "ns");
-        manager = new NodeManager(client, config, clock, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))
-                .start();
+        manager = new NodeManager(client, config, clock, registry).start();
         channel = NettyChannelBuilder.forAddress("127.0.0.1", manager.grpcPort()).usePlaintext().build();
         NodeGroup group = new NodeGroup();
         group.setMetadata(new ObjectMetaBuilder().withName("workers").build());
@@ -214,6 +214,10 @@ class FencedNodeRecoveryOperatorTest {
         });
         Node n1 = client.nodes().withName("workers-1").get();
         assertThat(n1.getSpec() == null ? null : n1.getSpec().getTaints()).isNullOrEmpty();
+        // The controller's per-group gauges follow the recorded status and the taint.
+        await().atMost(10, TimeUnit.SECONDS).untilAsserted(() -> assertThat(registry.scrape())
+                .contains("fencing_controller_group_fenced_nodes{group=\"workers\"} 1.0",
+                        "fencing_controller_group_out_of_service_nodes{group=\"workers\"} 1.0"));
 
         // workers-3 reboots: Ready again and its agent reports again: the record and the taint go.
         setReady("workers-3", true);
@@ -227,6 +231,9 @@ class FencedNodeRecoveryOperatorTest {
                     .extracting(e -> e.getReason())
                     .contains("NodeFenced", "OutOfServiceAdded", "OutOfServiceRemoved");
         });
+        await().atMost(10, TimeUnit.SECONDS).untilAsserted(() -> assertThat(registry.scrape())
+                .contains("fencing_controller_group_fenced_nodes{group=\"workers\"} 0.0",
+                        "fencing_controller_group_out_of_service_nodes{group=\"workers\"} 0.0"));
     }
 
     @Test

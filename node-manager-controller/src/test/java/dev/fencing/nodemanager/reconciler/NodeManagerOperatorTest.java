@@ -22,6 +22,7 @@ import dev.fencing.proto.nodemanager.v1.ConfigDelta;
 import dev.fencing.proto.nodemanager.v1.ControllerMessage;
 import dev.fencing.proto.nodemanager.v1.Member;
 import dev.fencing.proto.nodemanager.v1.PeerReport;
+import dev.fencing.proto.nodemanager.v1.TieBreakRequest;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
@@ -56,6 +57,8 @@ import org.junit.jupiter.api.Test;
 class NodeManagerOperatorTest {
 
     private static final String NS = "fencing-system";
+    /** Short, so the first tie is granted a second after start (the wait-out of a previous leader's grant). */
+    private static final Duration MAX_TIE_LEASE = Duration.ofSeconds(1);
 
     KubernetesMockServer server;
     KubernetesClient client;
@@ -76,7 +79,7 @@ class NodeManagerOperatorTest {
         ControllerConfig config = new ControllerConfig(base.namespace(), 0, 0, base.gossipPort(), base.agentImage(),
                 base.agentControllerAddress(), base.agentResources(), base.agentTolerations(),
                 base.agentPriorityClass(), false, base.leaseName(), null, null, Duration.ofMillis(500),
-                Duration.ofSeconds(30), 4096, 4096, Duration.ofSeconds(30), 1, true, "127.0.0.1");
+                Duration.ofSeconds(30), 4096, 4096, MAX_TIE_LEASE, 1, true, "127.0.0.1");
         manager = new NodeManager(client, config, InstantSource.system(),
                 new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)).start();
         channel = NettyChannelBuilder.forAddress("127.0.0.1", manager.grpcPort()).usePlaintext().build();
@@ -451,12 +454,47 @@ class NodeManagerOperatorTest {
                         "fencing_controller_group_reporting_nodes{group=\"workers\"} 1.0",
                         "fencing_controller_group_armed_nodes{group=\"workers\"} 1.0",
                         "fencing_controller_group_quorum_held_nodes{group=\"workers\"} 1.0",
+                        "fencing_controller_group_fenced_nodes{group=\"workers\"} 0.0",
+                        "fencing_controller_group_out_of_service_nodes{group=\"workers\"} 0.0",
+                        "fencing_controller_tie_grants_total{group=\"workers\"} 0.0",
                         "fencing_controller_connected_agents{group=\"workers\"} 1.0"));
 
         client.resources(NodeGroup.class).withName("workers").delete();
         await().atMost(10, TimeUnit.SECONDS).untilAsserted(() -> assertThat(http.send(
                 HttpRequest.newBuilder(metricsUri).build(), HttpResponse.BodyHandlers.ofString()).body())
                 .doesNotContain("group=\"workers\"").contains("fencing_controller_leader 1.0"));
+    }
+
+    @Test
+    void aControlPlaneTieGrantCountsForItsGroupOnlyAndItsSeriesGoesWithTheGroup() throws Exception {
+        createGroupWithNodes("pair", 2);
+        createGroupWithNodes("trio", 3);
+        TestAgent one = connect("pair-1");
+        HttpClient http = HttpClient.newHttpClient();
+        URI metricsUri = URI.create("http://127.0.0.1:" + manager.healthPort() + "/metrics");
+        // Refused while the arbiter waits out a previous leader's grant (MAX_TIE_LEASE); asked again until granted.
+        long[] requestId = {0};
+        ControllerMessage answer = await().atMost(10, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(200))
+                .until(() -> {
+                    one.send(AgentMessage.newBuilder().setTieBreakRequest(TieBreakRequest.newBuilder()
+                            .setRequestId(++requestId[0]).addSide("pair-1")).build());
+                    ControllerMessage m;
+                    do {
+                        m = one.received.poll(2, TimeUnit.SECONDS);
+                    } while (m != null && !m.hasTieBreak());
+                    return m;
+                }, m -> m != null && m.getTieBreak().getGranted());
+        assertThat(answer.getTieBreak().getReason()).isEqualTo("granted");
+        await().atMost(10, TimeUnit.SECONDS).untilAsserted(() -> assertThat(http.send(
+                HttpRequest.newBuilder(metricsUri).build(), HttpResponse.BodyHandlers.ofString()).body())
+                .contains("fencing_controller_tie_grants_total{group=\"pair\"} 1.0",
+                        "fencing_controller_tie_grants_total{group=\"trio\"} 0.0"));
+
+        client.resources(NodeGroup.class).withName("pair").delete();
+        await().atMost(10, TimeUnit.SECONDS).untilAsserted(() -> assertThat(http.send(
+                HttpRequest.newBuilder(metricsUri).build(), HttpResponse.BodyHandlers.ofString()).body())
+                .doesNotContain("group=\"pair\"")
+                .contains("fencing_controller_tie_grants_total{group=\"trio\"} 0.0"));
     }
 
     @Test

@@ -121,6 +121,27 @@ class TieBreakArbiterTest {
     }
 
     @Test
+    void eachTieNewlyGrantedCountsOnceAndRenewalsAndRefusalsDoNot() {
+        TieBreakArbiter arbiter = leaderPastWaitOut();
+        assertThat(arbiter.newGrants("g")).isZero();
+        assertThat(arbiter.decide("g", "a", LEFT, EXPECTED, LEASE).granted()).isTrue();
+        assertThat(arbiter.newGrants("g")).isEqualTo(1);
+        advance(Duration.ofSeconds(2));
+        assertThat(arbiter.decide("g", "b", LEFT, EXPECTED, LEASE).reason()).isEqualTo("renewed");
+        assertThat(arbiter.decide("g", "c", RIGHT, EXPECTED, LEASE).granted()).isFalse();
+        assertThat(arbiter.decide("g", "a", Set.of("a"), EXPECTED, LEASE).granted()).isFalse();
+        assertThat(arbiter.newGrants("g")).as("a renewal and refusals").isEqualTo(1);
+        assertThat(arbiter.newGrants("other")).isZero();
+        // The lease lapses: the next grant breaks a new tie, and a new leadership term does not reset the count.
+        advance(LEASE);
+        assertThat(arbiter.decide("g", "c", RIGHT, EXPECTED, LEASE).reason()).isEqualTo("granted");
+        assertThat(arbiter.newGrants("g")).isEqualTo(2);
+        arbiter.stoppedLeading();
+        arbiter.startedLeading();
+        assertThat(arbiter.newGrants("g")).isEqualTo(2);
+    }
+
+    @Test
     void anOverlappingSideCannotHandTheTieAcrossToTheOtherHalf() {
         TieBreakArbiter arbiter = leaderPastWaitOut();
         assertThat(arbiter.decide("g", "c", RIGHT, EXPECTED, LEASE).granted()).isTrue();
