@@ -303,6 +303,58 @@ func (PeerMemberState) EnumDescriptor() ([]byte, []int) {
 	return file_fencing_v1_fencing_proto_rawDescGZIP(), []int{4}
 }
 
+// How a peer's reachability on each of the group's networks combines into "counts for quorum".
+type Reachability int32
+
+const (
+	Reachability_REACHABILITY_UNSPECIFIED Reachability = 0
+	// Counted when a round trip completed on at least one network.
+	Reachability_REACHABILITY_ANY Reachability = 1
+	// Counted only when a round trip completed on every network.
+	Reachability_REACHABILITY_ALL Reachability = 2
+)
+
+// Enum value maps for Reachability.
+var (
+	Reachability_name = map[int32]string{
+		0: "REACHABILITY_UNSPECIFIED",
+		1: "REACHABILITY_ANY",
+		2: "REACHABILITY_ALL",
+	}
+	Reachability_value = map[string]int32{
+		"REACHABILITY_UNSPECIFIED": 0,
+		"REACHABILITY_ANY":         1,
+		"REACHABILITY_ALL":         2,
+	}
+)
+
+func (x Reachability) Enum() *Reachability {
+	p := new(Reachability)
+	*p = x
+	return p
+}
+
+func (x Reachability) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (Reachability) Descriptor() protoreflect.EnumDescriptor {
+	return file_fencing_v1_fencing_proto_enumTypes[5].Descriptor()
+}
+
+func (Reachability) Type() protoreflect.EnumType {
+	return &file_fencing_v1_fencing_proto_enumTypes[5]
+}
+
+func (x Reachability) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use Reachability.Descriptor instead.
+func (Reachability) EnumDescriptor() ([]byte, []int) {
+	return file_fencing_v1_fencing_proto_rawDescGZIP(), []int{5}
+}
+
 type DisarmReason_Kind int32
 
 const (
@@ -325,21 +377,25 @@ const (
 	DisarmReason_KIND_SHUTTING_DOWN DisarmReason_Kind = 8
 	// The group has no gossip keyring and plaintext gossip was not allowed explicitly (--allow-plaintext-gossip).
 	DisarmReason_KIND_NO_GOSSIP_KEY DisarmReason_Kind = 9
+	// A reset or off message (poison pill) was found in this node's slot on the shared disk; detail = message and
+	// its sender. The agent stops feeding and does not re-arm until the slot is cleared.
+	DisarmReason_KIND_POISON_PILL DisarmReason_Kind = 10
 )
 
 // Enum value maps for DisarmReason_Kind.
 var (
 	DisarmReason_Kind_name = map[int32]string{
-		0: "KIND_UNSPECIFIED",
-		1: "KIND_DISABLE_FILE",
-		2: "KIND_MAINTENANCE",
-		3: "KIND_BEING_REMOVED",
-		4: "KIND_NOTIFY_MODE",
-		5: "KIND_NO_CONFIG",
-		6: "KIND_ARMING_DELAY",
-		7: "KIND_WATCHDOG_UNAVAILABLE",
-		8: "KIND_SHUTTING_DOWN",
-		9: "KIND_NO_GOSSIP_KEY",
+		0:  "KIND_UNSPECIFIED",
+		1:  "KIND_DISABLE_FILE",
+		2:  "KIND_MAINTENANCE",
+		3:  "KIND_BEING_REMOVED",
+		4:  "KIND_NOTIFY_MODE",
+		5:  "KIND_NO_CONFIG",
+		6:  "KIND_ARMING_DELAY",
+		7:  "KIND_WATCHDOG_UNAVAILABLE",
+		8:  "KIND_SHUTTING_DOWN",
+		9:  "KIND_NO_GOSSIP_KEY",
+		10: "KIND_POISON_PILL",
 	}
 	DisarmReason_Kind_value = map[string]int32{
 		"KIND_UNSPECIFIED":          0,
@@ -352,6 +408,7 @@ var (
 		"KIND_WATCHDOG_UNAVAILABLE": 7,
 		"KIND_SHUTTING_DOWN":        8,
 		"KIND_NO_GOSSIP_KEY":        9,
+		"KIND_POISON_PILL":          10,
 	}
 )
 
@@ -366,11 +423,11 @@ func (x DisarmReason_Kind) String() string {
 }
 
 func (DisarmReason_Kind) Descriptor() protoreflect.EnumDescriptor {
-	return file_fencing_v1_fencing_proto_enumTypes[5].Descriptor()
+	return file_fencing_v1_fencing_proto_enumTypes[6].Descriptor()
 }
 
 func (DisarmReason_Kind) Type() protoreflect.EnumType {
-	return &file_fencing_v1_fencing_proto_enumTypes[5]
+	return &file_fencing_v1_fencing_proto_enumTypes[6]
 }
 
 func (x DisarmReason_Kind) Number() protoreflect.EnumNumber {
@@ -379,7 +436,7 @@ func (x DisarmReason_Kind) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use DisarmReason_Kind.Descriptor instead.
 func (DisarmReason_Kind) EnumDescriptor() ([]byte, []int) {
-	return file_fencing_v1_fencing_proto_rawDescGZIP(), []int{5, 0}
+	return file_fencing_v1_fencing_proto_rawDescGZIP(), []int{6, 0}
 }
 
 type Node struct {
@@ -779,8 +836,11 @@ type PeerStatus struct {
 	// Age of the latest message of any kind received from this peer (absent if none).
 	SinceLastHeard *durationpb.Duration `protobuf:"bytes,5,opt,name=since_last_heard,json=sinceLastHeard,proto3,oneof" json:"since_last_heard,omitempty"`
 	// The peer announced itself isolated (quorumLossAction Exclude).
-	Isolated      bool              `protobuf:"varint,6,opt,name=isolated,proto3" json:"isolated,omitempty"`
-	Addresses     map[string]string `protobuf:"bytes,7,rep,name=addresses,proto3" json:"addresses,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Isolated  bool              `protobuf:"varint,6,opt,name=isolated,proto3" json:"isolated,omitempty"`
+	Addresses map[string]string `protobuf:"bytes,7,rep,name=addresses,proto3" json:"addresses,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// Per gossip network of the group (spec.fencing.networks): reachability on that network alone. Empty when the
+	// group has a single network.
+	Networks      []*NetworkReachability `protobuf:"bytes,8,rep,name=networks,proto3" json:"networks,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -864,6 +924,84 @@ func (x *PeerStatus) GetAddresses() map[string]string {
 	return nil
 }
 
+func (x *PeerStatus) GetNetworks() []*NetworkReachability {
+	if x != nil {
+		return x.Networks
+	}
+	return nil
+}
+
+// A peer's reachability on one network of the group.
+type NetworkReachability struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The network's CIDR as configured, e.g. "198.18.1.0/24".
+	Network string `protobuf:"bytes,1,opt,name=network,proto3" json:"network,omitempty"`
+	// A round trip with the peer completed on this network within the quorum window.
+	Confirmed          bool                 `protobuf:"varint,2,opt,name=confirmed,proto3" json:"confirmed,omitempty"`
+	SinceLastConfirmed *durationpb.Duration `protobuf:"bytes,3,opt,name=since_last_confirmed,json=sinceLastConfirmed,proto3,oneof" json:"since_last_confirmed,omitempty"`
+	SinceLastHeard     *durationpb.Duration `protobuf:"bytes,4,opt,name=since_last_heard,json=sinceLastHeard,proto3,oneof" json:"since_last_heard,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
+}
+
+func (x *NetworkReachability) Reset() {
+	*x = NetworkReachability{}
+	mi := &file_fencing_v1_fencing_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NetworkReachability) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NetworkReachability) ProtoMessage() {}
+
+func (x *NetworkReachability) ProtoReflect() protoreflect.Message {
+	mi := &file_fencing_v1_fencing_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NetworkReachability.ProtoReflect.Descriptor instead.
+func (*NetworkReachability) Descriptor() ([]byte, []int) {
+	return file_fencing_v1_fencing_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *NetworkReachability) GetNetwork() string {
+	if x != nil {
+		return x.Network
+	}
+	return ""
+}
+
+func (x *NetworkReachability) GetConfirmed() bool {
+	if x != nil {
+		return x.Confirmed
+	}
+	return false
+}
+
+func (x *NetworkReachability) GetSinceLastConfirmed() *durationpb.Duration {
+	if x != nil {
+		return x.SinceLastConfirmed
+	}
+	return nil
+}
+
+func (x *NetworkReachability) GetSinceLastHeard() *durationpb.Duration {
+	if x != nil {
+		return x.SinceLastHeard
+	}
+	return nil
+}
+
 type DisarmReason struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Kind          DisarmReason_Kind      `protobuf:"varint,1,opt,name=kind,proto3,enum=fencing.v1.DisarmReason_Kind" json:"kind,omitempty"`
@@ -874,7 +1012,7 @@ type DisarmReason struct {
 
 func (x *DisarmReason) Reset() {
 	*x = DisarmReason{}
-	mi := &file_fencing_v1_fencing_proto_msgTypes[5]
+	mi := &file_fencing_v1_fencing_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -886,7 +1024,7 @@ func (x *DisarmReason) String() string {
 func (*DisarmReason) ProtoMessage() {}
 
 func (x *DisarmReason) ProtoReflect() protoreflect.Message {
-	mi := &file_fencing_v1_fencing_proto_msgTypes[5]
+	mi := &file_fencing_v1_fencing_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -899,7 +1037,7 @@ func (x *DisarmReason) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DisarmReason.ProtoReflect.Descriptor instead.
 func (*DisarmReason) Descriptor() ([]byte, []int) {
-	return file_fencing_v1_fencing_proto_rawDescGZIP(), []int{5}
+	return file_fencing_v1_fencing_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *DisarmReason) GetKind() DisarmReason_Kind {
@@ -949,14 +1087,19 @@ type AgentStatus struct {
 	ConfigRevision uint64 `protobuf:"varint,20,opt,name=config_revision,json=configRevision,proto3" json:"config_revision,omitempty"`
 	ConfigSource   string `protobuf:"bytes,21,opt,name=config_source,json=configSource,proto3" json:"config_source,omitempty"`
 	// Current local lag estimate stretching the quorum window (0 when healthy).
-	LocalLag      *durationpb.Duration `protobuf:"bytes,22,opt,name=local_lag,json=localLag,proto3" json:"local_lag,omitempty"`
+	LocalLag *durationpb.Duration `protobuf:"bytes,22,opt,name=local_lag,json=localLag,proto3" json:"local_lag,omitempty"`
+	// Shared-disk arbiter (spec.fencing.disk): "none" when the group has no disk, "ok", "unreadable: …",
+	// "poison pill: reset from …".
+	DiskCondition string `protobuf:"bytes,23,opt,name=disk_condition,json=diskCondition,proto3" json:"disk_condition,omitempty"`
+	// The group's gossip networks (CIDRs; empty = one network, the node's InternalIP).
+	Networks      []string `protobuf:"bytes,24,rep,name=networks,proto3" json:"networks,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *AgentStatus) Reset() {
 	*x = AgentStatus{}
-	mi := &file_fencing_v1_fencing_proto_msgTypes[6]
+	mi := &file_fencing_v1_fencing_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -968,7 +1111,7 @@ func (x *AgentStatus) String() string {
 func (*AgentStatus) ProtoMessage() {}
 
 func (x *AgentStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_fencing_v1_fencing_proto_msgTypes[6]
+	mi := &file_fencing_v1_fencing_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -981,7 +1124,7 @@ func (x *AgentStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentStatus.ProtoReflect.Descriptor instead.
 func (*AgentStatus) Descriptor() ([]byte, []int) {
-	return file_fencing_v1_fencing_proto_rawDescGZIP(), []int{6}
+	return file_fencing_v1_fencing_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *AgentStatus) GetNode() string {
@@ -1138,6 +1281,20 @@ func (x *AgentStatus) GetLocalLag() *durationpb.Duration {
 	return nil
 }
 
+func (x *AgentStatus) GetDiskCondition() string {
+	if x != nil {
+		return x.DiskCondition
+	}
+	return ""
+}
+
+func (x *AgentStatus) GetNetworks() []string {
+	if x != nil {
+		return x.Networks
+	}
+	return nil
+}
+
 var File_fencing_v1_fencing_proto protoreflect.FileDescriptor
 
 const file_fencing_v1_fencing_proto_rawDesc = "" +
@@ -1182,7 +1339,7 @@ const file_fencing_v1_fencing_proto_rawDesc = "" +
 	"\farming_delay\x18\x10 \x01(\v2\x19.google.protobuf.DurationR\varmingDelay\x120\n" +
 	"\x06t_stop\x18\x11 \x01(\v2\x19.google.protobuf.DurationR\x05tStop\x12<\n" +
 	"\ffence_margin\x18\x12 \x01(\v2\x19.google.protobuf.DurationR\vfenceMargin\x12W\n" +
-	"\x1bsafe_to_assume_fenced_delay\x18\x13 \x01(\v2\x19.google.protobuf.DurationR\x17safeToAssumeFencedDelay\"\xe7\x03\n" +
+	"\x1bsafe_to_assume_fenced_delay\x18\x13 \x01(\v2\x19.google.protobuf.DurationR\x17safeToAssumeFencedDelay\"\xa4\x04\n" +
 	"\n" +
 	"PeerStatus\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12>\n" +
@@ -1191,15 +1348,23 @@ const file_fencing_v1_fencing_proto_rawDesc = "" +
 	"\x14since_last_confirmed\x18\x04 \x01(\v2\x19.google.protobuf.DurationH\x00R\x12sinceLastConfirmed\x88\x01\x01\x12H\n" +
 	"\x10since_last_heard\x18\x05 \x01(\v2\x19.google.protobuf.DurationH\x01R\x0esinceLastHeard\x88\x01\x01\x12\x1a\n" +
 	"\bisolated\x18\x06 \x01(\bR\bisolated\x12C\n" +
-	"\taddresses\x18\a \x03(\v2%.fencing.v1.PeerStatus.AddressesEntryR\taddresses\x1a<\n" +
+	"\taddresses\x18\a \x03(\v2%.fencing.v1.PeerStatus.AddressesEntryR\taddresses\x12;\n" +
+	"\bnetworks\x18\b \x03(\v2\x1f.fencing.v1.NetworkReachabilityR\bnetworks\x1a<\n" +
 	"\x0eAddressesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\x17\n" +
 	"\x15_since_last_confirmedB\x13\n" +
-	"\x11_since_last_heard\"\xcd\x02\n" +
+	"\x11_since_last_heard\"\x97\x02\n" +
+	"\x13NetworkReachability\x12\x18\n" +
+	"\anetwork\x18\x01 \x01(\tR\anetwork\x12\x1c\n" +
+	"\tconfirmed\x18\x02 \x01(\bR\tconfirmed\x12P\n" +
+	"\x14since_last_confirmed\x18\x03 \x01(\v2\x19.google.protobuf.DurationH\x00R\x12sinceLastConfirmed\x88\x01\x01\x12H\n" +
+	"\x10since_last_heard\x18\x04 \x01(\v2\x19.google.protobuf.DurationH\x01R\x0esinceLastHeard\x88\x01\x01B\x17\n" +
+	"\x15_since_last_confirmedB\x13\n" +
+	"\x11_since_last_heard\"\xe3\x02\n" +
 	"\fDisarmReason\x121\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x1d.fencing.v1.DisarmReason.KindR\x04kind\x12\x16\n" +
-	"\x06detail\x18\x02 \x01(\tR\x06detail\"\xf1\x01\n" +
+	"\x06detail\x18\x02 \x01(\tR\x06detail\"\x87\x02\n" +
 	"\x04Kind\x12\x14\n" +
 	"\x10KIND_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11KIND_DISABLE_FILE\x10\x01\x12\x14\n" +
@@ -1210,7 +1375,9 @@ const file_fencing_v1_fencing_proto_rawDesc = "" +
 	"\x11KIND_ARMING_DELAY\x10\x06\x12\x1d\n" +
 	"\x19KIND_WATCHDOG_UNAVAILABLE\x10\a\x12\x16\n" +
 	"\x12KIND_SHUTTING_DOWN\x10\b\x12\x16\n" +
-	"\x12KIND_NO_GOSSIP_KEY\x10\t\"\xb7\a\n" +
+	"\x12KIND_NO_GOSSIP_KEY\x10\t\x12\x14\n" +
+	"\x10KIND_POISON_PILL\x10\n" +
+	"\"\xfa\a\n" +
 	"\vAgentStatus\x12\x12\n" +
 	"\x04node\x18\x01 \x01(\tR\x04node\x12\x14\n" +
 	"\x05group\x18\x02 \x01(\tR\x05group\x12#\n" +
@@ -1237,7 +1404,9 @@ const file_fencing_v1_fencing_proto_rawDesc = "" +
 	"feedsTotal\x12'\n" +
 	"\x0fconfig_revision\x18\x14 \x01(\x04R\x0econfigRevision\x12#\n" +
 	"\rconfig_source\x18\x15 \x01(\tR\fconfigSource\x126\n" +
-	"\tlocal_lag\x18\x16 \x01(\v2\x19.google.protobuf.DurationR\blocalLagB\x12\n" +
+	"\tlocal_lag\x18\x16 \x01(\v2\x19.google.protobuf.DurationR\blocalLag\x12%\n" +
+	"\x0edisk_condition\x18\x17 \x01(\tR\rdiskCondition\x12\x1a\n" +
+	"\bnetworks\x18\x18 \x03(\tR\bnetworksB\x12\n" +
 	"\x10_since_last_feed*.\n" +
 	"\tEventType\x12\r\n" +
 	"\tUNDEFINED\x10\x00\x12\b\n" +
@@ -1265,7 +1434,11 @@ const file_fencing_v1_fencing_proto_rawDesc = "" +
 	"\x19PEER_MEMBER_STATE_SUSPECT\x10\x02\x12\x1a\n" +
 	"\x16PEER_MEMBER_STATE_DEAD\x10\x03\x12\x1a\n" +
 	"\x16PEER_MEMBER_STATE_LEFT\x10\x04\x12\x1d\n" +
-	"\x19PEER_MEMBER_STATE_UNKNOWN\x10\x052\xbc\x01\n" +
+	"\x19PEER_MEMBER_STATE_UNKNOWN\x10\x05*X\n" +
+	"\fReachability\x12\x1c\n" +
+	"\x18REACHABILITY_UNSPECIFIED\x10\x00\x12\x14\n" +
+	"\x10REACHABILITY_ANY\x10\x01\x12\x14\n" +
+	"\x10REACHABILITY_ALL\x10\x022\xbc\x01\n" +
 	"\aFencing\x126\n" +
 	"\x06GetAll\x12\x16.google.protobuf.Empty\x1a\x14.fencing.v1.AllNodes\x12;\n" +
 	"\fStreamEvents\x12\x16.google.protobuf.Empty\x1a\x11.fencing.v1.Event0\x01\x12<\n" +
@@ -1284,72 +1457,77 @@ func file_fencing_v1_fencing_proto_rawDescGZIP() []byte {
 	return file_fencing_v1_fencing_proto_rawDescData
 }
 
-var file_fencing_v1_fencing_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
-var file_fencing_v1_fencing_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
+var file_fencing_v1_fencing_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
+var file_fencing_v1_fencing_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 var file_fencing_v1_fencing_proto_goTypes = []any{
 	(EventType)(0),                // 0: fencing.v1.EventType
 	(FencingMode)(0),              // 1: fencing.v1.FencingMode
 	(QuorumLossAction)(0),         // 2: fencing.v1.QuorumLossAction
 	(TieBreaker)(0),               // 3: fencing.v1.TieBreaker
 	(PeerMemberState)(0),          // 4: fencing.v1.PeerMemberState
-	(DisarmReason_Kind)(0),        // 5: fencing.v1.DisarmReason.Kind
-	(*Node)(nil),                  // 6: fencing.v1.Node
-	(*Event)(nil),                 // 7: fencing.v1.Event
-	(*AllNodes)(nil),              // 8: fencing.v1.AllNodes
-	(*Timings)(nil),               // 9: fencing.v1.Timings
-	(*PeerStatus)(nil),            // 10: fencing.v1.PeerStatus
-	(*DisarmReason)(nil),          // 11: fencing.v1.DisarmReason
-	(*AgentStatus)(nil),           // 12: fencing.v1.AgentStatus
-	nil,                           // 13: fencing.v1.Node.AddressesEntry
-	nil,                           // 14: fencing.v1.PeerStatus.AddressesEntry
-	(*timestamppb.Timestamp)(nil), // 15: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),   // 16: google.protobuf.Duration
-	(*emptypb.Empty)(nil),         // 17: google.protobuf.Empty
+	(Reachability)(0),             // 5: fencing.v1.Reachability
+	(DisarmReason_Kind)(0),        // 6: fencing.v1.DisarmReason.Kind
+	(*Node)(nil),                  // 7: fencing.v1.Node
+	(*Event)(nil),                 // 8: fencing.v1.Event
+	(*AllNodes)(nil),              // 9: fencing.v1.AllNodes
+	(*Timings)(nil),               // 10: fencing.v1.Timings
+	(*PeerStatus)(nil),            // 11: fencing.v1.PeerStatus
+	(*NetworkReachability)(nil),   // 12: fencing.v1.NetworkReachability
+	(*DisarmReason)(nil),          // 13: fencing.v1.DisarmReason
+	(*AgentStatus)(nil),           // 14: fencing.v1.AgentStatus
+	nil,                           // 15: fencing.v1.Node.AddressesEntry
+	nil,                           // 16: fencing.v1.PeerStatus.AddressesEntry
+	(*timestamppb.Timestamp)(nil), // 17: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),   // 18: google.protobuf.Duration
+	(*emptypb.Empty)(nil),         // 19: google.protobuf.Empty
 }
 var file_fencing_v1_fencing_proto_depIdxs = []int32{
-	13, // 0: fencing.v1.Node.addresses:type_name -> fencing.v1.Node.AddressesEntry
-	15, // 1: fencing.v1.Node.prevDisconnectTime:type_name -> google.protobuf.Timestamp
-	6,  // 2: fencing.v1.Event.node:type_name -> fencing.v1.Node
-	15, // 3: fencing.v1.Event.time:type_name -> google.protobuf.Timestamp
+	15, // 0: fencing.v1.Node.addresses:type_name -> fencing.v1.Node.AddressesEntry
+	17, // 1: fencing.v1.Node.prevDisconnectTime:type_name -> google.protobuf.Timestamp
+	7,  // 2: fencing.v1.Event.node:type_name -> fencing.v1.Node
+	17, // 3: fencing.v1.Event.time:type_name -> google.protobuf.Timestamp
 	0,  // 4: fencing.v1.Event.type:type_name -> fencing.v1.EventType
-	6,  // 5: fencing.v1.AllNodes.nodes:type_name -> fencing.v1.Node
-	16, // 6: fencing.v1.Timings.probe_interval:type_name -> google.protobuf.Duration
-	16, // 7: fencing.v1.Timings.probe_timeout:type_name -> google.protobuf.Duration
-	16, // 8: fencing.v1.Timings.gossip_interval:type_name -> google.protobuf.Duration
-	16, // 9: fencing.v1.Timings.push_pull_interval:type_name -> google.protobuf.Duration
-	16, // 10: fencing.v1.Timings.heartbeat_interval:type_name -> google.protobuf.Duration
-	16, // 11: fencing.v1.Timings.quorum_window:type_name -> google.protobuf.Duration
-	16, // 12: fencing.v1.Timings.evaluation_tick:type_name -> google.protobuf.Duration
-	16, // 13: fencing.v1.Timings.feed_interval:type_name -> google.protobuf.Duration
-	16, // 14: fencing.v1.Timings.watchdog_timeout:type_name -> google.protobuf.Duration
-	16, // 15: fencing.v1.Timings.arming_delay:type_name -> google.protobuf.Duration
-	16, // 16: fencing.v1.Timings.t_stop:type_name -> google.protobuf.Duration
-	16, // 17: fencing.v1.Timings.fence_margin:type_name -> google.protobuf.Duration
-	16, // 18: fencing.v1.Timings.safe_to_assume_fenced_delay:type_name -> google.protobuf.Duration
+	7,  // 5: fencing.v1.AllNodes.nodes:type_name -> fencing.v1.Node
+	18, // 6: fencing.v1.Timings.probe_interval:type_name -> google.protobuf.Duration
+	18, // 7: fencing.v1.Timings.probe_timeout:type_name -> google.protobuf.Duration
+	18, // 8: fencing.v1.Timings.gossip_interval:type_name -> google.protobuf.Duration
+	18, // 9: fencing.v1.Timings.push_pull_interval:type_name -> google.protobuf.Duration
+	18, // 10: fencing.v1.Timings.heartbeat_interval:type_name -> google.protobuf.Duration
+	18, // 11: fencing.v1.Timings.quorum_window:type_name -> google.protobuf.Duration
+	18, // 12: fencing.v1.Timings.evaluation_tick:type_name -> google.protobuf.Duration
+	18, // 13: fencing.v1.Timings.feed_interval:type_name -> google.protobuf.Duration
+	18, // 14: fencing.v1.Timings.watchdog_timeout:type_name -> google.protobuf.Duration
+	18, // 15: fencing.v1.Timings.arming_delay:type_name -> google.protobuf.Duration
+	18, // 16: fencing.v1.Timings.t_stop:type_name -> google.protobuf.Duration
+	18, // 17: fencing.v1.Timings.fence_margin:type_name -> google.protobuf.Duration
+	18, // 18: fencing.v1.Timings.safe_to_assume_fenced_delay:type_name -> google.protobuf.Duration
 	4,  // 19: fencing.v1.PeerStatus.member_state:type_name -> fencing.v1.PeerMemberState
-	16, // 20: fencing.v1.PeerStatus.since_last_confirmed:type_name -> google.protobuf.Duration
-	16, // 21: fencing.v1.PeerStatus.since_last_heard:type_name -> google.protobuf.Duration
-	14, // 22: fencing.v1.PeerStatus.addresses:type_name -> fencing.v1.PeerStatus.AddressesEntry
-	5,  // 23: fencing.v1.DisarmReason.kind:type_name -> fencing.v1.DisarmReason.Kind
-	1,  // 24: fencing.v1.AgentStatus.mode:type_name -> fencing.v1.FencingMode
-	2,  // 25: fencing.v1.AgentStatus.quorum_loss_action:type_name -> fencing.v1.QuorumLossAction
-	3,  // 26: fencing.v1.AgentStatus.tie_breakers:type_name -> fencing.v1.TieBreaker
-	10, // 27: fencing.v1.AgentStatus.peers:type_name -> fencing.v1.PeerStatus
-	9,  // 28: fencing.v1.AgentStatus.timings:type_name -> fencing.v1.Timings
-	11, // 29: fencing.v1.AgentStatus.disarm_reasons:type_name -> fencing.v1.DisarmReason
-	16, // 30: fencing.v1.AgentStatus.since_last_feed:type_name -> google.protobuf.Duration
-	16, // 31: fencing.v1.AgentStatus.local_lag:type_name -> google.protobuf.Duration
-	17, // 32: fencing.v1.Fencing.GetAll:input_type -> google.protobuf.Empty
-	17, // 33: fencing.v1.Fencing.StreamEvents:input_type -> google.protobuf.Empty
-	17, // 34: fencing.v1.Fencing.GetStatus:input_type -> google.protobuf.Empty
-	8,  // 35: fencing.v1.Fencing.GetAll:output_type -> fencing.v1.AllNodes
-	7,  // 36: fencing.v1.Fencing.StreamEvents:output_type -> fencing.v1.Event
-	12, // 37: fencing.v1.Fencing.GetStatus:output_type -> fencing.v1.AgentStatus
-	35, // [35:38] is the sub-list for method output_type
-	32, // [32:35] is the sub-list for method input_type
-	32, // [32:32] is the sub-list for extension type_name
-	32, // [32:32] is the sub-list for extension extendee
-	0,  // [0:32] is the sub-list for field type_name
+	18, // 20: fencing.v1.PeerStatus.since_last_confirmed:type_name -> google.protobuf.Duration
+	18, // 21: fencing.v1.PeerStatus.since_last_heard:type_name -> google.protobuf.Duration
+	16, // 22: fencing.v1.PeerStatus.addresses:type_name -> fencing.v1.PeerStatus.AddressesEntry
+	12, // 23: fencing.v1.PeerStatus.networks:type_name -> fencing.v1.NetworkReachability
+	18, // 24: fencing.v1.NetworkReachability.since_last_confirmed:type_name -> google.protobuf.Duration
+	18, // 25: fencing.v1.NetworkReachability.since_last_heard:type_name -> google.protobuf.Duration
+	6,  // 26: fencing.v1.DisarmReason.kind:type_name -> fencing.v1.DisarmReason.Kind
+	1,  // 27: fencing.v1.AgentStatus.mode:type_name -> fencing.v1.FencingMode
+	2,  // 28: fencing.v1.AgentStatus.quorum_loss_action:type_name -> fencing.v1.QuorumLossAction
+	3,  // 29: fencing.v1.AgentStatus.tie_breakers:type_name -> fencing.v1.TieBreaker
+	11, // 30: fencing.v1.AgentStatus.peers:type_name -> fencing.v1.PeerStatus
+	10, // 31: fencing.v1.AgentStatus.timings:type_name -> fencing.v1.Timings
+	13, // 32: fencing.v1.AgentStatus.disarm_reasons:type_name -> fencing.v1.DisarmReason
+	18, // 33: fencing.v1.AgentStatus.since_last_feed:type_name -> google.protobuf.Duration
+	18, // 34: fencing.v1.AgentStatus.local_lag:type_name -> google.protobuf.Duration
+	19, // 35: fencing.v1.Fencing.GetAll:input_type -> google.protobuf.Empty
+	19, // 36: fencing.v1.Fencing.StreamEvents:input_type -> google.protobuf.Empty
+	19, // 37: fencing.v1.Fencing.GetStatus:input_type -> google.protobuf.Empty
+	9,  // 38: fencing.v1.Fencing.GetAll:output_type -> fencing.v1.AllNodes
+	8,  // 39: fencing.v1.Fencing.StreamEvents:output_type -> fencing.v1.Event
+	14, // 40: fencing.v1.Fencing.GetStatus:output_type -> fencing.v1.AgentStatus
+	38, // [38:41] is the sub-list for method output_type
+	35, // [35:38] is the sub-list for method input_type
+	35, // [35:35] is the sub-list for extension type_name
+	35, // [35:35] is the sub-list for extension extendee
+	0,  // [0:35] is the sub-list for field type_name
 }
 
 func init() { file_fencing_v1_fencing_proto_init() }
@@ -1360,14 +1538,15 @@ func file_fencing_v1_fencing_proto_init() {
 	file_fencing_v1_fencing_proto_msgTypes[0].OneofWrappers = []any{}
 	file_fencing_v1_fencing_proto_msgTypes[1].OneofWrappers = []any{}
 	file_fencing_v1_fencing_proto_msgTypes[4].OneofWrappers = []any{}
-	file_fencing_v1_fencing_proto_msgTypes[6].OneofWrappers = []any{}
+	file_fencing_v1_fencing_proto_msgTypes[5].OneofWrappers = []any{}
+	file_fencing_v1_fencing_proto_msgTypes[7].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_fencing_v1_fencing_proto_rawDesc), len(file_fencing_v1_fencing_proto_rawDesc)),
-			NumEnums:      6,
-			NumMessages:   9,
+			NumEnums:      7,
+			NumMessages:   10,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
