@@ -158,3 +158,72 @@ hardware_watchdog() {
   [[ "$(calls modprobe)" == 0 ]]
   [[ ! -e "$FENCING_HOST_ROOT/etc" ]]
 }
+
+kernel_panic() {
+  mkdir -p "$FENCING_HOST_ROOT/proc/sys/kernel"
+  echo "$1" >"$FENCING_HOST_ROOT/proc/sys/kernel/panic"
+}
+
+@test "kernel.panic 0: set to 10 s and persisted, so a softdog panic reboots instead of halting" {
+  host_setup
+  fake modprobe ok
+  kernel_panic 0
+
+  run -0 bash "$SOFTDOG"
+
+  [[ "$(cat "$FENCING_HOST_ROOT/proc/sys/kernel/panic")" == 10 ]]
+  [[ "$(cat "$FENCING_HOST_ROOT/etc/sysctl.d/60-fencing-panic.conf")" == "kernel.panic = 10" ]]
+  [[ "$output" == *"kernel.panic was 0 (a softdog expiry would halt the node): set to 10 s and persisted"* ]]
+}
+
+@test "kernel.panic already non-zero: the operator's value is left alone and nothing is persisted" {
+  host_setup
+  fake modprobe ok
+  kernel_panic 30
+
+  run -0 bash "$SOFTDOG"
+
+  [[ "$(cat "$FENCING_HOST_ROOT/proc/sys/kernel/panic")" == 30 ]]
+  [[ ! -e "$FENCING_HOST_ROOT/etc/sysctl.d/60-fencing-panic.conf" ]]
+  [[ "$output" == *"kernel.panic is 30"* ]]
+}
+
+@test "FENCING_PANIC_REBOOT_SECONDS chooses the value; 0 never touches kernel.panic" {
+  host_setup
+  fake modprobe ok
+  kernel_panic 0
+
+  FENCING_PANIC_REBOOT_SECONDS=45 run -0 bash "$SOFTDOG"
+  [[ "$(cat "$FENCING_HOST_ROOT/proc/sys/kernel/panic")" == 45 ]]
+
+  kernel_panic 0
+  rm -f "$FENCING_HOST_ROOT/etc/sysctl.d/60-fencing-panic.conf"
+  FENCING_PANIC_REBOOT_SECONDS=0 run -0 bash "$SOFTDOG"
+  [[ "$(cat "$FENCING_HOST_ROOT/proc/sys/kernel/panic")" == 0 ]]
+  [[ ! -e "$FENCING_HOST_ROOT/etc/sysctl.d/60-fencing-panic.conf" ]]
+}
+
+@test "a malformed FENCING_PANIC_REBOOT_SECONDS is refused before anything is written" {
+  host_setup
+  fake modprobe ok
+
+  FENCING_PANIC_REBOOT_SECONDS=10s run -1 bash "$SOFTDOG"
+
+  [[ "$output" == *"FENCING_PANIC_REBOOT_SECONDS must be a whole number of seconds from 0"* ]]
+  [[ "$(calls modprobe)" == 0 ]]
+  [[ ! -e "$FENCING_HOST_ROOT/etc/modprobe.d/fencing-softdog.conf" ]]
+}
+
+@test "a hardware watchdog: the panic setting written earlier is removed with the softdog files" {
+  host_setup
+  fake modprobe ok
+  kernel_panic 0
+  run -0 bash "$SOFTDOG"
+  [[ -e "$FENCING_HOST_ROOT/etc/sysctl.d/60-fencing-panic.conf" ]]
+
+  rm -rf "${FENCING_HOST_ROOT:?}/sys" "${FENCING_HOST_ROOT:?}/dev"
+  hardware_watchdog
+  run -0 bash "$SOFTDOG"
+
+  [[ ! -e "$FENCING_HOST_ROOT/etc/sysctl.d/60-fencing-panic.conf" ]]
+}
