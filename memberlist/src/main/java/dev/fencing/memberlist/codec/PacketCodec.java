@@ -19,7 +19,8 @@ import org.slf4j.LoggerFactory;
  * reverses it; compound and compressed parts nest recursively.
  *
  * <p>Label semantics are memberlist ≥ 0.3's: with a label configured, unlabelled or differently labelled packets
- * are rejected; without one, labelled packets are rejected.
+ * are rejected; without one, labelled packets are rejected. With {@link PacketOptions#skipInboundLabelCheck()} every
+ * inbound packet must come without a label header and is decrypted with the configured label as associated data.
  *
  * <p>Decoding is bounded by {@link WireLimits}: the LZW output and the compound parts of one packet are drawn from
  * one allowance for the whole packet, and layers nest at most {@link WireLimits#maxNestingDepth()} deep; a packet
@@ -210,6 +211,10 @@ public final class PacketCodec {
       if (packet.length < LABEL_HEADER + len) {
         throw new MalformedMessageException("label header declares " + len + " bytes, packet too short");
       }
+      if (options.skipInboundLabelCheck()) {
+        throw new MalformedMessageException(
+            "packet carries a label header but inbound label checks are skipped (double label)");
+      }
       byte[] got = Arrays.copyOfRange(packet, LABEL_HEADER, LABEL_HEADER + len);
       if (!Arrays.equals(got, label)) {
         throw new MalformedMessageException(
@@ -218,7 +223,7 @@ public final class PacketCodec {
                 : "packet label does not match this node's label");
       }
       from = LABEL_HEADER + len;
-    } else if (label.length > 0) {
+    } else if (label.length > 0 && !options.skipInboundLabelCheck()) {
       throw new MalformedMessageException("packet has no label header but this node requires its label");
     }
     byte[] buf = Arrays.copyOfRange(packet, from, packet.length);
