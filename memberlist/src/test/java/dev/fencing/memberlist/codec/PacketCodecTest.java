@@ -155,7 +155,8 @@ class PacketCodecTest {
       msgs.add(new byte[] {8, (byte) i});
     }
     List<List<byte[]>> groups = PacketCodec.splitCompound(msgs, 100_000);
-    assertThat(groups).extracting(List::size).containsExactly(255, 255, 90);
+    // 127, not 255: memberlist 0.2.2 misreads compounds of 128 parts or more (uint8 offset overflow)
+    assertThat(groups).extracting(List::size).containsExactly(127, 127, 127, 127, 92);
 
     List<byte[]> sized = new ArrayList<>();
     for (int i = 0; i < 50; i++) {
