@@ -24,10 +24,12 @@ class MemberlistGossipConfigTest {
         mode: Watchdog
       """;
 
+  private static AgentConfig agent(String yaml) throws Exception {
+    return AgentConfig.fromStandalone(StandaloneConfigLoader.parse("test.yaml", yaml), "node-a", "test.yaml");
+  }
+
   private static Config config(String yaml) throws Exception {
-    AgentConfig agent =
-        AgentConfig.fromStandalone(StandaloneConfigLoader.parse("test.yaml", yaml), "node-a", "test.yaml");
-    return MemberlistGossip.config(agent, new InetSocketAddress(InetAddress.getLoopbackAddress(), 7946));
+    return MemberlistGossip.config(agent(yaml), new InetSocketAddress(InetAddress.getLoopbackAddress(), 7946));
   }
 
   @Test
