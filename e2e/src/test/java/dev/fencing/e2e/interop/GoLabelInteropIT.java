@@ -6,21 +6,13 @@ import dev.fencing.e2e.peer.GoPeerLog;
 import dev.fencing.e2e.peer.GossipPeer;
 import dev.fencing.e2e.peer.PeerGroup;
 import dev.fencing.e2e.peer.PeerKind;
-import dev.fencing.e2e.peer.PeerLauncher;
 import dev.fencing.e2e.peer.PeerSpec;
-import dev.fencing.e2e.peer.ProjectLayout;
 import dev.fencing.e2e.process.ObservedLine;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.UnaryOperator;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -30,42 +22,13 @@ import org.junit.jupiter.params.provider.EnumSource;
  * SkipInboundLabelCheck with the label as GCM associated data, and compound messages over 255 parts. Loopback,
  * {@code local} config.
  */
-class GoLabelInteropIT {
+class GoLabelInteropIT extends GoVersionsFixture {
 
     private static final Duration CONVERGE = Duration.ofSeconds(30);
     private static final Duration REFUSAL = Duration.ofSeconds(20);
     private static final String LABEL = "workers";
     private static final String KEY = "SGVsbG8gZnJvbSB0aGUgZmVuY2luZyBlMmUgc3VpdGU=";
     private static final int MANY_BROADCASTS = 300;
-
-    private static ProjectLayout layout;
-    private static PeerLauncher launcher;
-    private PeerGroup group;
-    private final List<String> expectedGoComplaints = new ArrayList<>();
-
-    @BeforeAll
-    static void buildEveryGoPeer() {
-        layout = ProjectLayout.fromWorkingDirectory();
-        launcher = PeerLauncher.forHost(layout, EnumSet.of(PeerKind.GO, PeerKind.GO_054, PeerKind.GO_LATEST));
-    }
-
-    @BeforeEach
-    void newGroup(TestInfo info) {
-        String test = info.getTestMethod().orElseThrow().getName() + "-" + Math.abs(info.getDisplayName().hashCode());
-        group = new PeerGroup(launcher, "127.0.0.1", test.hashCode(), layout.logDir("interop-versions").resolve(test));
-    }
-
-    @AfterEach
-    void killEveryPeerAndCheckGoLogs() {
-        group.close();
-        for (GossipPeer peer : group.peers()) {
-            if (peer.kind().isGo()) {
-                assertThat(GoPeerLog.wireComplaints(peer.process().stderrLog(), expectedGoComplaints))
-                        .as("what the Go peer %s could not decode (log %s)", peer.name(), peer.process().stderrLog())
-                        .isEmpty();
-            }
-        }
-    }
 
     @ParameterizedTest(name = "memberlist {0}")
     @EnumSource(value = PeerKind.class, names = {"GO_054", "GO_LATEST"})

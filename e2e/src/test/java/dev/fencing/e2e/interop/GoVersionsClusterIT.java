@@ -2,25 +2,17 @@ package dev.fencing.e2e.interop;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.fencing.e2e.peer.GoPeerLog;
 import dev.fencing.e2e.peer.GossipPeer;
 import dev.fencing.e2e.peer.MembersView;
 import dev.fencing.e2e.peer.PeerGroup;
 import dev.fencing.e2e.peer.PeerKind;
-import dev.fencing.e2e.peer.PeerLauncher;
 import dev.fencing.e2e.peer.PeerSpec;
-import dev.fencing.e2e.peer.ProjectLayout;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -29,7 +21,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * latest release): configured as Deckhouse's agent configures memberlist (LAN defaults, label = group name, AES key;
  * 0.2.2 without the label it does not have), and the purge of left and dead nodes.
  */
-class GoVersionsClusterIT {
+class GoVersionsClusterIT extends GoVersionsFixture {
 
     private static final Duration CONVERGE = Duration.ofSeconds(40);
     /** LAN config at N=4 with 2 of 4 crashed: suspicion 4..24 s after a failed probe; the worst case plus slack. */
@@ -38,35 +30,6 @@ class GoVersionsClusterIT {
     private static final String KEY = "SGVsbG8gZnJvbSB0aGUgZmVuY2luZyBlMmUgc3VpdGU=";
     private static final String VSN = "1,5,2,0,0,0";
     private static final Duration DEAD_TIME = Duration.ofSeconds(5);
-
-    private static ProjectLayout layout;
-    private static PeerLauncher launcher;
-    private PeerGroup group;
-    private final List<String> expectedGoComplaints = new ArrayList<>();
-
-    @BeforeAll
-    static void buildEveryGoPeer() {
-        layout = ProjectLayout.fromWorkingDirectory();
-        launcher = PeerLauncher.forHost(layout, EnumSet.of(PeerKind.GO, PeerKind.GO_054, PeerKind.GO_LATEST));
-    }
-
-    @BeforeEach
-    void newGroup(TestInfo info) {
-        String test = info.getTestMethod().orElseThrow().getName() + "-" + Math.abs(info.getDisplayName().hashCode());
-        group = new PeerGroup(launcher, "127.0.0.1", test.hashCode(), layout.logDir("interop-versions").resolve(test));
-    }
-
-    @AfterEach
-    void killEveryPeerAndCheckGoLogs() {
-        group.close();
-        for (GossipPeer peer : group.peers()) {
-            if (peer.kind().isGo()) {
-                assertThat(GoPeerLog.wireComplaints(peer.process().stderrLog(), expectedGoComplaints))
-                        .as("what the Go peer %s could not decode (log %s)", peer.name(), peer.process().stderrLog())
-                        .isEmpty();
-            }
-        }
-    }
 
     @ParameterizedTest(name = "memberlist {0}")
     @EnumSource(value = PeerKind.class, names = {"GO", "GO_054", "GO_LATEST"})
@@ -77,11 +40,11 @@ class GoVersionsClusterIT {
         }
         UnaryOperator<PeerSpec> deckhouse = spec -> spec.withKey(KEY).withExtraArgs(flags);
         long start = System.nanoTime();
-        GossipPeer java1 = group.start(PeerKind.JAVA, "java-1", deckhouse);
-        GossipPeer go1 = group.startJoining(go, "go-1", List.of(java1), deckhouse);
-        GossipPeer java2 = group.startJoining(PeerKind.JAVA, "java-2", List.of(go1), deckhouse);
-        GossipPeer go2 = group.startJoining(go, "go-2", List.of(java2), deckhouse);
-        List<GossipPeer> all = List.of(java1, go1, java2, go2);
+        List<GossipPeer> all = startChain(go, deckhouse);
+        GossipPeer java1 = all.get(0);
+        GossipPeer go1 = all.get(1);
+        GossipPeer java2 = all.get(2);
+        GossipPeer go2 = all.get(3);
         long converged = PeerGroup.awaitConverged(all, PeerGroup.names(all), start, CONVERGE);
         System.out.printf("interop-matrix check=deckhouse-join memberlist=%s converged_ms=%d%n",
                 go.memberlistVersion(), converged);
@@ -118,11 +81,11 @@ class GoVersionsClusterIT {
         UnaryOperator<PeerSpec> fast = spec -> spec.withExtraArgs(List.of("--gossip-to-the-dead-time",
                 DEAD_TIME.toSeconds() + "s", "--push-pull-interval", "1s"));
         long start = System.nanoTime();
-        GossipPeer java1 = group.start(PeerKind.JAVA, "java-1", fast);
-        GossipPeer go1 = group.startJoining(go, "go-1", List.of(java1), fast);
-        GossipPeer leaver = group.startJoining(PeerKind.JAVA, "java-2", List.of(go1), fast);
-        GossipPeer victim = group.startJoining(go, "go-2", List.of(leaver), fast);
-        List<GossipPeer> all = List.of(java1, go1, leaver, victim);
+        List<GossipPeer> all = startChain(go, fast);
+        GossipPeer java1 = all.get(0);
+        GossipPeer go1 = all.get(1);
+        GossipPeer leaver = all.get(2);
+        GossipPeer victim = all.get(3);
         PeerGroup.awaitConverged(all, PeerGroup.names(all), start, CONVERGE);
 
         long departAt = System.nanoTime();
@@ -153,5 +116,14 @@ class GoVersionsClusterIT {
             assertThat(view.notDead()).as("java-1's members after the purge").isEqualTo(Set.of("java-1", "go-1"));
             assertThat(view.departed()).as("java-1's departed after the purge").isEmpty();
         }
+    }
+
+    /** java-1 (seed) ← go-1 ← java-2 ← go-2, each joining through the one before, all with {@code customize}. */
+    private List<GossipPeer> startChain(PeerKind go, UnaryOperator<PeerSpec> customize) {
+        GossipPeer java1 = group.start(PeerKind.JAVA, "java-1", customize);
+        GossipPeer go1 = group.startJoining(go, "go-1", List.of(java1), customize);
+        GossipPeer java2 = group.startJoining(PeerKind.JAVA, "java-2", List.of(go1), customize);
+        GossipPeer go2 = group.startJoining(go, "go-2", List.of(java2), customize);
+        return List.of(java1, go1, java2, go2);
     }
 }
