@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -41,6 +43,9 @@ type command struct {
 	Meta     *string `json:"meta"`
 	State    *string `json:"state"`
 	Leave    bool    `json:"leave"`
+	// Broadcasts queues that many distinct 2-character user broadcasts ("00", "01", … in base 36) for
+	// GetBroadcasts: small enough that one gossip packet holds more than 255 of them.
+	Broadcasts int `json:"broadcasts"`
 }
 
 // delegate carries node metadata, user messages and the push/pull local state.
@@ -50,6 +55,7 @@ type delegate struct {
 	mu    sync.Mutex
 	meta  []byte
 	state []byte
+	queue [][]byte // user broadcasts not yet handed to memberlist
 }
 
 func (d *delegate) NodeMeta(limit int) []byte {
@@ -65,7 +71,19 @@ func (d *delegate) NotifyMsg(msg []byte) {
 	d.out.emit(userEvent{nowMillis(), "user", string(msg)})
 }
 
-func (d *delegate) GetBroadcasts(overhead, limit int) [][]byte { return nil }
+// GetBroadcasts hands out queued user broadcasts, each once, as many as fit in limit.
+func (d *delegate) GetBroadcasts(overhead, limit int) [][]byte {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var out [][]byte
+	used := 0
+	for len(d.queue) > 0 && used+overhead+len(d.queue[0]) <= limit {
+		used += overhead + len(d.queue[0])
+		out = append(out, d.queue[0])
+		d.queue = d.queue[1:]
+	}
+	return out
+}
 
 func (d *delegate) LocalState(join bool) []byte {
 	d.mu.Lock()
@@ -124,11 +142,22 @@ func (d *delegate) execute(c command) error {
 		d.state = []byte(*c.State)
 		d.mu.Unlock()
 		return nil
+	case c.Broadcasts > 0:
+		if c.Broadcasts > 36*36 {
+			return fmt.Errorf("broadcasts %d: at most %d distinct 2-character messages", c.Broadcasts, 36*36)
+		}
+		d.mu.Lock()
+		for i := 0; i < c.Broadcasts; i++ {
+			text := strconv.FormatInt(int64(i), 36)
+			d.queue = append(d.queue, []byte(strings.Repeat("0", 2-len(text))+text))
+		}
+		d.mu.Unlock()
+		return nil
 	case c.Leave:
 		d.peer.leaveAndExit()
 		return nil
 	default:
-		return fmt.Errorf(`unknown stdin command; use "send", "sendto", "meta", "state" or "leave"`)
+		return fmt.Errorf(`unknown stdin command; use "send", "sendto", "meta", "state", "broadcasts" or "leave"`)
 	}
 }
 

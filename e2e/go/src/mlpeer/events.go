@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"sort"
 	"sync"
 
@@ -13,6 +14,12 @@ type nodeEvent struct {
 	Node  string `json:"node"`
 	Addr  string `json:"addr"`
 	Meta  string `json:"meta"`
+	Vsn   string `json:"vsn"`
+}
+
+// vsn is the node's protocol versions as this library parsed them: "PMin,PMax,PCur,DMin,DMax,DCur".
+func vsn(n *memberlist.Node) string {
+	return fmt.Sprintf("%d,%d,%d,%d,%d,%d", n.PMin, n.PMax, n.PCur, n.DMin, n.DMax, n.DCur)
 }
 
 // leaveEvent has no meta but the state, as in the Java node's output.
@@ -33,12 +40,8 @@ type membersEvent struct {
 	Left    []string `json:"left"`
 }
 
-// tracker turns EventDelegate callbacks into lines and remembers departed nodes.
-//
-// memberlist 0.2.2's public API lists only members that are not dead, and it never
-// updates Node.State (the library writes a shadowing field), so this peer cannot tell
-// suspect from alive nor left from dead: suspect members are listed as alive, every
-// departed member is listed as dead, and leave lines carry "state":"unknown".
+// tracker turns EventDelegate callbacks into lines and remembers departed nodes (for the 0.2.2 build, whose
+// members snapshot cannot see them; see compat_022.go and compat_modern.go for the per-version parts).
 type tracker struct {
 	out  *output
 	mu   sync.Mutex
@@ -49,36 +52,21 @@ func (t *tracker) NotifyJoin(n *memberlist.Node) {
 	t.mu.Lock()
 	delete(t.dead, n.Name)
 	t.mu.Unlock()
-	t.out.emit(nodeEvent{nowMillis(), "join", n.Name, n.Address(), string(n.Meta)})
+	t.out.emit(nodeEvent{nowMillis(), "join", n.Name, n.Address(), string(n.Meta), vsn(n)})
 }
 
 func (t *tracker) NotifyLeave(n *memberlist.Node) {
 	t.mu.Lock()
 	t.dead[n.Name] = true
 	t.mu.Unlock()
-	t.out.emit(leaveEvent{nowMillis(), "leave", n.Name, n.Address(), "unknown"})
+	t.out.emit(leaveEvent{nowMillis(), "leave", n.Name, n.Address(), leaveState(n)})
 }
 
 func (t *tracker) NotifyUpdate(n *memberlist.Node) {
-	t.out.emit(nodeEvent{nowMillis(), "update", n.Name, n.Address(), string(n.Meta)})
+	t.out.emit(nodeEvent{nowMillis(), "update", n.Name, n.Address(), string(n.Meta), vsn(n)})
 }
 
-func (t *tracker) snapshot(list *memberlist.Memberlist) membersEvent {
-	alive := []string{}
-	present := map[string]bool{}
-	for _, n := range list.Members() {
-		alive = append(alive, n.Name)
-		present[n.Name] = true
-	}
-	t.mu.Lock()
-	dead := []string{}
-	for name := range t.dead {
-		if !present[name] {
-			dead = append(dead, name)
-		}
-	}
-	t.mu.Unlock()
-	sort.Strings(alive)
-	sort.Strings(dead)
-	return membersEvent{nowMillis(), "members", alive, []string{}, dead, []string{}}
+func sorted(names []string) []string {
+	sort.Strings(names)
+	return names
 }

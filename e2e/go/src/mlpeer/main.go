@@ -3,7 +3,9 @@
 // It speaks the same command line and JSON-lines protocol as the Java node jar
 // (memberlist/target/memberlist-<version>-node.jar, documented in memberlist/README.md)
 // so that tests and benchmarks drive both kinds of node identically. It is built in
-// GOPATH mode against Debian's hashicorp/memberlist 0.2.2, which it uses as a library.
+// GOPATH mode against Debian's hashicorp/memberlist 0.2.2 (-tags memberlist022), and in
+// module mode against the versions pinned by go.mod (the latest release) and v054.mod
+// (v0.5.4, Deckhouse's pin).
 package main
 
 import (
@@ -43,10 +45,11 @@ func (o *output) fail(format string, args ...interface{}) {
 func nowMillis() int64 { return time.Now().UnixNano() / int64(time.Millisecond) }
 
 type readyEvent struct {
-	Ts    int64  `json:"ts"`
-	Event string `json:"event"`
-	Node  string `json:"node"`
-	Addr  string `json:"addr"`
+	Ts         int64  `json:"ts"`
+	Event      string `json:"event"`
+	Node       string `json:"node"`
+	Addr       string `json:"addr"`
+	Memberlist string `json:"memberlist"`
 }
 
 type joinedEvent struct {
@@ -117,7 +120,8 @@ func main() {
 	p := &peer{out: out, list: list, name: o.name, leaveTimeout: o.leaveTimeout}
 	del.peer = p
 	local := list.LocalNode()
-	out.emit(readyEvent{nowMillis(), "ready", local.Name, net.JoinHostPort(local.Addr.String(), strconv.Itoa(int(local.Port)))})
+	out.emit(readyEvent{nowMillis(), "ready", local.Name, net.JoinHostPort(local.Addr.String(), strconv.Itoa(int(local.Port))),
+		memberlistVersion()})
 
 	if o.join != "" {
 		go p.joinUntilContacted(strings.Split(o.join, ","))

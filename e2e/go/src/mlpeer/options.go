@@ -41,7 +41,7 @@ type options struct {
 	name, bind, advertise, join, label, config, meta, state string
 	keys                                                    keyList
 	port                                                    int
-	compression                                             bool
+	compression, skipInboundLabelCheck                      bool
 	leaveTimeout                                            time.Duration
 	durations                                               map[string]*time.Duration
 	ints                                                    map[string]*int
@@ -57,7 +57,9 @@ func parseOptions(args []string) (options, error) {
 	fs.IntVar(&o.port, "port", 7946, "port for UDP and TCP; 0 = any free port")
 	fs.StringVar(&o.join, "join", "", "HOST:PORT[,HOST:PORT...] to join; retried every second until one answers")
 	fs.Var(&o.keys, "key", "base64 AES key (16, 24 or 32 bytes); repeat to install more, the first is primary")
-	fs.StringVar(&o.label, "label", "", "gossip label (not supported by memberlist 0.2.2)")
+	fs.StringVar(&o.label, "label", "", "gossip label (memberlist >= 0.3; refused by the 0.2.2 build)")
+	fs.BoolVar(&o.skipInboundLabelCheck, "skip-inbound-label-check", false,
+		"SkipInboundLabelCheck: inbound traffic comes without a label header (memberlist >= 0.3)")
 	fs.StringVar(&o.config, "config", "lan", "base configuration: lan, wan or local")
 	o.compression = true
 	fs.Var(explicitBool{&o.compression}, "compression", "EnableCompression: true or false (default true)")
@@ -80,9 +82,6 @@ func parseOptions(args []string) (options, error) {
 	}
 	if o.name == "" {
 		return o, fmt.Errorf("--name is required")
-	}
-	if o.label != "" {
-		return o, fmt.Errorf("--label %q: memberlist 0.2.2 has no gossip labels; run this peer without --label", o.label)
 	}
 	if o.port < 0 || o.port > 65535 {
 		return o, fmt.Errorf("--port %d is not a valid port (0..65535)", o.port)
@@ -120,6 +119,9 @@ func buildConfig(o options) (*memberlist.Config, error) {
 	c.BindPort = o.port
 	c.LogOutput = os.Stderr
 	c.EnableCompression = o.compression
+	if err := applyLabelOptions(c, o); err != nil {
+		return nil, err
+	}
 	setDuration(&c.ProbeInterval, o.durations["probe-interval"])
 	setDuration(&c.ProbeTimeout, o.durations["probe-timeout"])
 	setDuration(&c.GossipInterval, o.durations["gossip-interval"])

@@ -1,11 +1,12 @@
 // Command golden is the Go side of the Java memberlist codec's golden tests. It is built during the Java build
-// against Debian's github.com/hashicorp/memberlist 0.2.2 in GOPATH mode.
+// against Debian's github.com/hashicorp/memberlist 0.2.2 and go-msgpack in GOPATH mode, and with -tags mlmodern in
+// module mode against memberlist v0.5.4 (v054.mod) and the latest release (go.mod), which use go-msgpack/v2.
 //
 //	golden vectors          print "name hex..." lines: messages encoded with go-msgpack exactly as memberlist
 //	                        does, LZW, CRC and AES-GCM vectors
 //	golden decode           read Java-produced lines on stdin and answer with Go's view of them
 //	golden serve [KEYHEX]   run one real memberlist node on loopback UDP+TCP (see serve.go)
-//	golden trace [KEYHEX]   run a real 3-node memberlist cluster over a recording in-memory transport and print
+//	golden trace [KEYHEX [LABEL]]  (LABEL: modern builds only) run a real 3-node memberlist cluster over a recording in-memory transport and print
 //	                        every packet and stream it sends ("packet from to hex", "stream from to req reply")
 package main
 
@@ -24,8 +25,6 @@ import (
 	"math"
 	"os"
 	"strings"
-
-	"github.com/hashicorp/go-msgpack/codec"
 )
 
 // The structs below carry memberlist's wire field names (the msgpack map keys); they are the protocol's facts,
@@ -110,7 +109,7 @@ type compress struct {
 }
 
 func encodeBody(out *bytes.Buffer, v interface{}) {
-	if err := codec.NewEncoder(out, &codec.MsgpackHandle{}).Encode(v); err != nil {
+	if err := newEncoder(out).Encode(v); err != nil {
 		panic(err)
 	}
 }
@@ -357,7 +356,7 @@ func decodeMessage(buf []byte) ([]byte, error) {
 	default:
 		return nil, fmt.Errorf("type %d", buf[0])
 	}
-	if err := codec.NewDecoder(bytes.NewReader(buf[1:]), &codec.MsgpackHandle{}).Decode(v); err != nil {
+	if err := newDecoder(bytes.NewReader(buf[1:])).Decode(v); err != nil {
 		return nil, err
 	}
 	return msg(buf[0], v), nil
@@ -370,7 +369,7 @@ func decodeStream(buf []byte) ([]byte, error) {
 	}
 	if buf[0] == 9 {
 		var c compress
-		if err := codec.NewDecoder(bytes.NewReader(buf[1:]), &codec.MsgpackHandle{}).Decode(&c); err != nil {
+		if err := newDecoder(bytes.NewReader(buf[1:])).Decode(&c); err != nil {
 			return nil, err
 		}
 		plain, err := lzwDecompress(c.Buf)
@@ -380,7 +379,7 @@ func decodeStream(buf []byte) ([]byte, error) {
 		return decodeStream(plain)
 	}
 	r := bytes.NewReader(buf[1:])
-	dec := codec.NewDecoder(r, &codec.MsgpackHandle{})
+	dec := newDecoder(r)
 	var out bytes.Buffer
 	out.WriteByte(buf[0])
 	switch buf[0] {
@@ -484,11 +483,14 @@ func main() {
 		}
 		serve(key)
 	case "trace":
-		key := ""
+		key, label := "", ""
 		if len(os.Args) > 2 {
 			key = os.Args[2]
 		}
-		trace(key)
+		if len(os.Args) > 3 {
+			label = os.Args[3]
+		}
+		trace(key, label)
 	default:
 		fmt.Fprintln(os.Stderr, "unknown mode", os.Args[1])
 		os.Exit(2)

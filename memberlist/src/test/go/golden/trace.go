@@ -125,7 +125,7 @@ func (d *delegate) MergeRemoteState(buf []byte, join bool) {}
 
 // trace runs nodes a, b, c: join, user messages, a lossy link to c (indirect probes, nacks, TCP fallback pings,
 // suspicion), then c leaves; it prints everything sent, sorted for readability.
-func trace(keyHex string) {
+func trace(keyHex, label string) {
 	rec := &recorder{nodes: map[string]*memTransport{}, dropUDP: map[string]bool{}}
 	var key []byte
 	if keyHex != "" {
@@ -151,6 +151,7 @@ func trace(keyHex string) {
 		c.SuspicionMult = 2
 		c.Delegate = &delegate{name: name}
 		c.SecretKey = key
+		setLabel(c, label)
 		c.LogOutput = ioutil.Discard
 		m, err := memberlist.Create(c)
 		if err != nil {

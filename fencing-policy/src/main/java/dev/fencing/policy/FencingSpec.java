@@ -19,6 +19,7 @@ import java.util.List;
  * <tr><td>quorumSize</td><td>null = Auto = floor(expected/2)+1</td></tr>
  * <tr><td>tieBreakers</td><td>{@link #DEFAULT_TIE_BREAKERS} ([ControlPlane])</td></tr>
  * <tr><td>timings</td><td>{@link TimingOverrides#NONE}</td></tr>
+ * <tr><td>gossipLabel</td><td>{@link #DEFAULT_GOSSIP_LABEL} (GroupName)</td></tr>
  * </table>
  *
  * <p>The tie-breaker list keeps null entries so that validation can report them by index.
@@ -30,6 +31,7 @@ import java.util.List;
  * @param quorumSize       explicit votes needed for quorum; null = Auto
  * @param tieBreakers      asked in order on an exact half split; an empty list means "never break a tie"
  * @param timings          overrides of the profile
+ * @param gossipLabel      GroupName (the gossip label is the group name) or None (no label)
  */
 public record FencingSpec(
         Mode mode,
@@ -38,7 +40,8 @@ public record FencingSpec(
         Profile profile,
         Integer quorumSize,
         List<TieBreakerKind> tieBreakers,
-        TimingOverrides timings) {
+        TimingOverrides timings,
+        GossipLabel gossipLabel) {
 
     /** Default mode, as Deckhouse's NodeGroup. */
     public static final Mode DEFAULT_MODE = Mode.WATCHDOG;
@@ -48,14 +51,27 @@ public record FencingSpec(
     public static final Profile DEFAULT_PROFILE = Profile.AUTO;
     /** Default tie-breakers: only the controller may grant an even split, so at most one side survives it. */
     public static final List<TieBreakerKind> DEFAULT_TIE_BREAKERS = List.of(TieBreakerKind.CONTROL_PLANE);
+    /** Default gossip label: the group name. */
+    public static final GossipLabel DEFAULT_GOSSIP_LABEL = GossipLabel.GROUP_NAME;
     /** Everything at its default. */
-    public static final FencingSpec DEFAULTS = new FencingSpec(null, null, null, null, null, null, null);
+    public static final FencingSpec DEFAULTS = new FencingSpec(null, null, null, null, null, null, null, null);
 
     /** Copies the tie-breaker list (null entries are kept for validation to report). */
     public FencingSpec {
         if (tieBreakers != null) {
             tieBreakers = Collections.unmodifiableList(new ArrayList<>(tieBreakers));
         }
+    }
+
+    /** A spec with the default gossip label. */
+    public FencingSpec(Mode mode, Duration watchdogTimeout, QuorumLossAction quorumLossAction, Profile profile,
+            Integer quorumSize, List<TieBreakerKind> tieBreakers, TimingOverrides timings) {
+        this(mode, watchdogTimeout, quorumLossAction, profile, quorumSize, tieBreakers, timings, null);
+    }
+
+    /** The gossip label in effect. */
+    public GossipLabel effectiveGossipLabel() {
+        return gossipLabel != null ? gossipLabel : DEFAULT_GOSSIP_LABEL;
     }
 
     /** The mode in effect. */
@@ -93,36 +109,49 @@ public record FencingSpec(
 
     /** A copy with another mode. */
     public FencingSpec withMode(Mode newMode) {
-        return new FencingSpec(newMode, watchdogTimeout, quorumLossAction, profile, quorumSize, tieBreakers, timings);
+        return new FencingSpec(newMode, watchdogTimeout, quorumLossAction, profile, quorumSize, tieBreakers, timings,
+                gossipLabel);
     }
 
     /** A copy with another watchdog timeout. */
     public FencingSpec withWatchdogTimeout(Duration newTimeout) {
-        return new FencingSpec(mode, newTimeout, quorumLossAction, profile, quorumSize, tieBreakers, timings);
+        return new FencingSpec(mode, newTimeout, quorumLossAction, profile, quorumSize, tieBreakers, timings,
+                gossipLabel);
     }
 
     /** A copy with another quorum-loss action. */
     public FencingSpec withQuorumLossAction(QuorumLossAction newAction) {
-        return new FencingSpec(mode, watchdogTimeout, newAction, profile, quorumSize, tieBreakers, timings);
+        return new FencingSpec(mode, watchdogTimeout, newAction, profile, quorumSize, tieBreakers, timings,
+                gossipLabel);
     }
 
     /** A copy with another profile. */
     public FencingSpec withProfile(Profile newProfile) {
-        return new FencingSpec(mode, watchdogTimeout, quorumLossAction, newProfile, quorumSize, tieBreakers, timings);
+        return new FencingSpec(mode, watchdogTimeout, quorumLossAction, newProfile, quorumSize, tieBreakers, timings,
+                gossipLabel);
     }
 
     /** A copy with another explicit quorum size (null = Auto). */
     public FencingSpec withQuorumSize(Integer newSize) {
-        return new FencingSpec(mode, watchdogTimeout, quorumLossAction, profile, newSize, tieBreakers, timings);
+        return new FencingSpec(mode, watchdogTimeout, quorumLossAction, profile, newSize, tieBreakers, timings,
+                gossipLabel);
     }
 
     /** A copy with other tie-breakers. */
     public FencingSpec withTieBreakers(List<TieBreakerKind> newTieBreakers) {
-        return new FencingSpec(mode, watchdogTimeout, quorumLossAction, profile, quorumSize, newTieBreakers, timings);
+        return new FencingSpec(mode, watchdogTimeout, quorumLossAction, profile, quorumSize, newTieBreakers, timings,
+                gossipLabel);
+    }
+
+    /** A copy with another gossip label (null = the default). */
+    public FencingSpec withGossipLabel(GossipLabel newGossipLabel) {
+        return new FencingSpec(mode, watchdogTimeout, quorumLossAction, profile, quorumSize, tieBreakers, timings,
+                newGossipLabel);
     }
 
     /** A copy with other timing overrides. */
     public FencingSpec withTimings(TimingOverrides newTimings) {
-        return new FencingSpec(mode, watchdogTimeout, quorumLossAction, profile, quorumSize, tieBreakers, newTimings);
+        return new FencingSpec(mode, watchdogTimeout, quorumLossAction, profile, quorumSize, tieBreakers, newTimings,
+                gossipLabel);
     }
 }

@@ -17,12 +17,13 @@ import java.util.function.Function;
  *
  * <p>Shape: {@code mode}, {@code watchdog.timeout} ({@code ^[0-9]+[smh]$}), {@code quorumLossAction},
  * {@code profile}, {@code quorum.size} ({@code Auto} or an integer), {@code quorum.tieBreakers} (list),
- * {@code timings.*} (durations as strings such as {@code 500ms}, counts as integers, {@code localHealthCap} a number).
+ * {@code timings.*} (durations as strings such as {@code 500ms}, counts as integers, {@code localHealthCap} a number),
+ * {@code gossipLabel} ({@code GroupName} or {@code None}).
  */
 public final class FencingSpecReader {
 
     private static final Set<String> FENCING_FIELDS =
-            Set.of("mode", "watchdog", "quorumLossAction", "profile", "quorum", "timings");
+            Set.of("mode", "watchdog", "quorumLossAction", "profile", "quorum", "timings", "gossipLabel");
     private static final Set<String> WATCHDOG_FIELDS = Set.of("timeout");
     private static final Set<String> QUORUM_FIELDS = Set.of("size", "tieBreakers");
     private static final Set<String> TIMING_FIELDS = Set.of("probeInterval", "probeTimeout", "suspicionMult",
@@ -103,10 +104,12 @@ public final class FencingSpecReader {
         }
         Map<String, ?> t = object(f.get("timings"), path + ".timings");
         TimingOverrides timings = t == null ? null : timings(t, path + ".timings");
+        GossipLabel gossipLabel = enumValue(f.get("gossipLabel"), GossipLabel::parse, path + ".gossipLabel");
         if (!violations.isEmpty()) {
             return new Result(null, violations);
         }
-        return new Result(new FencingSpec(mode, timeout, action, profile, size, tieBreakers, timings), List.of());
+        return new Result(new FencingSpec(mode, timeout, action, profile, size, tieBreakers, timings, gossipLabel),
+                List.of());
     }
 
     private TimingOverrides timings(Map<String, ?> t, String at) {

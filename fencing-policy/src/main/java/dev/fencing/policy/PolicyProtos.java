@@ -26,7 +26,8 @@ public final class PolicyProtos {
                 .setMode(toProto(policy.mode()))
                 .setQuorumLossAction(toProto(policy.quorumLossAction()))
                 .setQuorumSize(policy.quorumSize())
-                .setTimings(toProto(policy.timings()));
+                .setTimings(toProto(policy.timings()))
+                .setNoGossipLabel(policy.gossipLabel() == GossipLabel.NONE);
         policy.tieBreakers().forEach(kind -> builder.addTieBreakers(toProto(kind)));
         return builder.build();
     }
@@ -50,7 +51,8 @@ public final class PolicyProtos {
         }
         ResolvedPolicy resolved = new ResolvedPolicy(fromProto(policy.getMode()),
                 fromProto(policy.getQuorumLossAction()), expected, policy.getQuorumSize(), tieBreakers,
-                fromProto(policy.getTimings()));
+                fromProto(policy.getTimings()),
+                policy.getNoGossipLabel() ? GossipLabel.NONE : GossipLabel.GROUP_NAME);
         List<Violation> broken = PolicyResolver.verify(resolved);
         if (!broken.isEmpty()) {
             throw new IllegalArgumentException("FencingPolicy for " + expected + " expected members breaks the policy "

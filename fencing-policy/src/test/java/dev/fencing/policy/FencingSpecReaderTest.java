@@ -41,6 +41,25 @@ class FencingSpecReaderTest {
     }
 
     @Test
+    void gossipLabelIsGroupNameByDefaultOrNone() {
+        assertThat(read(Map.of()).spec().effectiveGossipLabel()).isEqualTo(GossipLabel.GROUP_NAME);
+        assertThat(read(Map.of("gossipLabel", "GroupName")).spec().gossipLabel()).isEqualTo(GossipLabel.GROUP_NAME);
+        assertThat(read(Map.of("gossipLabel", "None")).spec().effectiveGossipLabel()).isEqualTo(GossipLabel.NONE);
+        assertThat(read(Map.of("gossipLabel", "none")).violations()).singleElement()
+                .satisfies(v -> assertThat(v.message()).contains("write 'None'"));
+        assertThat(read(Map.of("gossipLabel", "Off")).violations()).singleElement()
+                .satisfies(v -> {
+                    assertThat(v.field()).isEqualTo("fencing.gossipLabel");
+                    assertThat(v.message()).contains("GroupName").contains("None");
+                });
+        // the resolved policy carries it, and the copies keep it
+        FencingSpec none = read(Map.of("gossipLabel", "None")).spec();
+        assertThat(PolicyResolver.resolve(none.withProfile(Profile.SLOW), 3).gossipLabel())
+                .isEqualTo(GossipLabel.NONE);
+        assertThat(PolicyResolver.resolve(FencingSpec.DEFAULTS, 3).gossipLabel()).isEqualTo(GossipLabel.GROUP_NAME);
+    }
+
+    @Test
     void quorumSizeIsAutoOrAWholeNumber() {
         assertThat(read(Map.of("quorum", Map.of("size", "Auto"))).spec().quorumSize()).isNull();
         assertThat(read(Map.of("quorum", Map.of("size", "4"))).spec().quorumSize()).isEqualTo(4);
@@ -53,8 +72,8 @@ class FencingSpecReaderTest {
     void unknownFieldsAreNamedWithTheKnownOnes() {
         assertThat(read(Map.of("mdoe", "Watchdog", "timings", Map.of("probeIntreval", "1s"))).violations())
                 .containsExactly(
-                        new Violation("fencing.mdoe", "unknown field 'mdoe'; known fields are mode, profile, quorum, "
-                                + "quorumLossAction, timings, watchdog"),
+                        new Violation("fencing.mdoe", "unknown field 'mdoe'; known fields are gossipLabel, mode, "
+                                + "profile, quorum, quorumLossAction, timings, watchdog"),
                         new Violation("fencing.timings.probeIntreval", "unknown field 'probeIntreval'; known fields "
                                 + "are armingDelay, evaluationTick, feedInterval, fenceMargin, gossipInterval, "
                                 + "gossipNodes, heartbeatInterval, localHealthCap, probeInterval, probeTimeout, "

@@ -45,6 +45,17 @@ class PolicyProtosTest {
     }
 
     @Test
+    void noGossipLabelCrossesTheWireBothWays() {
+        ResolvedPolicy none = PolicyResolver.resolve(FencingSpec.DEFAULTS.withGossipLabel(GossipLabel.NONE), 3);
+        FencingPolicy wire = PolicyProtos.toProto(none);
+        assertThat(wire.getNoGossipLabel()).isTrue();
+        assertThat(PolicyProtos.fromProto(wire, 3).gossipLabel()).isEqualTo(GossipLabel.NONE);
+        FencingPolicy labelled = PolicyProtos.toProto(PolicyResolver.resolve(FencingSpec.DEFAULTS, 3));
+        assertThat(labelled.getNoGossipLabel()).isFalse();
+        assertThat(PolicyProtos.fromProto(labelled, 3).gossipLabel()).isEqualTo(GossipLabel.GROUP_NAME);
+    }
+
+    @Test
     void enumsMapOneToOne() {
         assertThat(PolicyProtos.toProto(Mode.WATCHDOG)).isEqualTo(FencingMode.FENCING_MODE_WATCHDOG);
         assertThat(PolicyProtos.toProto(Mode.NOTIFY)).isEqualTo(FencingMode.FENCING_MODE_NOTIFY);

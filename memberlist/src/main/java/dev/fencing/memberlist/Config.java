@@ -52,6 +52,7 @@ public final class Config {
   private final Duration deadNodeReclaimTime;
   private final boolean lifeguardSuspicion;
   private final String label;
+  private final boolean skipInboundLabelCheck;
   private final Keyring keyring;
   private final Delegate delegate;
   private final EventDelegate events;
@@ -98,6 +99,7 @@ public final class Config {
     this.deadNodeReclaimTime = b.deadNodeReclaimTime;
     this.lifeguardSuspicion = b.lifeguardSuspicion;
     this.label = b.label;
+    this.skipInboundLabelCheck = b.skipInboundLabelCheck;
     this.keyring = b.keyring;
     this.delegate = b.delegate;
     this.events = b.events;
@@ -246,6 +248,15 @@ public final class Config {
     return label;
   }
 
+  /**
+   * SkipInboundLabelCheck (memberlist 0.3+): inbound packets and streams must come without a label header (something
+   * in front of this node removed it) and count as carrying {@link #label()}, which remains the encryption's
+   * associated data; a labelled input is refused. Outbound traffic is labelled as usual. Default false.
+   */
+  public boolean skipInboundLabelCheck() {
+    return skipInboundLabelCheck;
+  }
+
   /** Keyring for AES-GCM gossip encryption; null = no encryption. */
   public Keyring keyring() {
     return keyring;
@@ -361,7 +372,8 @@ public final class Config {
         label,
         gossipVerifyIncoming,
         gossipVerifyOutgoing,
-        protocolVersion < 2 ? Keyring.VERSION_0 : Keyring.VERSION_1);
+        protocolVersion < 2 ? Keyring.VERSION_0 : Keyring.VERSION_1,
+        skipInboundLabelCheck);
   }
 
   /** The 6-byte Vsn announced in alive messages and push/pull: [PMin, PMax, PCur, DMin, DMax, DCur]. */
@@ -398,6 +410,7 @@ public final class Config {
     b.deadNodeReclaimTime = deadNodeReclaimTime;
     b.lifeguardSuspicion = lifeguardSuspicion;
     b.label = label;
+    b.skipInboundLabelCheck = skipInboundLabelCheck;
     b.keyring = keyring;
     b.delegate = delegate;
     b.events = events;
@@ -523,6 +536,7 @@ public final class Config {
     private Duration deadNodeReclaimTime;
     private boolean lifeguardSuspicion;
     private String label;
+    private boolean skipInboundLabelCheck;
     private Keyring keyring;
     private Delegate delegate;
     private EventDelegate events;
@@ -695,6 +709,12 @@ public final class Config {
     /** @see Config#label() */
     public Builder label(String value) {
       this.label = value;
+      return this;
+    }
+
+    /** @see Config#skipInboundLabelCheck() */
+    public Builder skipInboundLabelCheck(boolean value) {
+      this.skipInboundLabelCheck = value;
       return this;
     }
 

@@ -32,6 +32,11 @@ final class CrdSchemaEnums {
         @JsonProperty("Slow") SLOW
     }
 
+    enum GossipLabelValue {
+        @JsonProperty("GroupName") GROUP_NAME,
+        @JsonProperty("None") NONE
+    }
+
     enum TieBreakerValue {
         @JsonProperty("ControlPlane") CONTROL_PLANE,
         @JsonProperty("LowestName") LOWEST_NAME,

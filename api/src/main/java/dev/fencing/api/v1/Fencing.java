@@ -53,6 +53,11 @@ public final class Fencing {
     @JsonPropertyDescription("Optional overrides of the profile's timings.")
     private FencingTimings timings;
 
+    @JsonPropertyDescription("GroupName: gossip carries the group name as memberlist label; None: no label, for "
+            + "groups with gossip peers that do not support labels (Go memberlist before v0.3.0). Default GroupName.")
+    @SchemaFrom(type = CrdSchemaEnums.GossipLabelValue.class)
+    private String gossipLabel;
+
     /** An empty instance; Jackson fills it. */
     public Fencing() {
     }
@@ -153,6 +158,22 @@ public final class Fencing {
         return this;
     }
 
+    /** GroupName or None. */
+    public String getGossipLabel() {
+        return gossipLabel;
+    }
+
+    /** Sets {@code gossipLabel}. */
+    public void setGossipLabel(String gossipLabel) {
+        this.gossipLabel = gossipLabel;
+    }
+
+    /** Sets {@code gossipLabel} and returns this. */
+    public Fencing withGossipLabel(String gossipLabel) {
+        this.gossipLabel = gossipLabel;
+        return this;
+    }
+
     @Override
     public boolean equals(Object o) {
         if (this == o) {
@@ -166,12 +187,13 @@ public final class Fencing {
                 && Objects.equals(quorumLossAction, other.quorumLossAction)
                 && Objects.equals(profile, other.profile)
                 && Objects.equals(quorum, other.quorum)
-                && Objects.equals(timings, other.timings);
+                && Objects.equals(timings, other.timings)
+                && Objects.equals(gossipLabel, other.gossipLabel);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(mode, watchdog, quorumLossAction, profile, quorum, timings);
+        return Objects.hash(mode, watchdog, quorumLossAction, profile, quorum, timings, gossipLabel);
     }
 
     @Override
@@ -182,6 +204,7 @@ public final class Fencing {
                 + ", profile=" + profile
                 + ", quorum=" + quorum
                 + ", timings=" + timings
+                + ", gossipLabel=" + gossipLabel
                 + "}";
     }
 }

@@ -107,6 +107,7 @@ public final class NodeGroupFencing {
             put(timings, "fenceMargin", t.getFenceMargin());
             out.put("timings", timings);
         }
+        put(out, "gossipLabel", f.getGossipLabel());
         return out;
     }
 

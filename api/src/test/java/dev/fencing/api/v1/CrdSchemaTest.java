@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencing.policy.DurationFormat;
 import dev.fencing.policy.FencingSpec;
+import dev.fencing.policy.GossipLabel;
 import dev.fencing.policy.Mode;
 import dev.fencing.policy.PolicyResolver;
 import dev.fencing.policy.Profile;
@@ -61,6 +62,8 @@ class CrdSchemaTest {
                 .isEqualTo(spellings(Profile.values(), Profile::crdValue));
         assertThat(enumOf(fencing.getProperties().get("quorum").getProperties().get("tieBreakers").getItems()
                 .getSchema())).isEqualTo(spellings(TieBreakerKind.values(), TieBreakerKind::crdValue));
+        assertThat(enumOf(fencing.getProperties().get("gossipLabel")))
+                .isEqualTo(spellings(GossipLabel.values(), GossipLabel::crdValue));
         assertThat(enumOf(spec().getProperties().get("nodeType")))
                 .isEqualTo(spellings(NodeType.values(), NodeType::crdValue));
         assertThat(spec().getRequired()).containsExactly("nodeType");

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencing.policy.FencingSpec;
 import dev.fencing.policy.FencingSpecReader;
+import dev.fencing.policy.GossipLabel;
 import dev.fencing.policy.InvalidPolicyException;
 import dev.fencing.policy.Mode;
 import dev.fencing.policy.Profile;
@@ -100,6 +101,16 @@ class NodeGroupFencingTest {
                 """);
         assertThat(NodeGroupFencing.fencingEnabled(ng)).isTrue();
         assertThat(NodeGroupFencing.toFencingSpec(ng)).isEqualTo(FencingSpec.DEFAULTS);
+    }
+
+    @Test
+    void gossipLabelIsMappedAndABadOneNamesItsPath() {
+        assertThat(NodeGroupFencing.map(new Fencing().withGossipLabel("None")).spec().gossipLabel())
+                .isEqualTo(GossipLabel.NONE);
+        assertThat(NodeGroupFencing.map(new Fencing()).spec().effectiveGossipLabel())
+                .isEqualTo(GossipLabel.GROUP_NAME);
+        assertThat(NodeGroupFencing.map(new Fencing().withGossipLabel("Off")).violations())
+                .extracting(Violation::field).containsExactly("spec.fencing.gossipLabel");
     }
 
     @Test

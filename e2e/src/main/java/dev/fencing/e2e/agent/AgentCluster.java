@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -56,12 +57,24 @@ public final class AgentCluster implements AutoCloseable {
      */
     public static AgentCluster start(NetnsLab lab, AgentLauncher launcher, String group, AgentSettings settings,
                                      Path workDir, Path logDir, Set<String> runElsewhere) {
+        return start(lab, launcher, group, settings, workDir, logDir, runElsewhere, UnaryOperator.identity());
+    }
+
+    /**
+     * Like {@link #start(NetnsLab, AgentLauncher, String, AgentSettings, Path, Path, Set)}, with the standalone file
+     * passed through {@code editConfig} before it is written (e.g. appending {@code "  gossipLabel: None\n"}, a
+     * field of the {@code fencing:} block, which comes last).
+     */
+    public static AgentCluster start(NetnsLab lab, AgentLauncher launcher, String group, AgentSettings settings,
+                                     Path workDir, Path logDir, Set<String> runElsewhere,
+                                     UnaryOperator<String> editConfig) {
         List<AgentSettings.Member> members = lab.nodes().stream()
                 .map(n -> new AgentSettings.Member(n.name(), n.address(), AgentNode.GOSSIP_PORT)).toList();
         Path config = workDir.resolve(CONFIG_FILE);
         try {
             Files.createDirectories(workDir);
-            Files.writeString(config, settings.standaloneYaml(group, members), StandardCharsets.UTF_8);
+            Files.writeString(config, editConfig.apply(settings.standaloneYaml(group, members)),
+                    StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new IllegalStateException("cannot write " + config + ": " + e.getMessage(), e);
         }

@@ -12,8 +12,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Builds the Go reference peer ({@code e2e/go/src/mlpeer}) with Debian's Go in GOPATH mode against Debian's
- * hashicorp/memberlist 0.2.2 — offline: GOPATH mode never downloads, and GOPROXY=off makes sure of it.
+ * Builds the Go reference peer ({@code e2e/go/src/mlpeer}) for each {@link PeerKind}:
+ * <ul>
+ *   <li>{@link PeerKind#GO}: GOPATH mode against Debian's hashicorp/memberlist 0.2.2 ({@code -tags memberlist022}) —
+ *       offline: GOPATH mode never downloads, and GOPROXY=off makes sure of it;</li>
+ *   <li>{@link PeerKind#GO_054} and {@link PeerKind#GO_LATEST}: module mode against the versions pinned by
+ *       {@code v054.mod}/{@code v054.sum} and {@code go.mod}/{@code go.sum} ({@code -mod=readonly}, so the pins and
+ *       checksums are never changed by a build). The first build downloads the modules from the proxy into Go's
+ *       module cache ({@code GOMODCACHE}, by default {@code ~/go/pkg/mod}, which survives {@code mvn clean}); a warm
+ *       build needs no network.</li>
+ * </ul>
  */
 public final class GoPeerBinary {
 
@@ -23,7 +31,59 @@ public final class GoPeerBinary {
     private static final String INSTALL_HINT = "scripts/test installs them: apt-get install golang-go "
             + "golang-github-hashicorp-memberlist-dev";
 
+    /** The latest hashicorp/memberlist release, pinned in {@code e2e/go/src/mlpeer/go.mod}. */
+    public static final String LATEST_VERSION = "v0.7.0";
+    private static final String GO_MODERN = "/usr/local/go/bin/go";
+    private static final String DEFAULT_PROXY = "https://proxy.golang.org";
+
     private GoPeerBinary() {
+    }
+
+    /**
+     * Builds (or incrementally rebuilds) the peer binary of a Go kind.
+     *
+     * @return {@code e2e/target/mlpeer} for {@link PeerKind#GO}, {@code e2e/target/mlpeer-<version>} otherwise
+     * @throws IllegalArgumentException for {@link PeerKind#JAVA}
+     * @throws IllegalStateException when Go or a module is unavailable, or the build fails
+     */
+    public static Path build(ProjectLayout layout, PeerKind kind) {
+        return switch (kind) {
+            case JAVA -> throw new IllegalArgumentException("JAVA is not a Go peer");
+            case GO -> build(layout);
+            case GO_054 -> buildModule(layout, kind, "v054.mod");
+            case GO_LATEST -> buildModule(layout, kind, "go.mod");
+        };
+    }
+
+    private static synchronized Path buildModule(ProjectLayout layout, PeerKind kind, String modfile) {
+        String go = Files.isExecutable(Path.of(GO_MODERN)) ? GO_MODERN : findGo();
+        Path source = layout.e2eModule().resolve("go/src/mlpeer");
+        Path target = layout.e2eTarget();
+        Path binary = target.resolve("mlpeer-" + kind.memberlistVersion());
+        try {
+            Files.createDirectories(target.resolve("gocache"));
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot create " + target + ": " + e.getMessage(), e);
+        }
+        String proxy = System.getenv().getOrDefault("GOPROXY", DEFAULT_PROXY);
+        List<String> command = new ArrayList<>(List.of("env", "-C", source.toString(),
+                "GO111MODULE=on",
+                "GOFLAGS=-mod=readonly",
+                "GOTOOLCHAIN=local",
+                "GOPROXY=" + (proxy.isBlank() ? DEFAULT_PROXY : proxy),
+                "GOCACHE=" + target.resolve("gocache"),
+                go, "build", "-modfile=" + modfile, "-o", binary.toString(), "."));
+        long started = System.nanoTime();
+        CommandResult result = HostCommand.run(command, Duration.ofMinutes(5));
+        if (!result.ok()) {
+            throw new IllegalStateException("go build of the memberlist " + kind.memberlistVersion()
+                    + " peer failed (exit " + result.exitCode() + "):\n" + result.stderr().strip()
+                    + "\nIt needs Go >= 1.21 (" + GO_MODERN + ") and, on a cold module cache, the module proxy "
+                    + proxy);
+        }
+        LOG.info("event=go-peer-built binary={} memberlist={} millis={}", binary, kind.memberlistVersion(),
+                (System.nanoTime() - started) / 1_000_000);
+        return binary;
     }
 
     /**
@@ -58,7 +118,7 @@ public final class GoPeerBinary {
                 "GOFLAGS=",
                 "GOPATH=" + workspace + ":" + gocode,
                 "GOCACHE=" + target.resolve("gocache"),
-                go, "build", "-o", binary.toString(), "mlpeer"));
+                go, "build", "-tags", "memberlist022", "-o", binary.toString(), "mlpeer"));
         long started = System.nanoTime();
         CommandResult result = HostCommand.run(command, Duration.ofMinutes(5));
         if (!result.ok()) {

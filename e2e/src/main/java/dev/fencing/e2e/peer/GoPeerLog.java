@@ -18,7 +18,9 @@ public final class GoPeerLog {
             "Failed to decode", "Failed to decompress", "Decrypt packet failed", "not supported",
             "invalid msgType", "Failed push/pull merge", "Failed to read remote state",
             "Failed to receive user message", "truncated messages", "invalid checksum",
-            "Got ping for unexpected node", "Conflicting address", "panic:");
+            "Got ping for unexpected node", "Conflicting address", "panic:",
+            // memberlist >= 0.3: label refusals
+            "unacceptable label", "unexpected double");
 
     private GoPeerLog() {
     }

@@ -97,6 +97,16 @@ public final class GossipPeer implements AutoCloseable {
         process.writeLine(command.toString());
     }
 
+    /**
+     * Queues {@code count} distinct 2-character user broadcasts ("00", "01", … in base 36) that the node hands to
+     * memberlist's gossip (stdin {@code {"broadcasts":N}}); more than 255 fit in one packet's budget.
+     */
+    public void queueBroadcasts(int count) {
+        ObjectNode command = JSON.createObjectNode();
+        command.put("broadcasts", count);
+        process.writeLine(command.toString());
+    }
+
     /** Waits for a user message with exactly {@code message} as its text. */
     public ObservedLine awaitUserMessage(String message, Duration timeout) {
         return process.await("user message \"" + abbreviate(message) + "\"",

@@ -12,20 +12,22 @@ import java.util.TreeSet;
  * @param ts      the node's epoch-ms timestamp
  * @param alive   names of alive members (the Go 0.2.2 peer lists suspect members here: its API cannot tell them apart)
  * @param suspect names of suspect members
- * @param dead    names of dead or left members
+ * @param dead    names of dead members (the Go 0.2.2 peer lists left members here too)
+ * @param left    names of members that left gracefully and are not reaped yet
  */
-public record MembersView(long ts, Set<String> alive, Set<String> suspect, Set<String> dead) {
+public record MembersView(long ts, Set<String> alive, Set<String> suspect, Set<String> dead, Set<String> left) {
 
     public MembersView {
         alive = Set.copyOf(alive);
         suspect = Set.copyOf(suspect);
         dead = Set.copyOf(dead);
+        left = Set.copyOf(left);
     }
 
     /** Parses a members line; entries may be names or objects with a {@code name} field. */
     public static MembersView from(ObservedLine line) {
         return new MembersView(line.json().path("ts").asLong(), names(line, "alive"), names(line, "suspect"),
-                names(line, "dead"));
+                names(line, "dead"), names(line, "left"));
     }
 
     private static Set<String> names(ObservedLine line, String field) {
@@ -33,6 +35,13 @@ public record MembersView(long ts, Set<String> alive, Set<String> suspect, Set<S
         line.json().path(field).forEach(entry -> names.add(entry.isObject() ? entry.path("name").asText()
                 : entry.asText()));
         return new TreeSet<>(names);
+    }
+
+    /** @return dead and left: every former member the node still holds (not reaped yet) */
+    public Set<String> departed() {
+        Set<String> all = new TreeSet<>(dead);
+        all.addAll(left);
+        return all;
     }
 
     /** @return alive and suspect: every member the node has not declared dead */

@@ -3,17 +3,23 @@ package dev.fencing.e2e.peer;
 import dev.fencing.e2e.process.JsonLinesProcess;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 /**
  * Turns a {@link PeerSpec} into a running process of either implementation.
  *
- * @param goBinary      the built Go peer ({@link GoPeerBinary#build})
+ * @param goBinary      the built Go 0.2.2 peer ({@link GoPeerBinary#build}), for {@link PeerKind#GO}
  * @param nodeJar       the Java node jar ({@link NodeJar#locate}); null when only Go peers are started
  * @param javaOptions   JVM flags for Java nodes (small heap, quick start)
  * @param commandPrefix prepended to every command, e.g. {@code ip netns exec NS}; empty on the host
+ * @param moduleGoBinaries the Go peers built from the module proxy ({@link PeerKind#GO_054},
+ *                      {@link PeerKind#GO_LATEST}) this launcher can start; empty when only 0.2.2 is needed
  */
-public record PeerLauncher(Path goBinary, Path nodeJar, List<String> javaOptions, List<String> commandPrefix) {
+public record PeerLauncher(Path goBinary, Path nodeJar, List<String> javaOptions, List<String> commandPrefix,
+                           Map<PeerKind, Path> moduleGoBinaries) {
 
     /**
      * JVM flags that keep a node small and quick to start on a shared 2-core machine: an explicit heap and an
@@ -26,6 +32,27 @@ public record PeerLauncher(Path goBinary, Path nodeJar, List<String> javaOptions
     public PeerLauncher {
         javaOptions = List.copyOf(javaOptions);
         commandPrefix = List.copyOf(commandPrefix);
+        moduleGoBinaries = Map.copyOf(moduleGoBinaries);
+    }
+
+    /** A launcher for Java nodes and the 0.2.2 Go peer only. */
+    public PeerLauncher(Path goBinary, Path nodeJar, List<String> javaOptions, List<String> commandPrefix) {
+        this(goBinary, nodeJar, javaOptions, commandPrefix, Map.of());
+    }
+
+    /**
+     * A launcher for the host namespace with the Java node and the given Go kinds, each built if needed (0.2.2 is
+     * always built: it is the default Go peer).
+     */
+    public static PeerLauncher forHost(ProjectLayout layout, Set<PeerKind> goKinds) {
+        Map<PeerKind, Path> modules = new EnumMap<>(PeerKind.class);
+        for (PeerKind kind : goKinds) {
+            if (kind.isGo() && kind != PeerKind.GO) {
+                modules.put(kind, GoPeerBinary.build(layout, kind));
+            }
+        }
+        return new PeerLauncher(GoPeerBinary.build(layout), NodeJar.locate(layout), DEFAULT_JAVA_OPTIONS, List.of(),
+                modules);
     }
 
     /** A launcher for the host namespace with both implementations. */
@@ -40,7 +67,7 @@ public record PeerLauncher(Path goBinary, Path nodeJar, List<String> javaOptions
 
     /** @return the same launcher running its processes behind {@code prefix} (e.g. inside a network namespace) */
     public PeerLauncher withPrefix(List<String> prefix) {
-        return new PeerLauncher(goBinary, nodeJar, javaOptions, prefix);
+        return new PeerLauncher(goBinary, nodeJar, javaOptions, prefix, moduleGoBinaries);
     }
 
     /** @return the full command line for {@code spec} on {@code kind} */
@@ -48,6 +75,15 @@ public record PeerLauncher(Path goBinary, Path nodeJar, List<String> javaOptions
         List<String> command = new ArrayList<>(commandPrefix);
         switch (kind) {
             case GO -> command.add(goBinary.toString());
+            case GO_054, GO_LATEST -> {
+                Path binary = moduleGoBinaries.get(kind);
+                if (binary == null) {
+                    throw new IllegalStateException("the memberlist " + kind.memberlistVersion() + " Go peer was not "
+                            + "built for this launcher; create it with PeerLauncher.forHost(layout, Set.of(" + kind
+                            + "))");
+                }
+                command.add(binary.toString());
+            }
             case JAVA -> {
                 if (nodeJar == null) {
                     throw new IllegalStateException("no Java node jar configured for " + spec.name());

@@ -35,7 +35,6 @@ class MixedClusterIT {
     private static final Duration CONVERGE = Duration.ofSeconds(30);
     /** Local config at N=4: suspicion lasts 3..18 s after a failed probe; twice the worst case plus slack. */
     private static final Duration DETECT = Duration.ofSeconds(50);
-    private static final Duration MESSAGE = Duration.ofSeconds(10);
     private static final String KEY = "SGVsbG8gZnJvbSB0aGUgZmVuY2luZyBlMmUgc3VpdGU=";
     private static final String OTHER_KEY = "T3RoZXIga2V5IG9mIHRoZSBmZW5jaW5nIGUyZSBzdWk=";
 
@@ -70,7 +69,7 @@ class MixedClusterIT {
     }
 
     @ParameterizedTest(name = "{0} seed")
-    @EnumSource(PeerKind.class)
+    @EnumSource(value = PeerKind.class, names = {"JAVA", "GO"})
     void nodeOfTheOtherKindJoinsThroughTheSeed(PeerKind seedKind) {
         long start = System.nanoTime();
         GossipPeer seed = group.start(seedKind, name(seedKind, 1), spec -> spec);
@@ -97,7 +96,7 @@ class MixedClusterIT {
     }
 
     @ParameterizedTest(name = "{0} node crashes")
-    @EnumSource(PeerKind.class)
+    @EnumSource(value = PeerKind.class, names = {"JAVA", "GO"})
     void crashedNodeIsDeclaredDeadByEveryPeerOfBothKinds(PeerKind victimKind) {
         List<GossipPeer> all = startFourNodeCluster(spec -> spec);
         GossipPeer victim = all.stream().filter(p -> p.kind() == victimKind).findFirst().orElseThrow();
@@ -117,7 +116,7 @@ class MixedClusterIT {
     }
 
     @ParameterizedTest(name = "{0} node leaves")
-    @EnumSource(PeerKind.class)
+    @EnumSource(value = PeerKind.class, names = {"JAVA", "GO"})
     void gracefulLeaveIsSeenByEveryPeerOfBothKinds(PeerKind leaverKind) {
         List<GossipPeer> all = startFourNodeCluster(spec -> spec);
         GossipPeer leaver = all.stream().filter(p -> p.kind() == leaverKind).findFirst().orElseThrow();
@@ -143,12 +142,12 @@ class MixedClusterIT {
         GossipPeer go = group.startJoining(PeerKind.GO, "go-1", List.of(java), spec -> spec);
         PeerGroup.awaitConverged(List.of(java, go), Set.of("java-1", "go-1"), Long.MIN_VALUE, CONVERGE);
 
-        deliver(java, go, "from java to go, reliable=" + reliable, reliable);
-        deliver(go, java, "from go to java, reliable=" + reliable, reliable);
+        MixedMessages.deliver(java, go, "from java to go, reliable=" + reliable, reliable);
+        MixedMessages.deliver(go, java, "from go to java, reliable=" + reliable, reliable);
     }
 
     @ParameterizedTest(name = "{0} seed")
-    @EnumSource(PeerKind.class)
+    @EnumSource(value = PeerKind.class, names = {"JAVA", "GO"})
     void pushPullStateIsExchangedBothWaysOnJoin(PeerKind seedKind) {
         GossipPeer seed = group.start(seedKind, name(seedKind, 1), spec -> spec.withState("state of the seed"));
         GossipPeer joiner = group.startJoining(other(seedKind), name(other(seedKind), 1), List.of(seed),
@@ -173,7 +172,7 @@ class MixedClusterIT {
     }
 
     @ParameterizedTest(name = "{0} node updates")
-    @EnumSource(PeerKind.class)
+    @EnumSource(value = PeerKind.class, names = {"JAVA", "GO"})
     void metadataUpdateIsSeenByTheOtherKind(PeerKind updaterKind) {
         GossipPeer updater = group.start(updaterKind, name(updaterKind, 1), spec -> spec);
         GossipPeer observer = group.startJoining(other(updaterKind), name(other(updaterKind), 1), List.of(updater),
@@ -228,14 +227,14 @@ class MixedClusterIT {
         // Java side decodes Go's LZW, and the reverse direction exercises whatever the Java node sends.
         String stream = "fencing ".repeat(2048) + "end";
         String packet = "quorum ".repeat(140) + "end";
-        deliver(go, java, stream, true);
-        deliver(java, go, stream, true);
-        deliver(go, java, packet, false);
-        deliver(java, go, packet, false);
+        MixedMessages.deliver(go, java, stream, true);
+        MixedMessages.deliver(java, go, stream, true);
+        MixedMessages.deliver(go, java, packet, false);
+        MixedMessages.deliver(java, go, packet, false);
     }
 
     @ParameterizedTest(name = "compression off on the {0} node")
-    @EnumSource(PeerKind.class)
+    @EnumSource(value = PeerKind.class, names = {"JAVA", "GO"})
     void nodeWithCompressionOffInteroperatesWithOneThatCompresses(PeerKind plainKind) {
         GossipPeer plain = group.start(plainKind, name(plainKind, 1),
                 spec -> spec.withExtraArgs(List.of("--compression=false")));
@@ -245,10 +244,10 @@ class MixedClusterIT {
                 Long.MIN_VALUE, CONVERGE);
 
         String text = "lzw ".repeat(300) + "end";
-        deliver(plain, compressing, text, false);
-        deliver(compressing, plain, text, false);
-        deliver(plain, compressing, text, true);
-        deliver(compressing, plain, text, true);
+        MixedMessages.deliver(plain, compressing, text, false);
+        MixedMessages.deliver(compressing, plain, text, false);
+        MixedMessages.deliver(plain, compressing, text, true);
+        MixedMessages.deliver(compressing, plain, text, true);
     }
 
     private List<GossipPeer> startFourNodeCluster(UnaryOperator<PeerSpec> c) {
@@ -260,25 +259,6 @@ class MixedClusterIT {
         List<GossipPeer> all = List.of(java1, go1, java2, go2);
         PeerGroup.awaitConverged(all, PeerGroup.names(all), start, CONVERGE);
         return all;
-    }
-
-    /** Sends until it arrives; best-effort (UDP) messages get up to three attempts, reliable ones exactly one. */
-    private static void deliver(GossipPeer from, GossipPeer to, String message, boolean reliable) {
-        int attempts = reliable ? 1 : 3;
-        IllegalStateException last = null;
-        for (int attempt = 1; attempt <= attempts; attempt++) {
-            long sentAt = System.nanoTime();
-            from.sendUserMessage(to.name(), message, reliable);
-            try {
-                to.awaitUserMessage(message, attempt == attempts ? MESSAGE : Duration.ofSeconds(3));
-                System.out.printf("interop message: %s -> %s, %d bytes, reliable=%s, attempt %d, %d ms%n", from, to,
-                        message.length(), reliable, attempt, (System.nanoTime() - sentAt) / 1_000_000);
-                return;
-            } catch (IllegalStateException e) {
-                last = e;
-            }
-        }
-        throw last;
     }
 
     private static PeerKind other(PeerKind kind) {

@@ -11,6 +11,7 @@ import dev.fencing.agent.apiserver.ApiServerEndpoint;
 import dev.fencing.agent.membership.NodeMeta;
 import dev.fencing.policy.DurationFormat;
 import dev.fencing.policy.FencingSpec;
+import dev.fencing.policy.GossipLabel;
 import dev.fencing.policy.Mode;
 import dev.fencing.policy.PolicyResolver;
 import dev.fencing.policy.Profile;
@@ -50,6 +51,7 @@ import java.util.regex.Pattern;
  *   profile: Auto
  *   quorum: {size: Auto, tieBreakers: [LowestName]}
  *   timings: {quorumWindow: 2s}
+ *   gossipLabel: GroupName            # or None: no memberlist label (peers on Go memberlist before v0.3.0)
  * gossip:
  *   keys: [base64 AES key, ...]       # optional; first is the primary
  * apiServerProbe:                     # optional; where APIReachable probes GET url/readyz
@@ -73,7 +75,7 @@ public final class StandaloneConfigLoader {
   record MemberDto(String name, String address, Map<String, String> addresses) {}
 
   record FencingDto(String mode, WatchdogDto watchdog, String quorumLossAction, String profile, QuorumDto quorum,
-      TimingsDto timings) {}
+      TimingsDto timings, String gossipLabel) {}
 
   record WatchdogDto(String timeout) {}
 
@@ -242,7 +244,8 @@ public final class StandaloneConfigLoader {
       }
     }
     TimingOverrides overrides = timings(f.timings(), problems);
-    return new FencingSpec(mode, timeout, action, profile, size, tieBreakers, overrides);
+    GossipLabel gossipLabel = parse(f.gossipLabel(), "fencing.gossipLabel", GossipLabel::parse, problems);
+    return new FencingSpec(mode, timeout, action, profile, size, tieBreakers, overrides, gossipLabel);
   }
 
   private static TimingOverrides timings(TimingsDto t, List<String> problems) {

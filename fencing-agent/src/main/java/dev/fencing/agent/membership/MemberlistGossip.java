@@ -13,6 +13,7 @@ import dev.fencing.memberlist.ProtocolTimings;
 import dev.fencing.memberlist.codec.Keyring;
 import dev.fencing.memberlist.transport.NioTransport;
 import dev.fencing.memberlist.transport.Transport;
+import dev.fencing.policy.GossipLabel;
 import dev.fencing.policy.ResolvedTimings;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -44,6 +45,8 @@ public final class MemberlistGossip implements GossipMembership {
 
   private final Config config;
   private final String self;
+  /** The group, for logs (the label is empty when the group gossips without one). */
+  private final String group;
   private final Optional<UnaryOperator<Transport>> transportWrapper;
   private final Optional<Keyring> keyring;
   private volatile ProtocolTimings timings;
@@ -52,10 +55,11 @@ public final class MemberlistGossip implements GossipMembership {
   private volatile GossipListener listener;
   private volatile Memberlist memberlist;
 
-  private MemberlistGossip(Config config, String self, NodeMeta meta,
+  private MemberlistGossip(Config config, String self, String group, NodeMeta meta,
       Optional<UnaryOperator<Transport>> transportWrapper, ExpectedPeers expected) {
     this.config = config;
     this.self = self;
+    this.group = group;
     this.meta = meta;
     this.transportWrapper = transportWrapper;
     this.keyring = Optional.ofNullable(config.keyring());
@@ -71,6 +75,15 @@ public final class MemberlistGossip implements GossipMembership {
    */
   public static MemberlistGossip create(AgentConfig agent, NodeMeta initialMeta, InetSocketAddress bind,
       Optional<UnaryOperator<Transport>> transportWrapper) {
+    return new MemberlistGossip(config(agent, bind), agent.self(), agent.group(), initialMeta, transportWrapper,
+        ExpectedPeers.of(agent.members()));
+  }
+
+  /**
+   * The memberlist configuration of {@code agent}'s node: LAN defaults with the policy's timings, the gossip keys,
+   * and the group name as label unless the group's {@code gossipLabel} is None (peers without label support).
+   */
+  static Config config(AgentConfig agent, InetSocketAddress bind) {
     ExpectedMember me = agent.selfMember();
     Config.Builder builder = protocolTimings(agent.policy().timings()).applyTo(Config.defaultLan().toBuilder()
         .name(agent.self())
@@ -78,14 +91,13 @@ public final class MemberlistGossip implements GossipMembership {
         .bindPort(bind.getPort())
         .advertiseAddr(me.host())
         .advertisePort(me.port())
-        .label(agent.group())
+        .label(agent.policy().gossipLabel() == GossipLabel.NONE ? "" : agent.group())
         .tcpTimeout(TCP_TIMEOUT));
     if (!agent.gossipKeys().isEmpty()) {
       List<byte[]> keys = agent.gossipKeys();
       builder.keyring(new Keyring(keys.get(0), keys.subList(1, keys.size()).toArray(new byte[0][])));
     }
-    return new MemberlistGossip(builder.build(), agent.self(), initialMeta, transportWrapper,
-        ExpectedPeers.of(agent.members()));
+    return builder.build();
   }
 
   /** memberlist's share of the resolved timings. */
@@ -157,7 +169,7 @@ public final class MemberlistGossip implements GossipMembership {
     try {
       return m.join(hostPorts);
     } catch (IOException e) {
-      LOG.debug("node={} group={} event=join_failed peers={} error=\"{}\"", self, config.label(), hostPorts,
+      LOG.debug("node={} group={} event=join_failed peers={} error=\"{}\"", self, group, hostPorts,
           e.getMessage());
       return 0;
     }
@@ -221,7 +233,7 @@ public final class MemberlistGossip implements GossipMembership {
     try {
       decoded = NodeMeta.decode(node.meta());
     } catch (IllegalArgumentException e) {
-      LOG.debug("node={} group={} event=foreign_meta peer={} error=\"{}\"", self, config.label(), node.name(),
+      LOG.debug("node={} group={} event=foreign_meta peer={} error=\"{}\"", self, group, node.name(),
           e.getMessage());
       decoded = NodeMeta.EMPTY;
     }
@@ -239,7 +251,7 @@ public final class MemberlistGossip implements GossipMembership {
     public byte[] nodeMeta(int limit) {
       byte[] encoded = meta.encode();
       if (encoded.length > limit) {
-        LOG.error("node={} group={} event=meta_too_large bytes={} limit={}", self, config.label(), encoded.length,
+        LOG.error("node={} group={} event=meta_too_large bytes={} limit={}", self, group, encoded.length,
             limit);
         return new NodeMeta(java.util.Map.of(), meta.isolated()).encode();
       }

@@ -721,11 +721,13 @@ public final class FencingAgent implements AutoCloseable {
 
   /**
    * Only what memberlist cannot change while running needs a new member (a leave and a rejoin): the group (its
-   * gossip label), this node's gossip address, and switching between plaintext and encrypted gossip. Timings, keys
-   * and the expected set are applied to the running member ({@link #applyToRunningGossip}).
+   * gossip label), whether there is a label at all ({@code gossipLabel}), this node's gossip address, and switching
+   * between plaintext and encrypted gossip. Timings, keys and the expected set are applied to the running member
+   * ({@link #applyToRunningGossip}).
    */
   static boolean gossipRestartNeeded(AgentConfig a, AgentConfig b) {
     return !a.group().equals(b.group())
+        || a.policy().gossipLabel() != b.policy().gossipLabel()
         || !a.selfMember().gossipAddress().equals(b.selfMember().gossipAddress())
         || a.gossipKeys().isEmpty() != b.gossipKeys().isEmpty();
   }

@@ -19,7 +19,8 @@ import org.slf4j.LoggerFactory;
  * reverses it; compound and compressed parts nest recursively.
  *
  * <p>Label semantics are memberlist ≥ 0.3's: with a label configured, unlabelled or differently labelled packets
- * are rejected; without one, labelled packets are rejected.
+ * are rejected; without one, labelled packets are rejected. With {@link PacketOptions#skipInboundLabelCheck()} every
+ * inbound packet must come without a label header and is decrypted with the configured label as associated data.
  *
  * <p>Decoding is bounded by {@link WireLimits}: the LZW output and the compound parts of one packet are drawn from
  * one allowance for the whole packet, and layers nest at most {@link WireLimits#maxNestingDepth()} deep; a packet
@@ -28,6 +29,14 @@ import org.slf4j.LoggerFactory;
 public final class PacketCodec {
   /** A compound message's part count is one byte. */
   public static final int MAX_COMPOUND_PARTS = 255;
+
+  /**
+   * Parts this node puts in one compound it sends: 127, not 255. memberlist before 0.2.4 (Debian's 0.2.2) computes
+   * the offset of the first part as {@code numParts*2} in a uint8, so a compound of 128..255 parts is misread there
+   * (its parts are taken from inside the length table, "Failed to decode ping request"). The Vsn of 0.2.2 and of
+   * current releases is the same, so the cap applies to every peer; later versions read the smaller compounds as well.
+   */
+  public static final int MAX_SENT_COMPOUND_PARTS = 127;
   /** memberlist's {@code UDPBufferSize}: the usual packet budget. */
   public static final int UDP_BUFFER_SIZE = 1400;
   /** Bytes a compound message adds: type byte and count byte. */
@@ -160,7 +169,8 @@ public final class PacketCodec {
   }
 
   /**
-   * Groups encoded messages, in order, into packets: each group has at most 255 messages and, sent as a compound
+   * Groups encoded messages, in order, into packets: each group has at most {@link #MAX_SENT_COMPOUND_PARTS}
+   * messages and, sent as a compound
    * (or alone when it is a single message), takes at most {@code maxBytes}. A message too large for any packet
    * gets a group of its own. Pass each group to {@link #encode(List, boolean, boolean)}.
    */
@@ -172,7 +182,7 @@ public final class PacketCodec {
       int add = COMPOUND_PART_OVERHEAD + m.length;
       boolean fits =
           current.isEmpty()
-              || (current.size() < MAX_COMPOUND_PARTS && size + add <= maxBytes && m.length <= 0xffff);
+              || (current.size() < MAX_SENT_COMPOUND_PARTS && size + add <= maxBytes && m.length <= 0xffff);
       if (!fits) {
         groups.add(current);
         current = new ArrayList<>();
@@ -210,6 +220,10 @@ public final class PacketCodec {
       if (packet.length < LABEL_HEADER + len) {
         throw new MalformedMessageException("label header declares " + len + " bytes, packet too short");
       }
+      if (options.skipInboundLabelCheck()) {
+        throw new MalformedMessageException(
+            "packet carries a label header but inbound label checks are skipped (double label)");
+      }
       byte[] got = Arrays.copyOfRange(packet, LABEL_HEADER, LABEL_HEADER + len);
       if (!Arrays.equals(got, label)) {
         throw new MalformedMessageException(
@@ -218,7 +232,7 @@ public final class PacketCodec {
                 : "packet label does not match this node's label");
       }
       from = LABEL_HEADER + len;
-    } else if (label.length > 0) {
+    } else if (label.length > 0 && !options.skipInboundLabelCheck()) {
       throw new MalformedMessageException("packet has no label header but this node requires its label");
     }
     byte[] buf = Arrays.copyOfRange(packet, from, packet.length);

@@ -10,9 +10,18 @@ import java.nio.charset.StandardCharsets;
  * @param verifyIncoming reject unencrypted input when a keyring is set ({@code GossipVerifyIncoming})
  * @param encryptOutgoing encrypt output when a keyring is set ({@code GossipVerifyOutgoing})
  * @param encryptionVersion 1 normally; 0 only for a node running protocol version 1
+ * @param skipInboundLabelCheck {@code SkipInboundLabelCheck}: input carries no label header (something in front of
+ *     this node removed it) and is treated as if it carried {@code label}, which stays the encryption's associated
+ *     data; input that still carries a label header is refused (memberlist calls it a double label). Output is
+ *     labelled as usual.
  */
 public record PacketOptions(
-    Keyring keyring, String label, boolean verifyIncoming, boolean encryptOutgoing, int encryptionVersion) {
+    Keyring keyring,
+    String label,
+    boolean verifyIncoming,
+    boolean encryptOutgoing,
+    int encryptionVersion,
+    boolean skipInboundLabelCheck) {
 
   /** Label length limit: the label header stores it in one byte. */
   public static final int MAX_LABEL_LENGTH = 255;
@@ -26,6 +35,12 @@ public record PacketOptions(
     if (encryptionVersion != Keyring.VERSION_0 && encryptionVersion != Keyring.VERSION_1) {
       throw new IllegalArgumentException("encryption version must be 0 or 1, got " + encryptionVersion);
     }
+  }
+
+  /** Options that check inbound labels, as memberlist does by default. */
+  public PacketOptions(
+      Keyring keyring, String label, boolean verifyIncoming, boolean encryptOutgoing, int encryptionVersion) {
+    this(keyring, label, verifyIncoming, encryptOutgoing, encryptionVersion, false);
   }
 
   /** Options sending encryption version 1, as every node at the default protocol version does. */

@@ -125,7 +125,8 @@ public final class StreamCodec {
 
   /**
    * Reads the request on an accepted connection: checks the dialer's label header (required when this node has a
-   * label, refused when it has none), then reads one message as {@link #read} does.
+   * label, refused when it has none; with {@link PacketOptions#skipInboundLabelCheck()} always refused and the
+   * configured label assumed), then reads one message as {@link #read} does.
    */
   public Message readInbound(InputStream in) throws MalformedMessageException, IOException {
     InputStream buffered = buffered(in);
@@ -134,6 +135,10 @@ public final class StreamCodec {
       int len = readByte(buffered);
       if (len == 0) {
         throw new MalformedMessageException("stream label header with an empty label");
+      }
+      if (options.skipInboundLabelCheck()) {
+        throw new MalformedMessageException(
+            "stream carries a label header but inbound label checks are skipped (double label)");
       }
       byte[] got = buffered.readNBytes(len);
       if (got.length < len) {
@@ -146,7 +151,7 @@ public final class StreamCodec {
                 : "stream label does not match this node's label");
       }
       first = readByte(buffered);
-    } else if (label.length > 0) {
+    } else if (label.length > 0 && !options.skipInboundLabelCheck()) {
       throw new MalformedMessageException("stream has no label header but this node requires its label");
     }
     return read(buffered, first);

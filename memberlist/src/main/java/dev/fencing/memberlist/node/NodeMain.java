@@ -16,6 +16,7 @@ import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -31,8 +32,11 @@ public final class NodeMain {
   private final NodeOptions options;
   private final PrintStream out;
   private final InstantSource wallClock = InstantSource.system();
+  private static final int MAX_BROADCASTS = 36 * 36;
   private final AtomicReference<byte[]> meta;
   private final AtomicReference<byte[]> state;
+  /** User broadcasts queued by the "broadcasts" command, handed out once each by getBroadcasts. */
+  private final ConcurrentLinkedQueue<byte[]> queued = new ConcurrentLinkedQueue<>();
   private final AtomicBoolean stopping = new AtomicBoolean();
   private final CountDownLatch stopped = new CountDownLatch(1);
   private final ScheduledExecutorService ticker =
@@ -183,13 +187,35 @@ public final class NodeMain {
         memberlist.updateNode(options.leaveTimeout());
       } else if (cmd.containsKey("state")) {
         state.set(utf8(cmd.get("state")));
+      } else if (cmd.containsKey("broadcasts")) {
+        queueBroadcasts(cmd.get("broadcasts"));
       } else if ("true".equals(cmd.get("leave"))) {
         leaveAndStop();
       } else {
-        emit(event("error").string("error", "unknown command (expected send, sendto, meta, state or leave): " + line));
+        emit(event("error").string("error", "unknown command (expected send, sendto, meta, state, broadcasts or leave): " + line));
       }
     } catch (IOException | RuntimeException e) {
       emit(event("error").string("error", e.getMessage() == null ? e.toString() : e.getMessage()));
+    }
+  }
+
+  /**
+   * Queues {@code count} distinct 2-character user broadcasts ("00", "01", … in base 36): small enough that one
+   * gossip packet holds more than 255 of them, which memberlist must split into several compounds.
+   */
+  private void queueBroadcasts(String count) {
+    int n;
+    try {
+      n = Integer.parseInt(count);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("broadcasts must be a count, not " + count, e);
+    }
+    if (n < 1 || n > MAX_BROADCASTS) {
+      throw new IllegalArgumentException("broadcasts must be 1.." + MAX_BROADCASTS + ", not " + n);
+    }
+    for (int i = 0; i < n; i++) {
+      String text = Integer.toString(i, 36);
+      queued.add(utf8(text.length() == 1 ? "0" + text : text));
     }
   }
 
@@ -245,11 +271,17 @@ public final class NodeMain {
     return event(name).string("node", n.name()).string("addr", n.hostPort());
   }
 
+  /** The node's protocol versions as parsed from its alive message: "PMin,PMax,PCur,DMin,DMax,DCur". */
+  private static String vsn(Node n) {
+    return n.pMin() + "," + n.pMax() + "," + n.pCur() + "," + n.dMin() + "," + n.dMax() + "," + n.dCur();
+  }
+
   /** Prints membership changes. */
   private final class NodeEvents implements EventDelegate {
     @Override
     public void notifyJoin(Node node) {
-      emit(nodeEvent("join", node).string("meta", new String(node.meta(), StandardCharsets.UTF_8)));
+      emit(nodeEvent("join", node).string("meta", new String(node.meta(), StandardCharsets.UTF_8))
+          .string("vsn", vsn(node)));
     }
 
     @Override
@@ -259,7 +291,8 @@ public final class NodeMain {
 
     @Override
     public void notifyUpdate(Node node) {
-      emit(nodeEvent("update", node).string("meta", new String(node.meta(), StandardCharsets.UTF_8)));
+      emit(nodeEvent("update", node).string("meta", new String(node.meta(), StandardCharsets.UTF_8))
+          .string("vsn", vsn(node)));
     }
   }
 
@@ -273,6 +306,17 @@ public final class NodeMain {
     @Override
     public void notifyMsg(byte[] msg) {
       emit(event("user").string("msg", new String(msg, StandardCharsets.UTF_8)));
+    }
+
+    @Override
+    public List<byte[]> getBroadcasts(int overhead, int limit) {
+      List<byte[]> out = new ArrayList<>();
+      int used = 0;
+      for (byte[] next = queued.peek(); next != null && used + overhead + next.length <= limit; next = queued.peek()) {
+        used += overhead + next.length;
+        out.add(queued.poll());
+      }
+      return out;
     }
 
     @Override

@@ -20,9 +20,12 @@ import java.util.List;
  */
 record NodeOptions(Config config, List<String> join, String meta, String state, Duration leaveTimeout) {
 
+  private static final String SKIP_INBOUND_LABEL_CHECK = "--skip-inbound-label-check";
+
   static final String USAGE =
       "usage: java -jar memberlist-node.jar --name NAME [--bind ADDR] [--port PORT] [--advertise ADDR]"
-          + " [--join HOST:PORT[,HOST:PORT...]] [--key BASE64]... [--label LABEL] [--config lan|wan|local]"
+          + " [--join HOST:PORT[,HOST:PORT...]] [--key BASE64]... [--label LABEL] [--skip-inbound-label-check]"
+          + " [--config lan|wan|local]"
           + " [--probe-interval D] [--probe-timeout D] [--gossip-interval D] [--push-pull-interval D]"
           + " [--gossip-to-the-dead-time D] [--tcp-timeout D] [--suspicion-mult N] [--suspicion-max-timeout-mult N]"
           + " [--retransmit-mult N] [--indirect-checks N] [--gossip-nodes N] [--awareness-max-multiplier N]"
@@ -37,6 +40,7 @@ record NodeOptions(Config config, List<String> join, String meta, String state, 
     List<String> join = new ArrayList<>();
     List<byte[]> keys = new ArrayList<>();
     String label = "";
+    boolean skipInboundLabelCheck = false;
     String base = "lan";
     String meta = "";
     String state = "";
@@ -46,6 +50,11 @@ record NodeOptions(Config config, List<String> join, String meta, String state, 
       String flag = args[i];
       String value;
       int eq = flag.indexOf('=');
+      if (flag.equals(SKIP_INBOUND_LABEL_CHECK)) {
+        // a bare boolean flag, as Go's flag package allows; "=true"/"=false" is handled below
+        skipInboundLabelCheck = true;
+        continue;
+      }
       if (flag.startsWith("--") && eq > 0) {
         value = flag.substring(eq + 1);
         flag = flag.substring(0, eq);
@@ -69,6 +78,7 @@ record NodeOptions(Config config, List<String> join, String meta, String state, 
         }
         case "--key" -> keys.add(key(value));
         case "--label" -> label = value;
+        case SKIP_INBOUND_LABEL_CHECK -> skipInboundLabelCheck = bool(flag, value);
         case "--config" -> base = value;
         case "--meta" -> meta = value;
         case "--state" -> state = value;
@@ -93,7 +103,8 @@ record NodeOptions(Config config, List<String> join, String meta, String state, 
           case "local" -> Config.defaultLocal().toBuilder();
           default -> throw new IllegalArgumentException("--config must be lan, wan or local, not " + base);
         };
-    b.name(name).bindAddr(bind).bindPort(port).advertiseAddr(advertise).label(label);
+    b.name(name).bindAddr(bind).bindPort(port).advertiseAddr(advertise).label(label)
+        .skipInboundLabelCheck(skipInboundLabelCheck);
     if (!keys.isEmpty()) {
       b.keyring(new Keyring(keys.get(0), keys.subList(1, keys.size()).toArray(new byte[0][])));
     }

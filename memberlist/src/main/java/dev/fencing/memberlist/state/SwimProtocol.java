@@ -43,7 +43,8 @@ public final class SwimProtocol {
   /** Bytes for a packet user message's type byte. */
   public static final int USER_MSG_OVERHEAD = 1;
 
-  private static final int MAX_COMPOUND_PARTS = 255;
+  /** Compound parts per sent packet; see {@link PacketCodec#MAX_SENT_COMPOUND_PARTS} for why not 255. */
+  private static final int MAX_COMPOUND_PARTS = PacketCodec.MAX_SENT_COMPOUND_PARTS;
   private static final int PUSH_PULL_SCALE_THRESHOLD = 32;
   private static final Logger LOG = LoggerFactory.getLogger(SwimProtocol.class);
 

@@ -228,7 +228,11 @@ class GoGoldenTest {
 
   @Test
   void decodesAndReencodesARealGoClusterTrafficByteForByte() throws Exception {
-    List<String> trace = GoPeer.run(null, "trace");
+    assertTrafficReencodesByteForByte(GoPeer.run(null, "trace"));
+  }
+
+  /** Every packet and stream of a plain Go cluster trace decodes and re-encodes to the same bytes. */
+  static void assertTrafficReencodesByteForByte(List<String> trace) throws Exception {
     PacketCodec packets = new PacketCodec(PacketOptions.plain());
     StreamCodec streams = new StreamCodec(PacketOptions.plain());
     Set<MessageType> seen = EnumSet.noneOf(MessageType.class);

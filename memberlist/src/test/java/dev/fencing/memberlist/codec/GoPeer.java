@@ -13,26 +13,54 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * Builds and runs our Go golden program (src/test/go/golden) against Debian's memberlist 0.2.2 in GOPATH mode. The
- * binary and Go's build cache live under target/go, so only the first run pays for compilation.
+ * Builds and runs our Go golden program (src/test/go/golden) against Debian's memberlist 0.2.2 in GOPATH mode, and
+ * (for {@link Build#V054} and {@link Build#LATEST}) with {@code -tags mlmodern} in module mode against the versions
+ * pinned by {@code v054.mod} and {@code go.mod} (their go.sum files committed; {@code -mod=readonly}; modules from
+ * the proxy into Go's module cache on the first build). The binaries and Go's build cache live under target/go, so
+ * only the first run pays for compilation.
  */
 final class GoPeer {
+  /** The memberlist version a golden binary links. */
+  enum Build {
+    V022("golden", null),
+    V054("golden-v0.5.4", "v054.mod"),
+    LATEST("golden-v0.7.0", "go.mod");
+
+    final String binaryName;
+    final String modfile;
+
+    Build(String binaryName, String modfile) {
+      this.binaryName = binaryName;
+      this.modfile = modfile;
+    }
+  }
+
   private static final Path SOURCE = Path.of("src/test/go/golden");
   private static final Path WORK = Path.of("target/go");
   private static final Path BINARY = WORK.resolve("golden");
   private static final String GOPATH_SYSTEM = "/usr/share/gocode";
+  private static final String GO_MODERN = "/usr/local/go/bin/go";
   private static final String MISSING =
       "the Go golden tests need Go and Debian's memberlist sources: scripts/test installs golang-go and "
           + "golang-github-hashicorp-memberlist-dev (apt-get install golang-go golang-github-hashicorp-memberlist-dev)";
 
-  private static Path built;
+  private static final java.util.EnumMap<Build, Path> BUILT = new java.util.EnumMap<>(Build.class);
 
   private GoPeer() {}
 
-  /** Path of the golden binary, building it if a source is newer. */
-  static synchronized Path binary() {
+  /** Path of the 0.2.2 golden binary, building it if a source is newer. */
+  static Path binary() {
+    return binary(Build.V022);
+  }
+
+  /** Path of the golden binary of {@code build}, building it if a source is newer. */
+  static synchronized Path binary(Build build) {
+    Path built = BUILT.get(build);
     if (built != null) {
       return built;
+    }
+    if (build != Build.V022) {
+      return buildModule(build);
     }
     try {
       if (!Files.isDirectory(Path.of(GOPATH_SYSTEM, "src/github.com/hashicorp/memberlist"))) {
@@ -47,10 +75,42 @@ final class GoPeer {
           throw new AssertionError("go build of the golden program failed:\n" + r.stderr);
         }
       }
-      built = BINARY;
-      return built;
+      BUILT.put(build, BINARY);
+      return BINARY;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  private static Path buildModule(Build build) {
+    Path binary = WORK.resolve(build.binaryName);
+    try {
+      if (!upToDate(binary)) {
+        Files.createDirectories(WORK.resolve("cache"));
+        String go = Files.isExecutable(Path.of(GO_MODERN)) ? GO_MODERN : goCommand();
+        List<String> cmd = List.of(go, "build", "-tags", "mlmodern", "-modfile=" + build.modfile, "-o",
+            binary.toAbsolutePath().toString(), ".");
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(SOURCE.toFile()).redirectErrorStream(true);
+        Map<String, String> env = pb.environment();
+        env.put("GO111MODULE", "on");
+        env.put("GOFLAGS", "-mod=readonly");
+        env.put("GOTOOLCHAIN", "local");
+        env.putIfAbsent("GOPROXY", "https://proxy.golang.org");
+        env.put("GOCACHE", WORK.resolve("cache").toAbsolutePath().toString());
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(300, TimeUnit.SECONDS) || p.exitValue() != 0) {
+          throw new AssertionError("go build of the " + build + " golden program failed (needs Go >= 1.21 at "
+              + GO_MODERN + " and, on a cold module cache, the module proxy):\n" + out);
+        }
+      }
+      BUILT.put(build, binary);
+      return binary;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError("interrupted building " + build, e);
     }
   }
 
@@ -70,10 +130,14 @@ final class GoPeer {
   }
 
   private static boolean upToDate() throws IOException {
-    if (!Files.isExecutable(BINARY)) {
+    return upToDate(BINARY);
+  }
+
+  private static boolean upToDate(Path binary) throws IOException {
+    if (!Files.isExecutable(binary)) {
       return false;
     }
-    FileTime binTime = Files.getLastModifiedTime(BINARY);
+    FileTime binTime = Files.getLastModifiedTime(binary);
     try (Stream<Path> files = Files.list(SOURCE)) {
       return files.noneMatch(f -> {
         try {
@@ -85,10 +149,15 @@ final class GoPeer {
     }
   }
 
-  /** Runs the golden binary with {@code args}, feeding {@code stdin}; returns its stdout lines. */
+  /** Runs the 0.2.2 golden binary with {@code args}, feeding {@code stdin}; returns its stdout lines. */
   static List<String> run(String stdin, String... args) {
+    return runBuild(Build.V022, stdin, args);
+  }
+
+  /** Runs the golden binary of {@code build} with {@code args}, feeding {@code stdin}; returns its stdout lines. */
+  static List<String> runBuild(Build build, String stdin, String... args) {
     List<String> cmd = new ArrayList<>();
-    cmd.add(binary().toAbsolutePath().toString());
+    cmd.add(binary(build).toAbsolutePath().toString());
     cmd.addAll(List.of(args));
     try {
       Result r = run(cmd, stdin, 60);

@@ -60,6 +60,23 @@ class StreamCodecTest {
   }
 
   @Test
+  void skippedInboundLabelCheckTakesUnlabelledStreamsAsLabelledAndRefusesLabelledOnes() throws Exception {
+    StreamCodec blue = new StreamCodec(new PacketOptions(new Keyring(KEY), "blue", true, true));
+    StreamCodec skipping =
+        new StreamCodec(new PacketOptions(new Keyring(KEY), "blue", true, true, Keyring.VERSION_1, true));
+    byte[] withoutHeader = blue.encode(new Ping(1, "x", null, 0, null), false);
+    assertThat(((Ping) skipping.readInbound(in(withoutHeader))).seqNo()).isEqualTo(1);
+    ByteArrayOutputStream wire = new ByteArrayOutputStream();
+    blue.writeLabelHeader(wire);
+    blue.write(wire, new Ping(2, "x", null, 0, null), false);
+    assertThatThrownBy(() -> skipping.readInbound(in(wire.toByteArray()))).hasMessageContaining("double label");
+    // the dialer side still writes its label header
+    ByteArrayOutputStream header = new ByteArrayOutputStream();
+    skipping.writeLabelHeader(header);
+    assertThat(header.toByteArray()).containsExactly(244, 4, 'b', 'l', 'u', 'e');
+  }
+
+  @Test
   void encryptionPolicyIsEnforced() throws Exception {
     StreamCodec plain = new StreamCodec(PacketOptions.plain());
     StreamCodec strict = new StreamCodec(new PacketOptions(new Keyring(KEY), "", true, true));

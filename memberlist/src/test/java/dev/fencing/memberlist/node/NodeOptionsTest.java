@@ -34,6 +34,18 @@ class NodeOptionsTest {
   }
 
   @Test
+  void skipInboundLabelCheckIsABooleanFlagInGoStyle() {
+    NodeOptions bare =
+        NodeOptions.parse(new String[] {"--name", "n1", "--label", "g", "--skip-inbound-label-check", "--port", "0"});
+    assertThat(bare.config().skipInboundLabelCheck()).isTrue();
+    assertThat(bare.config().packetOptions().skipInboundLabelCheck()).isTrue();
+    assertThat(bare.config().bindPort()).isZero();
+    assertThat(NodeOptions.parse(new String[] {"--name", "n1", "--skip-inbound-label-check=false"})
+            .config().skipInboundLabelCheck()).isFalse();
+    assertThat(NodeOptions.parse(new String[] {"--name", "n1"}).config().skipInboundLabelCheck()).isFalse();
+  }
+
+  @Test
   void badInputIsRejectedWithTheFlagNamed() {
     assertThatThrownBy(() -> NodeOptions.parse(new String[] {"--port", "1"})).hasMessageContaining("--name");
     assertThatThrownBy(() -> NodeOptions.parse(new String[] {"--name", "a", "--port", "x"})).hasMessageContaining("--port");

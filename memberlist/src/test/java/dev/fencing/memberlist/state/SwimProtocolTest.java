@@ -5,6 +5,7 @@ import static dev.fencing.memberlist.state.ProtocolHarness.address;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencing.memberlist.Config;
+import dev.fencing.memberlist.Delegate;
 import dev.fencing.memberlist.NodeState;
 import dev.fencing.memberlist.codec.AckResp;
 import dev.fencing.memberlist.codec.Alive;
@@ -15,7 +16,9 @@ import dev.fencing.memberlist.codec.Ping;
 import dev.fencing.memberlist.codec.PushNodeState;
 import dev.fencing.memberlist.codec.PushPull;
 import dev.fencing.memberlist.codec.Suspect;
+import dev.fencing.memberlist.codec.UserMsg;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -39,6 +42,34 @@ class SwimProtocolTest {
     for (Ping p : pings.subList(from, pings.size())) {
       h.protocol.handleMessage(new AckResp(p.seqNo(), null), address(1));
     }
+  }
+
+  @Test
+  void manyTinyBroadcastsAreSentInCompoundsOfAtMost127PartsWhichMemberlist022CanRead() {
+    ArrayDeque<byte[]> queue = new ArrayDeque<>();
+    for (int i = 0; i < 300; i++) {
+      queue.add(new byte[] {(byte) 'a', (byte) i});
+    }
+    Delegate tiny =
+        new Delegate() {
+          @Override
+          public List<byte[]> getBroadcasts(int overhead, int limit) {
+            List<byte[]> out = new ArrayList<>();
+            int used = 0;
+            while (!queue.isEmpty() && used + overhead + queue.peek().length <= limit) {
+              used += overhead + queue.peek().length;
+              out.add(queue.poll());
+            }
+            return out;
+          }
+        };
+    ProtocolHarness h = new ProtocolHarness(LAN.toBuilder().delegate(tiny).build(), 42);
+    h.addPeer(1, VSN);
+    h.run(2000);
+    assertThat(h.sentOf(UserMsg.class)).hasSize(300);
+    assertThat(h.sent).allSatisfy(s -> assertThat(s.messages()).hasSizeLessThanOrEqualTo(127));
+    // one gossip round's budget held more than 127 of them, so the cap (not the byte budget) split it
+    assertThat(h.sent).anySatisfy(s -> assertThat(s.messages()).hasSize(127));
   }
 
   @Test

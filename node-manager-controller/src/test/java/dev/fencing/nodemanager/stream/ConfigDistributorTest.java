@@ -7,6 +7,7 @@ import com.google.protobuf.ByteString;
 import dev.fencing.nodemanager.model.GroupModel;
 import dev.fencing.nodemanager.model.GroupSpecView;
 import dev.fencing.policy.FencingSpec;
+import dev.fencing.policy.GossipLabel;
 import dev.fencing.proto.nodemanager.v1.ApiServerProbe;
 import dev.fencing.proto.nodemanager.v1.ConfigDelta;
 import dev.fencing.proto.nodemanager.v1.ControllerMessage;
@@ -102,6 +103,22 @@ class ConfigDistributorTest {
                 ConfigDelta.ChangeCase.MEMBER_UPSERTED, ConfigDelta.ChangeCase.POLICY);
         assertThat(deltas.get(0).getDelta().getBaseRevision()).isEqualTo(sink.sent.get(0).getRevision());
         assertThat(deltas.get(1).getDelta().getBaseRevision()).isEqualTo(deltas.get(0).getRevision());
+    }
+
+    @Test
+    void gossipLabelNoneReachesTheAgentsAsNoGossipLabelAndSwitchingItSendsThePolicy() {
+        ConfigDistributor d = new ConfigDistributor("e", 100);
+        List<Node> nodes = List.of(node("a", "g", 1), node("b", "g", 2));
+        FencingSpec none = FencingSpec.DEFAULTS.withGossipLabel(GossipLabel.NONE);
+        d.publish(GroupModel.from(new GroupSpecView("g", 1, none, List.of()), nodes, 7946));
+        RecordingSink sink = new RecordingSink("a");
+        d.subscribe("g", sink, "", 0).orElseThrow();
+        assertThat(sink.sent.get(0).getFull().getPolicy().getNoGossipLabel()).isTrue();
+
+        d.publish(model(nodes));
+        ControllerMessage update = sink.sent.get(sink.sent.size() - 1);
+        assertThat(update.getDelta().getChangeCase()).isEqualTo(ConfigDelta.ChangeCase.POLICY);
+        assertThat(update.getDelta().getPolicy().getNoGossipLabel()).isFalse();
     }
 
     @Test
