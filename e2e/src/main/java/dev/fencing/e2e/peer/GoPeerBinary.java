@@ -33,7 +33,9 @@ public final class GoPeerBinary {
 
     /** The latest hashicorp/memberlist release, pinned in {@code e2e/go/src/mlpeer/go.mod}. */
     public static final String LATEST_VERSION = "v0.7.0";
-    private static final String GO_MODERN = "/usr/local/go/bin/go";
+    /** A Go new enough for the module builds: $FENCING_GO (scripts/test sets it from scripts/go-toolchain), else
+     * the machine's /usr/local/go. */
+    private static final String GO_MODERN = System.getenv().getOrDefault("FENCING_GO", "/usr/local/go/bin/go");
     private static final String DEFAULT_PROXY = "https://proxy.golang.org";
 
     private GoPeerBinary() {
