@@ -2,15 +2,11 @@ package dev.fencing.agent.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.fencing.agent.api.EventHub;
-import dev.fencing.agent.api.LocalApiServer;
 import dev.fencing.proto.fencing.v1.AgentStatus;
 import dev.fencing.proto.fencing.v1.DisarmReason;
 import dev.fencing.proto.fencing.v1.FencingMode;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.time.Instant;
-import java.time.InstantSource;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -21,20 +17,20 @@ import org.junit.jupiter.api.io.TempDir;
 class StatusCheckTest {
 
   @TempDir Path dir;
+  private FakeAgentApi agent;
   private Path socket;
-  private final AtomicReference<AgentStatus> status = new AtomicReference<>();
-  private LocalApiServer server;
+  private AtomicReference<AgentStatus> status;
 
   @BeforeEach
   void startAgentApi() throws IOException {
-    socket = dir.resolve("agent.sock");
-    server = new LocalApiServer(socket, new EventHub(16, InstantSource.fixed(Instant.EPOCH)), status::get);
-    server.start();
+    agent = new FakeAgentApi(dir);
+    socket = agent.socket;
+    status = agent.status;
   }
 
   @AfterEach
   void stop() {
-    server.close();
+    agent.close();
   }
 
   private static CliRun run(Object command, String... args) {
