@@ -96,14 +96,64 @@ public final class StormGuard {
             return refuse(StormLimit.UNKNOWN_GROUP, group, node, "not fencing " + node + ": group " + group
                     + " is not among the groups with fencing on as the controller's caches show them");
         }
-        if (g.stormRecorded() && seeded.add(group) && !stormHeldAt.containsKey(group)) {
-            // A new leader: the previous one recorded a storm; when it last held is not known, so count from now.
-            stormHeldAt.put(group, now);
-        }
+        seed(g, now);
         Set<String> inProgress = inProgress(g);
         if (inProgress.contains(node)) {
             return new Decision(null, "fencing of " + node + " is already in progress");
         }
+        Decision health = health(groups, g, node, now);
+        if (!health.allowed()) {
+            return health;
+        }
+        int healthy = healthy(g).size();
+        MinHealthy min = g.limits().effectiveMinHealthy();
+        int max = g.limits().effectiveMaxConcurrent();
+        if (inProgress.size() >= max) {
+            return refuse(StormLimit.MAX_CONCURRENT, group, node, "not fencing " + node + " yet: group " + group
+                    + " has " + inProgress.size() + " fencing(s) in progress (" + names(inProgress) + "), "
+                    + "spec.fencing.storm.maxConcurrent " + max);
+        }
+        List<String> everywhere = new ArrayList<>();
+        groups.values().forEach(each -> inProgress(each).forEach(n -> everywhere.add(each.group() + "/" + n)));
+        if (everywhere.size() >= clusterLimits.maxConcurrent()) {
+            return refuse(StormLimit.CLUSTER_MAX_CONCURRENT, group, node, "not fencing " + node + " yet: "
+                    + everywhere.size() + " fencing(s) in progress over all groups (" + names(everywhere) + "), "
+                    + "--storm-max-concurrent " + clusterLimits.maxConcurrent());
+        }
+        admitted.computeIfAbsent(group, k -> new HashSet<>()).add(node);
+        LOG.info("event=storm_admitted group={} node={} healthy={} members={} in_progress={}", group, node, healthy,
+                g.members().size(), inProgress.size() + 1);
+        return new Decision(null, "admitted: " + healthy + " of " + g.members().size() + " nodes of group " + group
+                + " healthy (minHealthy " + min + "), " + (inProgress.size() + 1) + " of " + max
+                + " concurrent fencing(s)");
+    }
+
+    /**
+     * Would any fencing in {@code group} be held back now by a limit that does not depend on the node (the group's
+     * or the cluster's minHealthy, the cooldown)? Asked every reconcile, so the condition and the cooldown follow a
+     * storm even while no node is a candidate yet. Empty when the group is not a fencing group.
+     */
+    public synchronized java.util.Optional<Decision> assess(String group, Instant now) {
+        Map<String, GroupCensus> groups = census.groups();
+        GroupCensus g = groups.get(group);
+        if (g == null || g.members().isEmpty()) {
+            return java.util.Optional.empty();
+        }
+        prune(groups);
+        seed(g, now);
+        return java.util.Optional.of(health(groups, g, "any node", now));
+    }
+
+    private void seed(GroupCensus g, Instant now) {
+        if (g.stormRecorded() && seeded.add(g.group()) && !stormHeldAt.containsKey(g.group())) {
+            // A new leader: the previous one recorded a storm; when it last held is not known, so count from now.
+            stormHeldAt.put(g.group(), now);
+        }
+    }
+
+    // The limits that do not depend on which node: group minHealthy, cluster minHealthy, cooldown.
+    private Decision health(Map<String, GroupCensus> groups, GroupCensus g, String node, Instant now) {
+        String group = g.group();
         int healthy = healthy(g).size();
         MinHealthy min = g.limits().effectiveMinHealthy();
         if (!min.exceededBy(healthy, g.members().size())) {
@@ -133,25 +183,8 @@ public final class StormGuard {
                     + held.plus(g.limits().effectiveCooldown()) + ": a minHealthy storm limit held at " + held
                     + ", spec.fencing.storm.cooldown " + DurationFormat.format(g.limits().effectiveCooldown()));
         }
-        int max = g.limits().effectiveMaxConcurrent();
-        if (inProgress.size() >= max) {
-            return refuse(StormLimit.MAX_CONCURRENT, group, node, "not fencing " + node + " yet: group " + group
-                    + " has " + inProgress.size() + " fencing(s) in progress (" + names(inProgress) + "), "
-                    + "spec.fencing.storm.maxConcurrent " + max);
-        }
-        List<String> everywhere = new ArrayList<>();
-        groups.values().forEach(each -> inProgress(each).forEach(n -> everywhere.add(each.group() + "/" + n)));
-        if (everywhere.size() >= clusterLimits.maxConcurrent()) {
-            return refuse(StormLimit.CLUSTER_MAX_CONCURRENT, group, node, "not fencing " + node + " yet: "
-                    + everywhere.size() + " fencing(s) in progress over all groups (" + names(everywhere) + "), "
-                    + "--storm-max-concurrent " + clusterLimits.maxConcurrent());
-        }
-        admitted.computeIfAbsent(group, k -> new HashSet<>()).add(node);
-        LOG.info("event=storm_admitted group={} node={} healthy={} members={} in_progress={}", group, node, healthy,
-                g.members().size(), inProgress.size() + 1);
-        return new Decision(null, "admitted: " + healthy + " of " + g.members().size() + " nodes of group " + group
-                + " healthy (minHealthy " + min + "), " + (inProgress.size() + 1) + " of " + max
-                + " concurrent fencing(s)");
+        return new Decision(null, "within the storm limits: " + healthy + " of " + g.members().size()
+                + " nodes of group " + group + " healthy (minHealthy " + min + ")");
     }
 
     /** The fencing of {@code node} is over (node back, Node gone, power stages done): it no longer counts. */

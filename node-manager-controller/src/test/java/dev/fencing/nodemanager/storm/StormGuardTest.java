@@ -140,4 +140,18 @@ class StormGuardTest {
         assertThat(d.limit()).isEqualTo(StormLimit.UNKNOWN_GROUP);
         assertThat(d.admission().allowed()).isFalse();
     }
+
+    @Test
+    void assessingAGroupSaysAStormHoldsBeforeAnyNodeIsACandidateAndStartsTheCooldown() {
+        group("g", StormLimits.DEFAULTS, SIX, Set.of("n4", "n5", "n6"), Set.of(), false);
+        assertThat(guard.assess("g", T0)).get().extracting(StormGuard.Decision::limit)
+                .isEqualTo(StormLimit.MIN_HEALTHY);
+
+        group("g", StormLimits.DEFAULTS, SIX, Set.of(), Set.of(), false);
+        assertThat(guard.assess("g", T0.plusSeconds(60))).get().extracting(StormGuard.Decision::limit)
+                .isEqualTo(StormLimit.COOLDOWN);
+        assertThat(guard.assess("g", T0.plus(Duration.ofMinutes(10)))).get()
+                .extracting(StormGuard.Decision::allowed).isEqualTo(true);
+        assertThat(guard.assess("ghost", T0)).isEmpty();
+    }
 }
