@@ -2,9 +2,7 @@ package dev.fencing.agent.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.fencing.proto.fencing.v1.AgentStatus;
 import dev.fencing.proto.fencing.v1.PeerMemberState;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,10 +10,8 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -27,28 +23,14 @@ class DrbdFencePeerCommandTest {
   private static final Path DRBDADM = Path.of("/usr/sbin/drbdadm");
 
   @TempDir Path dir;
-  private FakeAgentApi agent;
-  private Path socket;
-  private AtomicReference<AgentStatus> status;
-
-  @BeforeEach
-  void startAgentApi() throws IOException {
-    agent = new FakeAgentApi(dir);
-    socket = agent.socket;
-    status = agent.status;
-  }
-
-  @AfterEach
-  void stop() {
-    agent.close();
-  }
+  @RegisterExtension final FakeAgentApi agent = new FakeAgentApi();
 
   private CliRun handler(Map<String, String> env, String... args) {
     DrbdFencePeerCommand command = new DrbdFencePeerCommand();
     command.environment = env;
     String[] all = new String[args.length + 2];
     all[0] = "--socket";
-    all[1] = socket.toString();
+    all[1] = agent.socket().toString();
     System.arraycopy(args, 0, all, 2, args.length);
     return CliRun.of(command, all);
   }
@@ -60,7 +42,7 @@ class DrbdFencePeerCommandTest {
 
   @Test
   void answersFencedForAPeerGonePastTheSafeDelay() {
-    status.set(DrbdFencePeerTest.alphaSeeing(PeerMemberState.PEER_MEMBER_STATE_LEFT, 69, false));
+    agent.status.set(DrbdFencePeerTest.alphaSeeing(PeerMemberState.PEER_MEMBER_STATE_LEFT, 69, false));
     CliRun run = handler(drbd9());
     assertThat(run.code()).isEqualTo(7);
     assertThat(run.err())
@@ -69,7 +51,7 @@ class DrbdFencePeerCommandTest {
 
   @Test
   void waitsForAGonePeersSafeDelayAndGivesUpAtTheTimeout() {
-    status.set(DrbdFencePeerTest.alphaSeeing(PeerMemberState.PEER_MEMBER_STATE_DEAD, 60, false));
+    agent.status.set(DrbdFencePeerTest.alphaSeeing(PeerMemberState.PEER_MEMBER_STATE_DEAD, 60, false));
     CliRun run = handler(drbd9(), "--timeout", "300ms", "--poll-interval", "100ms");
     assertThat(run.code()).isEqualTo(1);
     assertThat(run.err()).contains("not fenced yet").contains("gave up after --timeout 300ms");
@@ -77,7 +59,7 @@ class DrbdFencePeerCommandTest {
 
   @Test
   void aPeerStillHeardOrNoAgentIsNotFencedAndBadInputIsNeverADrbdAnswer() {
-    status.set(DrbdFencePeerTest.alphaSeeing(PeerMemberState.PEER_MEMBER_STATE_ALIVE, 0, true));
+    agent.status.set(DrbdFencePeerTest.alphaSeeing(PeerMemberState.PEER_MEMBER_STATE_ALIVE, 0, true));
     assertThat(handler(drbd9()).code()).isEqualTo(1);
 
     DrbdFencePeerCommand command = new DrbdFencePeerCommand();
@@ -99,7 +81,7 @@ class DrbdFencePeerCommandTest {
     Path handler = dir.resolve("fence-peer.sh");
     // The handler line as a node would have it (fencing-agent drbd-fence-peer), with this test's JVM and class path.
     Files.writeString(handler, "#!/bin/sh\nexec '" + java + "' -cp '" + System.getProperty("java.class.path")
-        + "' dev.fencing.agent.cli.FencingAgentCli drbd-fence-peer --socket '" + socket + "' --timeout 5s\n");
+        + "' dev.fencing.agent.cli.FencingAgentCli drbd-fence-peer --socket '" + agent.socket() + "' --timeout 5s\n");
     Files.setPosixFilePermissions(handler, PosixFilePermissions.fromString("rwx------"));
     Path conf = dir.resolve("drbd.conf");
     Files.writeString(conf, """
@@ -127,14 +109,14 @@ class DrbdFencePeerCommandTest {
 
   @Test
   void drbdadmRunsItAsTheFencePeerHandlerAndPassesItsAnswerOn() throws Exception {
-    status.set(DrbdFencePeerTest.alphaSeeing(PeerMemberState.PEER_MEMBER_STATE_DEAD, 100, false));
+    agent.status.set(DrbdFencePeerTest.alphaSeeing(PeerMemberState.PEER_MEMBER_STATE_DEAD, 100, false));
     ProcessResult fenced = drbdadmFencePeer("1");
     System.out.println("drbdadm fence-peer r0 (peer beta DEAD for 100s): exit " + fenced.code() + "\n"
         + fenced.output());
     assertThat(fenced.code()).isEqualTo(7);
     assertThat(fenced.output()).contains("drbd-fence-peer: resource=r0 peer=beta (198.18.5.2): fenced: beta");
 
-    status.set(DrbdFencePeerTest.alphaSeeing(PeerMemberState.PEER_MEMBER_STATE_ALIVE, 0, true));
+    agent.status.set(DrbdFencePeerTest.alphaSeeing(PeerMemberState.PEER_MEMBER_STATE_ALIVE, 0, true));
     ProcessResult alive = drbdadmFencePeer("1");
     System.out.println("drbdadm fence-peer r0 (peer beta alive): exit " + alive.code() + "\n" + alive.output());
     assertThat(alive.code()).isEqualTo(1);
