@@ -12,8 +12,9 @@ import java.util.Optional;
 /**
  * The JSON patch (on {@code nodes/status}) that sets one Node condition, pure. The Node's status belongs to its
  * kubelet, which rewrites its own conditions; so the patch touches only our entry: it replaces it at its index
- * after a {@code test} that the entry there is still ours (the API server refuses the patch if the list moved, and
- * the next reconcile tries again), or appends it.
+ * after a {@code test} that the entry there is still ours, or appends it after a {@code test} that the list is still
+ * the one the cache showed (the API server refuses the patch if the list moved, and the next reconcile tries again).
+ * A Node without any condition yet (no kubelet has reported it) is left alone.
  */
 public final class NodeConditionPatch {
 
@@ -51,10 +52,13 @@ public final class NodeConditionPatch {
         value.put("lastTransitionTime", current != null && vote.status().equals(current.getStatus())
                 && current.getLastTransitionTime() != null ? current.getLastTransitionTime() : at);
         if (current == null) {
-            if (node.getStatus() == null || node.getStatus().getConditions() == null) {
-                return Optional.of(List.of(op("add", "/status/conditions", List.of(value))));
+            if (conditions.isEmpty()) {
+                // No kubelet has reported this Node yet: writing the list would race the kubelet's first status.
+                return Optional.empty();
             }
-            return Optional.of(List.of(op("add", "/status/conditions/-", value)));
+            // Appended only while the list the cache showed is still there (its first entry unchanged).
+            return Optional.of(List.of(op("test", "/status/conditions/0/type", conditions.get(0).getType()),
+                    op("add", "/status/conditions/-", value)));
         }
         String path = "/status/conditions/" + index;
         return Optional.of(List.of(op("test", path + "/type", type), op("replace", path, value)));

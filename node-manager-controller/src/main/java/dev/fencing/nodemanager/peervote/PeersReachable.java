@@ -4,9 +4,11 @@ import dev.fencing.nodemanager.report.ReceivedReport;
 import dev.fencing.policy.DurationFormat;
 import dev.fencing.proto.nodemanager.v1.PeerReport;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * The Node condition {@code FencingPeersReachable}, pure: the group's agents vote on whether they hear a node
@@ -44,6 +46,8 @@ public final class PeersReachable {
     }
 
     /**
+     * One node's vote.
+     *
      * @param node         the node voted on
      * @param expected     the group's expected members (the node included)
      * @param fresh        the fresh reports of expected members, by node
@@ -51,49 +55,62 @@ public final class PeersReachable {
      */
     public static Vote of(String node, Set<String> expected, Map<String, ReceivedReport> fresh,
                           Duration quorumWindow) {
-        int others = expected.size() - (expected.contains(node) ? 1 : 0);
-        int needed = others / 2 + 1;
-        int voters = 0;
-        int hear = 0;
+        return all(expected, fresh, quorumWindow).get(node);
+    }
+
+    /**
+     * Every expected member's vote, in one pass over the reports: O(members × peers per report), not a scan of
+     * every report per member.
+     */
+    public static Map<String, Vote> all(Set<String> expected, Map<String, ReceivedReport> fresh,
+                                        Duration quorumWindow) {
+        Map<String, Integer> heard = new HashMap<>();
+        int reporting = 0;
         for (Map.Entry<String, ReceivedReport> e : fresh.entrySet()) {
-            if (e.getKey().equals(node) || !expected.contains(e.getKey())) {
+            if (!expected.contains(e.getKey())) {
                 continue;
             }
-            voters++;
-            if (hears(e.getValue(), node, quorumWindow)) {
-                hear++;
+            reporting++;
+            for (PeerReport peer : e.getValue().report().getPeersList()) {
+                if (!peer.getName().equals(e.getKey()) && expected.contains(peer.getName())
+                        && hears(peer, quorumWindow)) {
+                    heard.merge(peer.getName(), 1, Integer::sum);
+                }
             }
         }
+        Map<String, Vote> out = new TreeMap<>();
+        for (String node : expected) {
+            // Every fresh report but the node's own is a vote; a report that does not name the node votes "not heard".
+            int count = reporting - (fresh.containsKey(node) ? 1 : 0);
+            out.put(node, vote(node, expected.size() - 1, count, heard.getOrDefault(node, 0), quorumWindow));
+        }
+        return out;
+    }
+
+    private static Vote vote(String node, int others, int voters, int hear, Duration quorumWindow) {
+        int needed = others / 2 + 1;
         String counts = hear + " of " + voters + " reporting peers heard " + node + " within the quorum window "
                 + DurationFormat.format(quorumWindow) + " (" + others + " other members in the group)";
         if (voters < needed) {
             return new Vote("Unknown", "TooFewReports", counts + "; " + needed + " reports needed to vote");
         }
-        int lost = voters - hear;
         if (hear * 2 > voters) {
             return new Vote("True", "MajorityHears", counts);
         }
-        if (lost * 2 > voters) {
+        if ((voters - hear) * 2 > voters) {
             return new Vote("False", "MajorityLost", counts);
         }
         return new Vote("Unknown", "SplitVote", counts);
     }
 
-    private static boolean hears(ReceivedReport voter, String node, Duration quorumWindow) {
-        for (PeerReport peer : voter.report().getPeersList()) {
-            if (!peer.getName().equals(node)) {
-                continue;
-            }
-            if (peer.getConfirmed()) {
-                return true;
-            }
-            if (peer.hasSinceLastHeard()) {
-                Duration since = Duration.ofSeconds(peer.getSinceLastHeard().getSeconds(),
-                        peer.getSinceLastHeard().getNanos());
-                return since.compareTo(quorumWindow) <= 0;
-            }
+    private static boolean hears(PeerReport peer, Duration quorumWindow) {
+        if (peer.getConfirmed()) {
+            return true;
+        }
+        if (!peer.hasSinceLastHeard()) {
             return false;
         }
-        return false;
+        Duration since = Duration.ofSeconds(peer.getSinceLastHeard().getSeconds(), peer.getSinceLastHeard().getNanos());
+        return since.compareTo(quorumWindow) <= 0;
     }
 }

@@ -7,7 +7,6 @@ import dev.fencing.nodemanager.peervote.NodeConditionPatch;
 import dev.fencing.nodemanager.peervote.PeersReachable;
 import dev.fencing.nodemanager.report.ReceivedReport;
 import dev.fencing.nodemanager.storm.StormGuard;
-import java.time.Duration;
 import dev.fencing.nodemanager.storm.StormLimitCondition;
 import dev.fencing.policy.AfterFence;
 import dev.fencing.policy.FencingSpec;
@@ -134,14 +133,15 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
         for (String n : reporting) {
             reports.latest(n).filter(r -> r.group().equals(model.group())).ifPresent(r -> fresh.put(n, r));
         }
-        Duration window = model.policy().timings().quorumWindow();
-        for (String n : model.expected().keySet()) {
+        Map<String, PeersReachable.Vote> votes = PeersReachable.all(model.expected().keySet(), fresh,
+                model.policy().timings().quorumWindow());
+        for (Map.Entry<String, PeersReachable.Vote> v : votes.entrySet()) {
+            String n = v.getKey();
             Node node = nodes.get(n);
             if (node == null) {
                 continue;
             }
-            PeersReachable.Vote vote = PeersReachable.of(n, model.expected().keySet(), fresh, window);
-            NodeConditionPatch.of(node, PeersReachable.TYPE, vote, now).ifPresent(ops -> {
+            NodeConditionPatch.of(node, PeersReachable.TYPE, v.getValue(), now).ifPresent(ops -> {
                 if (writeLimiter.allowConditionPatch(n, now)) {
                     writer.patchNodeStatus(n, ops);
                 }

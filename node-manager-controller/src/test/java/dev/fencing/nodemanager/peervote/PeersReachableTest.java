@@ -83,9 +83,12 @@ class PeersReachableTest {
         Node plain = new NodeBuilder().withNewMetadata().withName("n5").endMetadata().withNewStatus()
                 .addNewCondition().withType("Ready").withStatus("True").endCondition().endStatus().build();
         List<Map<String, Object>> add = NodeConditionPatch.of(plain, PeersReachable.TYPE, up, NOW).orElseThrow();
-        assertThat(add).singleElement().satisfies(op -> {
-            assertThat(op).containsEntry("op", "add").containsEntry("path", "/status/conditions/-");
-        });
+        assertThat(add).extracting(op -> op.get("op") + " " + op.get("path")).containsExactly(
+                "test /status/conditions/0/type", "add /status/conditions/-");
+        assertThat(add.get(0)).containsEntry("value", "Ready");
+        Node unreported = new NodeBuilder().withNewMetadata().withName("n6").endMetadata().build();
+        assertThat(NodeConditionPatch.of(unreported, PeersReachable.TYPE, up, NOW)).as("no kubelet status yet")
+                .isEmpty();
 
         Node voted = new NodeBuilder(plain).editStatus().addNewCondition().withType(PeersReachable.TYPE)
                 .withStatus("True").withReason("MajorityHears").withMessage("4 of 4")
