@@ -19,6 +19,8 @@ import java.util.List;
  * <tr><td>quorumSize</td><td>null = Auto = floor(expected/2)+1</td></tr>
  * <tr><td>tieBreakers</td><td>{@link #DEFAULT_TIE_BREAKERS} ([ControlPlane])</td></tr>
  * <tr><td>timings</td><td>{@link TimingOverrides#NONE}</td></tr>
+ * <tr><td>storm</td><td>{@link StormLimits#DEFAULTS} (minHealthy 50%, maxConcurrent 1, cooldown 10m)</td></tr>
+ * <tr><td>afterFence</td><td>{@link AfterFence#AUTO}</td></tr>
  * <tr><td>gossipLabel</td><td>{@link #DEFAULT_GOSSIP_LABEL} (GroupName)</td></tr>
  * </table>
  *
@@ -32,6 +34,8 @@ import java.util.List;
  * @param tieBreakers      asked in order on an exact half split; an empty list means "never break a tie"
  * @param timings          overrides of the profile
  * @param gossipLabel      GroupName (the gossip label is the group name) or None (no label)
+ * @param storm            storm limits (controller only)
+ * @param afterFence       what the controller does with a fenced node (controller only)
  */
 public record FencingSpec(
         Mode mode,
@@ -41,7 +45,9 @@ public record FencingSpec(
         Integer quorumSize,
         List<TieBreakerKind> tieBreakers,
         TimingOverrides timings,
-        GossipLabel gossipLabel) {
+        GossipLabel gossipLabel,
+        StormLimits storm,
+        AfterFence afterFence) {
 
     /** Default mode, as Deckhouse's NodeGroup. */
     public static final Mode DEFAULT_MODE = Mode.WATCHDOG;
@@ -54,7 +60,7 @@ public record FencingSpec(
     /** Default gossip label: the group name. */
     public static final GossipLabel DEFAULT_GOSSIP_LABEL = GossipLabel.GROUP_NAME;
     /** Everything at its default. */
-    public static final FencingSpec DEFAULTS = new FencingSpec(null, null, null, null, null, null, null, null);
+    public static final FencingSpec DEFAULTS = new Builder().build();
 
     /** Copies the tie-breaker list (null entries are kept for validation to report). */
     public FencingSpec {
@@ -63,10 +69,20 @@ public record FencingSpec(
         }
     }
 
-    /** A spec with the default gossip label. */
+    /** A spec of the first seven components; every later one at its default. */
     public FencingSpec(Mode mode, Duration watchdogTimeout, QuorumLossAction quorumLossAction, Profile profile,
             Integer quorumSize, List<TieBreakerKind> tieBreakers, TimingOverrides timings) {
-        this(mode, watchdogTimeout, quorumLossAction, profile, quorumSize, tieBreakers, timings, null);
+        this(mode, watchdogTimeout, quorumLossAction, profile, quorumSize, tieBreakers, timings, null, null, null);
+    }
+
+    /** A builder with every component absent (= its default). */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A builder holding this spec's components. */
+    public Builder toBuilder() {
+        return new Builder(this);
     }
 
     /** The gossip label in effect. */
@@ -102,6 +118,16 @@ public record FencingSpec(
         return tieBreakers != null ? tieBreakers : DEFAULT_TIE_BREAKERS;
     }
 
+    /** The storm limits in effect. */
+    public StormLimits effectiveStorm() {
+        return storm != null ? storm : StormLimits.DEFAULTS;
+    }
+
+    /** The afterFence setting in effect (before resolving Auto against the nodeType). */
+    public AfterFence effectiveAfterFence() {
+        return afterFence != null ? afterFence : AfterFence.AUTO;
+    }
+
     /** The timing overrides in effect. */
     public TimingOverrides effectiveTimings() {
         return timings != null ? timings : TimingOverrides.NONE;
@@ -109,49 +135,150 @@ public record FencingSpec(
 
     /** A copy with another mode. */
     public FencingSpec withMode(Mode newMode) {
-        return new FencingSpec(newMode, watchdogTimeout, quorumLossAction, profile, quorumSize, tieBreakers, timings,
-                gossipLabel);
+        return toBuilder().mode(newMode).build();
     }
 
     /** A copy with another watchdog timeout. */
     public FencingSpec withWatchdogTimeout(Duration newTimeout) {
-        return new FencingSpec(mode, newTimeout, quorumLossAction, profile, quorumSize, tieBreakers, timings,
-                gossipLabel);
+        return toBuilder().watchdogTimeout(newTimeout).build();
     }
 
     /** A copy with another quorum-loss action. */
     public FencingSpec withQuorumLossAction(QuorumLossAction newAction) {
-        return new FencingSpec(mode, watchdogTimeout, newAction, profile, quorumSize, tieBreakers, timings,
-                gossipLabel);
+        return toBuilder().quorumLossAction(newAction).build();
     }
 
     /** A copy with another profile. */
     public FencingSpec withProfile(Profile newProfile) {
-        return new FencingSpec(mode, watchdogTimeout, quorumLossAction, newProfile, quorumSize, tieBreakers, timings,
-                gossipLabel);
+        return toBuilder().profile(newProfile).build();
     }
 
     /** A copy with another explicit quorum size (null = Auto). */
     public FencingSpec withQuorumSize(Integer newSize) {
-        return new FencingSpec(mode, watchdogTimeout, quorumLossAction, profile, newSize, tieBreakers, timings,
-                gossipLabel);
+        return toBuilder().quorumSize(newSize).build();
     }
 
     /** A copy with other tie-breakers. */
     public FencingSpec withTieBreakers(List<TieBreakerKind> newTieBreakers) {
-        return new FencingSpec(mode, watchdogTimeout, quorumLossAction, profile, quorumSize, newTieBreakers, timings,
-                gossipLabel);
+        return toBuilder().tieBreakers(newTieBreakers).build();
     }
 
     /** A copy with another gossip label (null = the default). */
     public FencingSpec withGossipLabel(GossipLabel newGossipLabel) {
-        return new FencingSpec(mode, watchdogTimeout, quorumLossAction, profile, quorumSize, tieBreakers, timings,
-                newGossipLabel);
+        return toBuilder().gossipLabel(newGossipLabel).build();
     }
 
     /** A copy with other timing overrides. */
     public FencingSpec withTimings(TimingOverrides newTimings) {
-        return new FencingSpec(mode, watchdogTimeout, quorumLossAction, profile, quorumSize, tieBreakers, newTimings,
-                gossipLabel);
+        return toBuilder().timings(newTimings).build();
+    }
+
+    /** A copy with other storm limits. */
+    public FencingSpec withStorm(StormLimits newStorm) {
+        return toBuilder().storm(newStorm).build();
+    }
+
+    /** A copy with another afterFence. */
+    public FencingSpec withAfterFence(AfterFence newAfterFence) {
+        return toBuilder().afterFence(newAfterFence).build();
+    }
+
+    /**
+     * Builds a spec component by component (absent = default), so adding a component changes one place instead of
+     * every copy method.
+     */
+    public static final class Builder {
+        private Mode mode;
+        private Duration watchdogTimeout;
+        private QuorumLossAction quorumLossAction;
+        private Profile profile;
+        private Integer quorumSize;
+        private List<TieBreakerKind> tieBreakers;
+        private TimingOverrides timings;
+        private GossipLabel gossipLabel;
+        private StormLimits storm;
+        private AfterFence afterFence;
+
+        private Builder() {
+        }
+
+        private Builder(FencingSpec spec) {
+            mode = spec.mode;
+            watchdogTimeout = spec.watchdogTimeout;
+            quorumLossAction = spec.quorumLossAction;
+            profile = spec.profile;
+            quorumSize = spec.quorumSize;
+            tieBreakers = spec.tieBreakers;
+            timings = spec.timings;
+            gossipLabel = spec.gossipLabel;
+            storm = spec.storm;
+            afterFence = spec.afterFence;
+        }
+
+        /** Sets {@code mode}. */
+        public Builder mode(Mode value) {
+            mode = value;
+            return this;
+        }
+
+        /** Sets {@code watchdogTimeout}. */
+        public Builder watchdogTimeout(Duration value) {
+            watchdogTimeout = value;
+            return this;
+        }
+
+        /** Sets {@code quorumLossAction}. */
+        public Builder quorumLossAction(QuorumLossAction value) {
+            quorumLossAction = value;
+            return this;
+        }
+
+        /** Sets {@code profile}. */
+        public Builder profile(Profile value) {
+            profile = value;
+            return this;
+        }
+
+        /** Sets {@code quorumSize} (null = Auto). */
+        public Builder quorumSize(Integer value) {
+            quorumSize = value;
+            return this;
+        }
+
+        /** Sets {@code tieBreakers}. */
+        public Builder tieBreakers(List<TieBreakerKind> value) {
+            tieBreakers = value;
+            return this;
+        }
+
+        /** Sets {@code timings}. */
+        public Builder timings(TimingOverrides value) {
+            timings = value;
+            return this;
+        }
+
+        /** Sets {@code gossipLabel}. */
+        public Builder gossipLabel(GossipLabel value) {
+            gossipLabel = value;
+            return this;
+        }
+
+        /** Sets {@code storm}. */
+        public Builder storm(StormLimits value) {
+            storm = value;
+            return this;
+        }
+
+        /** Sets {@code afterFence}. */
+        public Builder afterFence(AfterFence value) {
+            afterFence = value;
+            return this;
+        }
+
+        /** The spec. */
+        public FencingSpec build() {
+            return new FencingSpec(mode, watchdogTimeout, quorumLossAction, profile, quorumSize, tieBreakers, timings,
+                    gossipLabel, storm, afterFence);
+        }
     }
 }

@@ -98,6 +98,8 @@ class DefaultValuesRenderTest {
                 "--status-interval=10s",
                 "--report-stale-after=30s",
                 "--max-tie-lease=30s",
+                "--storm-min-healthy=50%",
+                "--storm-max-concurrent=2",
                 "--history-limit=4096",
                 "--stream-queue=4096",
                 "--log-level=info",
@@ -201,7 +203,8 @@ class DefaultValuesRenderTest {
                 // not a call: OwnerReferencesPermissionEnforcement checks it when an owned object sets
                 // blockOwnerDeletion on its NodeGroup owner reference
                 tuple(List.of("deckhouse.io"), List.of("nodegroups/finalizers"), List.of("update")),
-                tuple(List.of(""), List.of("nodes"), List.of("get", "list", "watch", "patch")),
+                tuple(List.of(""), List.of("nodes"), List.of("get", "list", "watch", "patch", "delete")),
+                tuple(List.of(""), List.of("nodes/status"), List.of("patch")),
                 tuple(List.of(""), List.of("events"), List.of("create", "patch")),
                 tuple(List.of("authentication.k8s.io"), List.of("tokenreviews"), List.of("create")));
         assertThat(rendered.one(ClusterRole.class).getRules()).allSatisfy(r -> {

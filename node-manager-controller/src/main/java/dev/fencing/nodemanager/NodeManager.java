@@ -28,6 +28,8 @@ import dev.fencing.nodemanager.metrics.ControllerMetrics;
 import dev.fencing.nodemanager.model.NodeLabels;
 import dev.fencing.nodemanager.reconciler.ClusterWriter;
 import dev.fencing.nodemanager.reconciler.NodeGroupReconciler;
+import dev.fencing.nodemanager.storm.CachedStormCensus;
+import dev.fencing.nodemanager.storm.StormGuard;
 import dev.fencing.nodemanager.report.AgentReports;
 import dev.fencing.nodemanager.status.NodeFacts;
 import dev.fencing.nodemanager.view.GroupView;
@@ -88,6 +90,7 @@ public final class NodeManager implements AutoCloseable {
         return t;
     });
     private final NodeGroupReconciler reconciler;
+    private final StormGuard stormGuard;
     private final LeaderLink leaderLink;
     private volatile Operator operator;
     private LeaderLeaseWatch leaderLeaseWatch;
@@ -162,7 +165,8 @@ public final class NodeManager implements AutoCloseable {
         cache.addGroupDeletedListener(g -> scheduler.execute(() -> groupDeleted(g)));
         NodeGroupReconciler reconciler = new NodeGroupReconciler(config, daemonSets,
                 config.gossipEncryption() ? new GossipKeyringSecrets(client, config.namespace()) : null, reports,
-                writer, clock, leadership::isLeader, nodeLeases::renewedAt, writeLimits);
+                writer, clock, leadership::isLeader, nodeLeases::renewedAt, writeLimits, stormGuard = new StormGuard(
+                        config.storm(), new CachedStormCensus(cache)));
         metrics.writeLimits(reconciler);
         cache.addModelListener(m -> reconciler.trigger(m.group()));
         this.reconciler = reconciler;
@@ -333,6 +337,14 @@ public final class NodeManager implements AutoCloseable {
     /** Agent reports held by this replica. */
     public AgentReports reports() {
         return reports;
+    }
+
+    /**
+     * The storm guard: every fencing action (taint, Node deletion, power stage) asks it first, and tells it when the
+     * fencing is over.
+     */
+    public StormGuard stormGuard() {
+        return stormGuard;
     }
 
     /** The kubelets' Lease renewals as this replica saw them (tests). */

@@ -31,6 +31,8 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import dev.fencing.nodemanager.storm.ClusterStormLimits;
+import dev.fencing.policy.MinHealthy;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -204,6 +206,15 @@ public final class NodeManagerOperator implements Callable<Integer> {
                     + " (0: never taint).")
     int maxOutOfService;
 
+    @Option(names = "--storm-min-healthy", defaultValue = "${env:NMC_STORM_MIN_HEALTHY:-50%}",
+            description = "Cluster-wide storm limit: a node is fenced (tainted, deleted, power-fenced) only while more"
+                    + " than this many of all fencing groups' nodes are healthy; a percentage such as 50% or a count.")
+    String stormMinHealthy;
+
+    @Option(names = "--storm-max-concurrent", defaultValue = "${env:NMC_STORM_MAX_CONCURRENT:-2}",
+            description = "Cluster-wide storm limit: fencings in progress at once over all groups (at least 1).")
+    int stormMaxConcurrent;
+
     @Option(names = "--gossip-encryption", negatable = true, defaultValue = "${env:NMC_GOSSIP_ENCRYPTION:-true}",
             fallbackValue = "true", description = "Stream a per-group gossip keyring from Secret fencing-gossip-<group>"
                     + " (created by the leader); agents are served only once it exists.")
@@ -289,6 +300,13 @@ public final class NodeManagerOperator implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
         }
+        ClusterStormLimits storm;
+        try {
+            storm = new ClusterStormLimits(MinHealthy.parse(stormMinHealthy), stormMaxConcurrent);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--storm-min-healthy / "
+                    + "--storm-max-concurrent: " + e.getMessage());
+        }
         AgentControlSecurity security = new AgentControlSecurity(insecurePlaintext, tlsCa, agentCaSecret,
                 agentServiceAccount, duration("--tls-reload-interval", tlsReloadInterval));
         return new ControllerConfig(namespace, grpcPort, healthPort, gossipPort, agentImage, address, resources,
@@ -298,7 +316,7 @@ public final class NodeManagerOperator implements Callable<Integer> {
                 duration("--max-tie-lease", maxTieLease), maxOutOfService, gossipEncryption,
                 advertiseHost == null || advertiseHost.isBlank() ? null : advertiseHost,
                 apiServerProbeUrl == null || apiServerProbeUrl.isBlank() ? null : apiServerProbeUrl, security,
-                serverSideApply, agentPod);
+                serverSideApply, agentPod, storm);
     }
 
     /**

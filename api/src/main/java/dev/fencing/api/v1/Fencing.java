@@ -58,6 +58,15 @@ public final class Fencing {
     @SchemaFrom(type = CrdSchemaEnums.GossipLabelValue.class)
     private String gossipLabel;
 
+    @JsonPropertyDescription("Storm limits: minHealthy, maxConcurrent, cooldown.")
+    private FencingStorm storm;
+
+    @JsonPropertyDescription("What the controller does with a node that counts as fenced, within the storm limits: "
+            + "Taint (out-of-service taint, removed when the node is back), DeleteNode (the platform recreates the "
+            + "machine) or Auto (DeleteNode for nodeType CloudEphemeral, else Taint). Default Auto.")
+    @SchemaFrom(type = CrdSchemaEnums.AfterFenceValue.class)
+    private String afterFence;
+
     /** An empty instance; Jackson fills it. */
     public Fencing() {
     }
@@ -174,6 +183,38 @@ public final class Fencing {
         return this;
     }
 
+    /** Storm limits. */
+    public FencingStorm getStorm() {
+        return storm;
+    }
+
+    /** Sets {@code storm}. */
+    public void setStorm(FencingStorm storm) {
+        this.storm = storm;
+    }
+
+    /** Sets {@code storm} and returns this. */
+    public Fencing withStorm(FencingStorm storm) {
+        this.storm = storm;
+        return this;
+    }
+
+    /** What the controller does with a fenced node. */
+    public String getAfterFence() {
+        return afterFence;
+    }
+
+    /** Sets {@code afterFence}. */
+    public void setAfterFence(String afterFence) {
+        this.afterFence = afterFence;
+    }
+
+    /** Sets {@code afterFence} and returns this. */
+    public Fencing withAfterFence(String afterFence) {
+        this.afterFence = afterFence;
+        return this;
+    }
+
     @Override
     public boolean equals(Object o) {
         if (this == o) {
@@ -188,12 +229,14 @@ public final class Fencing {
                 && Objects.equals(profile, other.profile)
                 && Objects.equals(quorum, other.quorum)
                 && Objects.equals(timings, other.timings)
-                && Objects.equals(gossipLabel, other.gossipLabel);
+                && Objects.equals(gossipLabel, other.gossipLabel)
+                && Objects.equals(storm, other.storm)
+                && Objects.equals(afterFence, other.afterFence);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(mode, watchdog, quorumLossAction, profile, quorum, timings, gossipLabel);
+        return Objects.hash(mode, watchdog, quorumLossAction, profile, quorum, timings, gossipLabel, storm, afterFence);
     }
 
     @Override
@@ -203,6 +246,8 @@ public final class Fencing {
                 + ", quorumLossAction=" + quorumLossAction
                 + ", profile=" + profile
                 + ", quorum=" + quorum
+                + ", storm=" + storm
+                + ", afterFence=" + afterFence
                 + ", timings=" + timings
                 + ", gossipLabel=" + gossipLabel
                 + "}";

@@ -20,6 +20,7 @@ import picocli.CommandLine.Command;
       MembersCommand.class,
       EventsCommand.class,
       StatusCommand.class,
+      DrbdFencePeerCommand.class,
       SocketLinkCommand.class,
       SoftdogEmulator.class,
       CommandLine.HelpCommand.class

@@ -2,47 +2,26 @@ package dev.fencing.agent.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.fencing.agent.api.EventHub;
-import dev.fencing.agent.api.LocalApiServer;
 import dev.fencing.proto.fencing.v1.AgentStatus;
 import dev.fencing.proto.fencing.v1.DisarmReason;
 import dev.fencing.proto.fencing.v1.FencingMode;
-import java.io.IOException;
 import java.nio.file.Path;
-import java.time.Instant;
-import java.time.InstantSource;
-import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code status --check} exit codes, and the default socket's fallback, against a real LocalApiServer. */
 class StatusCheckTest {
 
   @TempDir Path dir;
-  private Path socket;
-  private final AtomicReference<AgentStatus> status = new AtomicReference<>();
-  private LocalApiServer server;
-
-  @BeforeEach
-  void startAgentApi() throws IOException {
-    socket = dir.resolve("agent.sock");
-    server = new LocalApiServer(socket, new EventHub(16, InstantSource.fixed(Instant.EPOCH)), status::get);
-    server.start();
-  }
-
-  @AfterEach
-  void stop() {
-    server.close();
-  }
+  @RegisterExtension final FakeAgentApi agent = new FakeAgentApi();
 
   private static CliRun run(Object command, String... args) {
     return CliRun.of(command, args);
   }
 
   private CliRun check() {
-    return run(FencingAgentCli.commandLine().getCommand(), "status", "--check", "--socket", socket.toString());
+    return run(FencingAgentCli.commandLine().getCommand(), "status", "--check", "--socket", agent.socket().toString());
   }
 
   private static AgentStatus.Builder held(int heard) {
@@ -56,7 +35,7 @@ class StatusCheckTest {
 
   @Test
   void armedWithQuorumIsZero() {
-    status.set(held(3).setArmed(true).build());
+    agent.status.set(held(3).setArmed(true).build());
 
     CliRun run = check();
 
@@ -66,7 +45,7 @@ class StatusCheckTest {
 
   @Test
   void disarmedOnlyOnPurposeIsZero() {
-    status.set(held(3).addDisarmReasons(reason(DisarmReason.Kind.KIND_DISABLE_FILE, "kernel update"))
+    agent.status.set(held(3).addDisarmReasons(reason(DisarmReason.Kind.KIND_DISABLE_FILE, "kernel update"))
         .addDisarmReasons(reason(DisarmReason.Kind.KIND_MAINTENANCE, "update.node.deckhouse.io/approved")).build());
 
     CliRun run = check();
@@ -78,17 +57,17 @@ class StatusCheckTest {
 
   @Test
   void notArmedForAnotherReasonIsOne() {
-    status.set(held(2).addDisarmReasons(reason(DisarmReason.Kind.KIND_WATCHDOG_UNAVAILABLE,
+    agent.status.set(held(2).addDisarmReasons(reason(DisarmReason.Kind.KIND_WATCHDOG_UNAVAILABLE,
         "missing: /host/dev/watchdog not found")).build());
     CliRun unavailable = check();
     assertThat(unavailable.code()).isEqualTo(StatusCommand.CHECK_NOT_ARMED);
     assertThat(unavailable.out()).startsWith("not armed: WatchdogUnavailable \"missing:").hasLineCount(1);
 
-    status.set(held(3).addDisarmReasons(reason(DisarmReason.Kind.KIND_DISABLE_FILE, ""))
+    agent.status.set(held(3).addDisarmReasons(reason(DisarmReason.Kind.KIND_DISABLE_FILE, ""))
         .addDisarmReasons(reason(DisarmReason.Kind.KIND_NO_GOSSIP_KEY, "no keyring")).build());
     assertThat(check().code()).as("on purpose and another reason").isEqualTo(StatusCommand.CHECK_NOT_ARMED);
 
-    status.set(AgentStatus.newBuilder().setNode("node-a")
+    agent.status.set(AgentStatus.newBuilder().setNode("node-a")
         .addDisarmReasons(reason(DisarmReason.Kind.KIND_NO_CONFIG, "no configuration yet")).build());
     CliRun noConfig = check();
     assertThat(noConfig.code()).isEqualTo(StatusCommand.CHECK_NOT_ARMED);
@@ -97,7 +76,7 @@ class StatusCheckTest {
 
   @Test
   void quorumNotHeldIsTwo() {
-    status.set(held(1).setArmed(true).setFencingInProgress(true).build());
+    agent.status.set(held(1).setArmed(true).setFencingInProgress(true).build());
 
     CliRun run = check();
 
@@ -117,20 +96,20 @@ class StatusCheckTest {
 
   @Test
   void withoutSocketTheDefaultIsUsedWhenItExistsElseTheFallback() {
-    status.set(held(3).setArmed(true).build());
+    agent.status.set(held(3).setArmed(true).build());
     Path missing = dir.resolve("missing.sock");
 
     StatusCommand viaFallback = new StatusCommand();
-    viaFallback.options.defaults = new AgentSocketOptions.SocketDefaults(missing, socket);
+    viaFallback.options.defaults = new AgentSocketOptions.SocketDefaults(missing, agent.socket());
     assertThat(run(viaFallback, "--check").code()).as("default missing: the fallback answers")
         .isEqualTo(StatusCommand.CHECK_OK);
 
     StatusCommand viaDefault = new StatusCommand();
-    viaDefault.options.defaults = new AgentSocketOptions.SocketDefaults(socket, missing);
+    viaDefault.options.defaults = new AgentSocketOptions.SocketDefaults(agent.socket(), missing);
     assertThat(run(viaDefault, "--check").code()).as("default exists: used").isEqualTo(StatusCommand.CHECK_OK);
 
     StatusCommand explicit = new StatusCommand();
-    explicit.options.defaults = new AgentSocketOptions.SocketDefaults(socket, socket);
+    explicit.options.defaults = new AgentSocketOptions.SocketDefaults(agent.socket(), agent.socket());
     CliRun run = run(explicit, "--check", "--socket", missing.toString());
     assertThat(run.code()).as("--socket is never replaced").isEqualTo(ExitCodes.NO_AGENT);
     assertThat(run.out()).contains(missing.toString());
@@ -138,10 +117,10 @@ class StatusCheckTest {
 
   @Test
   void checkAndJsonTogetherAreAUsageError() {
-    status.set(held(3).setArmed(true).build());
+    agent.status.set(held(3).setArmed(true).build());
 
     CliRun run = run(FencingAgentCli.commandLine().getCommand(), "status", "--check", "--json", "--socket",
-        socket.toString());
+        agent.socket().toString());
 
     assertThat(run.code()).isEqualTo(ExitCodes.USAGE);
     assertThat(run.err()).contains("drop --json");

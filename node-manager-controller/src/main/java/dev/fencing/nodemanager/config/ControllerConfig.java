@@ -41,6 +41,7 @@ import java.util.Objects;
  *                           status as a JSON patch and the DaemonSet by create / update-on-hash, the only writes the
  *                           fabric8 CRUD mock understands
  * @param agentPod           the agent pods' HTTP port and image pull settings
+ * @param storm              the cluster-wide storm limits ({@code --storm-min-healthy}, {@code --storm-max-concurrent})
  */
 public record ControllerConfig(
         String namespace,
@@ -67,7 +68,8 @@ public record ControllerConfig(
         String apiServerProbeUrl,
         AgentControlSecurity security,
         boolean serverSideApply,
-        AgentPodSettings agentPod) {
+        AgentPodSettings agentPod,
+        dev.fencing.nodemanager.storm.ClusterStormLimits storm) {
 
     /** Validates. */
     public ControllerConfig {
@@ -78,6 +80,7 @@ public record ControllerConfig(
         agentTolerations = List.copyOf(agentTolerations);
         Objects.requireNonNull(security, "security");
         Objects.requireNonNull(agentPod, "agentPod");
+        Objects.requireNonNull(storm, "storm");
         if (agentPod.metricsPort() != 0 && agentPod.metricsPort() == gossipPort) {
             throw new IllegalArgumentException("--agent-metrics-port " + agentPod.metricsPort() + " is the gossip"
                     + " port: agents run on the host network, so both cannot listen on it; pick another port");
@@ -128,7 +131,8 @@ public record ControllerConfig(
         this(namespace, grpcPort, healthPort, gossipPort, agentImage, agentControllerAddress, agentResources,
                 agentTolerations, agentPriorityClass, leaderElection, leaseName, tlsCert, tlsKey, statusInterval,
                 reportStaleAfter, historyLimit, streamQueue, maxTieLease, maxOutOfService, gossipEncryption,
-                advertiseHost, null, AgentControlSecurity.implied(tlsCert), false, AgentPodSettings.DEFAULTS);
+                advertiseHost, null, AgentControlSecurity.implied(tlsCert), false, AgentPodSettings.DEFAULTS,
+                dev.fencing.nodemanager.storm.ClusterStormLimits.DEFAULTS);
     }
 
     /** The same configuration with other channel security. */
@@ -136,7 +140,8 @@ public record ControllerConfig(
         return new ControllerConfig(namespace, grpcPort, healthPort, gossipPort, agentImage, agentControllerAddress,
                 agentResources, agentTolerations, agentPriorityClass, leaderElection, leaseName, cert, key,
                 statusInterval, reportStaleAfter, historyLimit, streamQueue, maxTieLease, maxOutOfService,
-                gossipEncryption, advertiseHost, apiServerProbeUrl, newSecurity, serverSideApply, agentPod);
+                gossipEncryption, advertiseHost, apiServerProbeUrl, newSecurity, serverSideApply, agentPod,
+                storm);
     }
 
     /** The same configuration with server-side apply on or off. */
@@ -144,7 +149,7 @@ public record ControllerConfig(
         return new ControllerConfig(namespace, grpcPort, healthPort, gossipPort, agentImage, agentControllerAddress,
                 agentResources, agentTolerations, agentPriorityClass, leaderElection, leaseName, tlsCert, tlsKey,
                 statusInterval, reportStaleAfter, historyLimit, streamQueue, maxTieLease, maxOutOfService,
-                gossipEncryption, advertiseHost, apiServerProbeUrl, security, on, agentPod);
+                gossipEncryption, advertiseHost, apiServerProbeUrl, security, on, agentPod, storm);
     }
 
     /** The same configuration with other agent pod settings. */
@@ -152,7 +157,16 @@ public record ControllerConfig(
         return new ControllerConfig(namespace, grpcPort, healthPort, gossipPort, agentImage, agentControllerAddress,
                 agentResources, agentTolerations, agentPriorityClass, leaderElection, leaseName, tlsCert, tlsKey,
                 statusInterval, reportStaleAfter, historyLimit, streamQueue, maxTieLease, maxOutOfService,
-                gossipEncryption, advertiseHost, apiServerProbeUrl, security, serverSideApply, settings);
+                gossipEncryption, advertiseHost, apiServerProbeUrl, security, serverSideApply, settings,
+                storm);
+    }
+
+    /** The same configuration with other cluster-wide storm limits. */
+    public ControllerConfig withStorm(dev.fencing.nodemanager.storm.ClusterStormLimits limits) {
+        return new ControllerConfig(namespace, grpcPort, healthPort, gossipPort, agentImage, agentControllerAddress,
+                agentResources, agentTolerations, agentPriorityClass, leaderElection, leaseName, tlsCert, tlsKey,
+                statusInterval, reportStaleAfter, historyLimit, streamQueue, maxTieLease, maxOutOfService,
+                gossipEncryption, advertiseHost, apiServerProbeUrl, security, serverSideApply, agentPod, limits);
     }
 
     /** The host agents and other replicas verify the serving certificate against: the host of the agent address. */

@@ -112,6 +112,9 @@ public final class ControllerMetrics implements AutoCloseable {
         io.micrometer.core.instrument.FunctionCounter.builder("fencing_controller_report_writes_limited_total",
                         reconciler, NodeGroupReconciler::limitedEvents).tag("kind", "event")
                 .description("Report-driven writes held back by the per-node rate limit").register(registry);
+        io.micrometer.core.instrument.FunctionCounter.builder("fencing_controller_report_writes_limited_total",
+                        reconciler, NodeGroupReconciler::limitedConditionPatches).tag("kind", "node_condition")
+                .description("Report-driven writes held back by the per-node rate limit").register(registry);
     }
 
     /** 1 while this replica leads; summed over replicas it is the number of leaders (alert: below 1). */

@@ -97,6 +97,34 @@ public final class ClusterWriter {
         }
     }
 
+    /**
+     * Applies a JSON patch to a Node's status subresource (one condition of ours; the kubelet owns the rest). A
+     * refused patch (the condition list moved under us) is logged and computed again at the next reconcile.
+     */
+    public void patchNodeStatus(String node, List<Map<String, Object>> ops) {
+        try {
+            client.nodes().withName(node).subresource("status").patch(PatchContext.of(PatchType.JSON),
+                    Serialization.asJson(ops));
+            LOG.info("event=node_condition_patched node={} ops={}", node, ops.size());
+        } catch (KubernetesClientException e) {
+            LOG.warn("event=node_condition_patch_failed node={} code={} error=\"{}\"", node, e.getCode(),
+                    e.getMessage());
+        }
+    }
+
+    /**
+     * Deletes a fenced Node so the platform replaces its machine (afterFence DeleteNode). A Node already gone is
+     * fine: the fencing it stood for is over.
+     */
+    public void deleteNode(String node) {
+        try {
+            client.nodes().withName(node).delete();
+            LOG.info("event=node_deleted node={} reason=fenced", node);
+        } catch (KubernetesClientException e) {
+            LOG.warn("event=node_delete_failed node={} code={} error=\"{}\"", node, e.getCode(), e.getMessage());
+        }
+    }
+
     /** Emits one Event about a Node or the NodeGroup. */
     public void emit(GroupEvent event, NodeGroup group, Map<String, Node> nodes) {
         ObjectReferenceBuilder ref = new ObjectReferenceBuilder().withName(event.name());

@@ -1,6 +1,16 @@
 package dev.fencing.nodemanager.reconciler;
 
 import dev.fencing.api.v1.NodeGroup;
+import dev.fencing.api.v1.NodeGroupFencing;
+import dev.fencing.api.v1.NodeType;
+import dev.fencing.nodemanager.peervote.NodeConditionPatch;
+import dev.fencing.nodemanager.peervote.PeersReachable;
+import dev.fencing.nodemanager.report.ReceivedReport;
+import dev.fencing.nodemanager.storm.StormGuard;
+import dev.fencing.nodemanager.storm.StormLimitCondition;
+import dev.fencing.policy.AfterFence;
+import dev.fencing.policy.FencingSpec;
+import java.util.ArrayList;
 import dev.fencing.nodemanager.config.ControllerConfig;
 import dev.fencing.nodemanager.dependent.AgentDaemonSets;
 import dev.fencing.nodemanager.dependent.GossipKeyringSecrets;
@@ -66,22 +76,19 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
     private final Map<String, Map<String, String>> writtenLabels = new ConcurrentHashMap<>();
     private static final String REMOVED = "\u0000removed";
     private final ReportWriteLimiter writeLimiter;
+    private final StormGuard stormGuard;
 
     /**
      * @param keyrings       null when gossip encryption is off
      * @param leaseRenewedAt per node, when its kubelet last renewed its heartbeat Lease (empty: never seen)
+     * @param writeLimits    per-node rate limits on report-driven label patches and Events
+     * @param stormGuard     admits every fencing action (taint, Node deletion) within the storm limits
      */
     public NodeGroupReconciler(ControllerConfig config, AgentDaemonSets daemonSets, GossipKeyringSecrets keyrings,
                                AgentReports reports, ClusterWriter writer, InstantSource clock,
-                               BooleanSupplier leading, Function<String, Optional<Instant>> leaseRenewedAt) {
-        this(config, daemonSets, keyrings, reports, writer, clock, leading, leaseRenewedAt, WriteLimits.DEFAULTS);
-    }
-
-    /** @param writeLimits per-node rate limits on report-driven label patches and Events */
-    public NodeGroupReconciler(ControllerConfig config, AgentDaemonSets daemonSets, GossipKeyringSecrets keyrings,
-                               AgentReports reports, ClusterWriter writer, InstantSource clock,
                                BooleanSupplier leading, Function<String, Optional<Instant>> leaseRenewedAt,
-                               WriteLimits writeLimits) {
+                               WriteLimits writeLimits, StormGuard stormGuard) {
+        this.stormGuard = stormGuard;
         this.writeLimiter = new ReportWriteLimiter(writeLimits);
         this.config = config;
         this.daemonSets = daemonSets;
@@ -109,9 +116,48 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
         return writeLimiter.limitedLabelPatches();
     }
 
+    /** Peer-vote Node condition patches held back by the per-node rate limit. */
+    public long limitedConditionPatches() {
+        return writeLimiter.limitedConditionPatches();
+    }
+
     /** Events dropped as duplicates within the per-object, per-reason interval. */
     public long limitedEvents() {
         return writeLimiter.limitedEvents();
+    }
+
+    // peer-vote-node-condition: each expected member's FencingPeersReachable from its peers' fresh reports, written
+    // only when it changed and at most once per node per label interval.
+    private void writePeerVotes(GroupModel model, Map<String, Node> nodes, Set<String> reporting, Instant now) {
+        Map<String, ReceivedReport> fresh = new TreeMap<>();
+        for (String n : reporting) {
+            reports.latest(n).filter(r -> r.group().equals(model.group())).ifPresent(r -> fresh.put(n, r));
+        }
+        Map<String, PeersReachable.Vote> votes = PeersReachable.all(model.expected().keySet(), fresh,
+                model.policy().timings().quorumWindow());
+        for (Map.Entry<String, PeersReachable.Vote> v : votes.entrySet()) {
+            String n = v.getKey();
+            Node node = nodes.get(n);
+            if (node == null) {
+                continue;
+            }
+            NodeConditionPatch.of(node, PeersReachable.TYPE, v.getValue(), now).ifPresent(ops -> {
+                if (writeLimiter.allowConditionPatch(n, now)) {
+                    writer.patchNodeStatus(n, ops);
+                }
+            });
+        }
+    }
+
+    // afterFence resolved against the nodeType: Auto deletes only what the platform recreates.
+    private static AfterFence afterFence(NodeGroup group) {
+        if (!NodeGroupFencing.fencingEnabled(group)) {
+            return AfterFence.TAINT;
+        }
+        FencingSpec spec = NodeGroupFencing.map(group).spec();
+        AfterFence setting = spec == null ? AfterFence.AUTO : spec.effectiveAfterFence();
+        NodeType type = group.getSpec().getNodeType();
+        return setting.effective(type != null && type.recreatedByPlatform());
     }
 
     @Override
@@ -184,6 +230,33 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
                     config.reportStaleAfter()), status, previous, group, clock.instant(), e -> writer.emit(e, group,
                     nodes));
         }
+        Instant now = clock.instant();
+        Set<String> fenced = new TreeSet<>();
+        if (status.getFencedNodes() != null) {
+            status.getFencedNodes().forEach(f -> fenced.add(f.getName()));
+        }
+        boolean fencesNodes = GroupStatusCalculator.fencesNodes(model);
+        FencedNodeRecovery.Plan recovery = FencedNodeRecovery.plan(fenced, facts, outcome.reporting(),
+                model.fencingEnabled(), fencesNodes, config.maxOutOfService(), afterFence(group));
+        // Every fencing action passes the storm guard first; a refused one is simply not done (asked again at the
+        // next reconcile).
+        List<FencedNodeRecovery.Action> actions = new ArrayList<>();
+        Map<String, StormGuard.Decision> refused = new TreeMap<>();
+        for (FencedNodeRecovery.Action a : recovery.actions()) {
+            StormGuard.Decision d = a.kind().fences() ? stormGuard.decide(name, a.node(), now) : null;
+            if (d == null || d.allowed()) {
+                actions.add(a);
+            } else {
+                refused.put(a.node(), d);
+            }
+        }
+        List<GroupEvent> stormEvents = List.of();
+        if (model.valid() && fencesNodes) {
+            StormLimitCondition.Outcome storm = StormLimitCondition.apply(status, previous, name,
+                    stormGuard.assess(name, now), refused, model.generation(), now);
+            status = storm.status();
+            stormEvents = storm.events();
+        }
         // Remembered before any write, so a failing write never makes the next reconcile announce an Event twice.
         lastStatus.put(name, status);
         outcome.labelChanges().forEach((node, change) -> {
@@ -199,20 +272,27 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
             Map<String, String> written = writtenLabels.get(node);
             change.forEach((k, v) -> written.put(k, v == null ? REMOVED : v));
         });
-        for (GroupEvent e : outcome.events()) {
+        List<GroupEvent> events = new ArrayList<>(outcome.events());
+        events.addAll(stormEvents);
+        for (GroupEvent e : events) {
             if (writeLimiter.allowEvent(e, clock.instant())) {
                 writer.emit(e, group, nodes);
             }
         }
-        Set<String> fenced = new TreeSet<>();
-        if (status.getFencedNodes() != null) {
-            status.getFencedNodes().forEach(f -> fenced.add(f.getName()));
+        if (model.valid()) {
+            writePeerVotes(model, nodes, outcome.reporting(), now);
         }
-        FencedNodeRecovery.Plan recovery = FencedNodeRecovery.plan(fenced, facts, outcome.reporting(),
-                model.fencingEnabled(), GroupStatusCalculator.fencesNodes(model), config.maxOutOfService());
-        recovery.actions().forEach(a -> writer.setOutOfService(a.node(), a.add()));
-        for (GroupEvent e : recovery.events()) {
-            writer.emit(e, group, nodes);
+        for (FencedNodeRecovery.Action a : actions) {
+            switch (a.kind()) {
+                case ADD_TAINT -> writer.setOutOfService(a.node(), true);
+                case REMOVE_TAINT -> {
+                    writer.setOutOfService(a.node(), false);
+                    stormGuard.finished(name, a.node(), now);
+                }
+                case DELETE_NODE -> writer.deleteNode(a.node());
+                default -> throw new IllegalStateException("unknown action " + a.kind());
+            }
+            writer.emit(a.event(), group, nodes);
         }
         UpdateControl<NodeGroup> control;
         if (neverFenced || status.equals(group.getStatus())) {

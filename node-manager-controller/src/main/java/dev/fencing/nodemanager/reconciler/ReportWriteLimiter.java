@@ -23,6 +23,8 @@ final class ReportWriteLimiter {
     private final Duration eventInterval;
     private final Map<String, Instant> lastLabelPatch = new HashMap<>();
     private final Map<String, Instant> lastEvent = new HashMap<>();
+    private final Map<String, Instant> lastConditionPatch = new HashMap<>();
+    private final AtomicLong limitedConditionPatches = new AtomicLong();
     private final AtomicLong limitedLabelPatches = new AtomicLong();
     private final AtomicLong limitedEvents = new AtomicLong();
 
@@ -38,6 +40,22 @@ final class ReportWriteLimiter {
         }
         limitedLabelPatches.incrementAndGet();
         return false;
+    }
+
+    /**
+     * True (and remembered) when {@code node}'s peer-vote condition may be patched now: at most one patch per node per
+     * label interval. A held-back patch is computed again at the next reconcile.
+     */
+    synchronized boolean allowConditionPatch(String node, Instant now) {
+        if (allow(lastConditionPatch, node, now, labelInterval)) {
+            return true;
+        }
+        limitedConditionPatches.incrementAndGet();
+        return false;
+    }
+
+    long limitedConditionPatches() {
+        return limitedConditionPatches.get();
     }
 
     /** True (and remembered) unless the same Event (object, reason) was emitted within the interval. */

@@ -186,9 +186,13 @@ final class RealCluster {
      * run as {@link #AGENT_SERVICE_ACCOUNT}, AgentControl is plaintext on a loopback port.
      */
     static NodeManager controller(KubernetesClient client, String namespace) throws IOException {
+        return controller(client, namespace, InstantSource.system());
+    }
+
+    /** {@link #controller(KubernetesClient, String)} on the given wall clock. */
+    static NodeManager controller(KubernetesClient client, String namespace, InstantSource clock) throws IOException {
         ControllerConfig config = ControllerConfig.forTests(namespace).withSecurity(null, null,
                 new AgentControlSecurity(true, null, "", AGENT_SERVICE_ACCOUNT, Duration.ofSeconds(30)));
-        return new NodeManager(client, config, InstantSource.system(),
-                new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)).start();
+        return new NodeManager(client, config, clock, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)).start();
     }
 }

@@ -28,7 +28,6 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
-import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
@@ -40,8 +39,6 @@ import java.io.InputStream;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
-import java.time.ZoneOffset;
-import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -109,12 +106,7 @@ class FencedNodeRecoveryOperatorTest {
 
     // The kubelet of node renewed its heartbeat Lease at the given instant.
     private void kubeletRenewed(String node, Instant at) {
-        Lease lease = new LeaseBuilder().withNewMetadata().withName(node).withNamespace("kube-node-lease")
-                .endMetadata().withNewSpec().withHolderIdentity(node).withLeaseDurationSeconds(40)
-                .withRenewTime(ZonedDateTime.ofInstant(at, ZoneOffset.UTC)).endSpec().build();
-        client.leases().inNamespace("kube-node-lease").resource(lease).createOr(e -> e.update());
-        await().atMost(10, TimeUnit.SECONDS).until(() -> manager.nodeLeases().renewedAt(node)
-                .filter(t -> !t.isBefore(at)).isPresent());
+        KubeletLeases.renewed(client, manager, node, at);
     }
 
     private void setReady(String node, boolean ready) {

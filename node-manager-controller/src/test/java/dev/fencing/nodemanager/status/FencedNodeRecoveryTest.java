@@ -2,6 +2,8 @@ package dev.fencing.nodemanager.status;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.fencing.policy.AfterFence;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -12,50 +14,59 @@ class FencedNodeRecoveryTest {
     private static final NodeFacts TAINTED_DOWN = new NodeFacts(true, false, null);
     private static final NodeFacts TAINTED_READY = new NodeFacts(true, true, null);
 
+    private static List<String> plan(Set<String> fenced, Map<String, NodeFacts> nodes, Set<String> reporting,
+                                     boolean fencingEnabled, boolean fencesNodes, int max, AfterFence after) {
+        return FencedNodeRecovery.plan(fenced, nodes, reporting, fencingEnabled, fencesNodes, max, after).actions()
+                .stream().map(a -> a.node() + " " + a.kind() + " " + a.event().reason()).toList();
+    }
+
+    private static List<String> plan(Set<String> fenced, Map<String, NodeFacts> nodes, Set<String> reporting,
+                                     boolean fencingEnabled, boolean fencesNodes, int max) {
+        return plan(fenced, nodes, reporting, fencingEnabled, fencesNodes, max, AfterFence.TAINT);
+    }
+
     @Test
     void aFencedNodeIsTaintedOutOfServiceWithinTheStormLimit() {
-        FencedNodeRecovery.Plan plan = FencedNodeRecovery.plan(Set.of("b", "c"),
-                Map.of("a", new NodeFacts(false, true, null), "b", DOWN, "c", DOWN), Set.of("a"), true, true, 1);
-        assertThat(plan.actions()).containsExactly(new FencedNodeRecovery.Action("b", true));
-        assertThat(plan.events()).extracting(GroupEvent::reason).containsExactly("OutOfServiceAdded");
+        assertThat(plan(Set.of("b", "c"), Map.of("a", new NodeFacts(false, true, null), "b", DOWN, "c", DOWN),
+                Set.of("a"), true, true, 1)).containsExactly("b ADD_TAINT OutOfServiceAdded");
     }
 
     @Test
     void theStormLimitCountsNodesAlreadyTainted() {
-        FencedNodeRecovery.Plan plan = FencedNodeRecovery.plan(Set.of("b", "c"),
-                Map.of("b", TAINTED_DOWN, "c", DOWN), Set.of(), true, true, 1);
-        assertThat(plan.actions()).isEmpty();
-        assertThat(FencedNodeRecovery.plan(Set.of("b", "c"), Map.of("b", TAINTED_DOWN, "c", DOWN), Set.of(), true,
-                true, 2).actions()).containsExactly(new FencedNodeRecovery.Action("c", true));
+        assertThat(plan(Set.of("b", "c"), Map.of("b", TAINTED_DOWN, "c", DOWN), Set.of(), true, true, 1)).isEmpty();
+        assertThat(plan(Set.of("b", "c"), Map.of("b", TAINTED_DOWN, "c", DOWN), Set.of(), true, true, 2))
+                .containsExactly("c ADD_TAINT OutOfServiceAdded");
     }
 
     @Test
     void theTaintGoesOnlyWhenTheNodeIsReadyAndItsAgentReportsAgain() {
-        assertThat(FencedNodeRecovery.plan(Set.of(), Map.of("b", TAINTED_READY), Set.of(), true, true, 1)
-                .actions()).isEmpty();
-        assertThat(FencedNodeRecovery.plan(Set.of(), Map.of("b", TAINTED_DOWN), Set.of("b"), true, true, 1)
-                .actions()).isEmpty();
-        FencedNodeRecovery.Plan back = FencedNodeRecovery.plan(Set.of(), Map.of("b", TAINTED_READY), Set.of("b"),
-                true, true, 1);
-        assertThat(back.actions()).containsExactly(new FencedNodeRecovery.Action("b", false));
-        assertThat(back.events()).extracting(GroupEvent::reason).containsExactly("OutOfServiceRemoved");
+        assertThat(plan(Set.of(), Map.of("b", TAINTED_READY), Set.of(), true, true, 1)).isEmpty();
+        assertThat(plan(Set.of(), Map.of("b", TAINTED_DOWN), Set.of("b"), true, true, 1)).isEmpty();
+        assertThat(plan(Set.of(), Map.of("b", TAINTED_READY), Set.of("b"), true, true, 1))
+                .containsExactly("b REMOVE_TAINT OutOfServiceRemoved");
     }
 
     @Test
     void aGroupThatDoesNotFenceNeverTaintsButStillReleasesReturningNodes() {
-        assertThat(FencedNodeRecovery.plan(Set.of("b"), Map.of("b", DOWN), Set.of(), true, false, 1).actions())
-                .isEmpty();
-        assertThat(FencedNodeRecovery.plan(Set.of(), Map.of("b", TAINTED_READY), Set.of("b"), true, false, 1)
-                .actions()).containsExactly(new FencedNodeRecovery.Action("b", false));
+        assertThat(plan(Set.of("b"), Map.of("b", DOWN), Set.of(), true, false, 1)).isEmpty();
+        assertThat(plan(Set.of(), Map.of("b", TAINTED_READY), Set.of("b"), true, false, 1))
+                .containsExactly("b REMOVE_TAINT OutOfServiceRemoved");
     }
 
     @Test
     void zeroDisablesTaintingAndFencingOffReleasesReadyNodes() {
-        assertThat(FencedNodeRecovery.plan(Set.of("b"), Map.of("b", DOWN), Set.of(), true, true, 0).actions())
-                .isEmpty();
-        assertThat(FencedNodeRecovery.plan(Set.of(), Map.of("b", TAINTED_READY), Set.of(), false, true, 1).actions())
-                .containsExactly(new FencedNodeRecovery.Action("b", false));
-        assertThat(FencedNodeRecovery.plan(Set.of(), Map.of("b", TAINTED_DOWN), Set.of(), false, true, 1).actions())
-                .isEmpty();
+        assertThat(plan(Set.of("b"), Map.of("b", DOWN), Set.of(), true, true, 0)).isEmpty();
+        assertThat(plan(Set.of(), Map.of("b", TAINTED_READY), Set.of(), false, true, 1))
+                .containsExactly("b REMOVE_TAINT OutOfServiceRemoved");
+        assertThat(plan(Set.of(), Map.of("b", TAINTED_DOWN), Set.of(), false, true, 1)).isEmpty();
+    }
+
+    @Test
+    void aFencedNodeOfAGroupWhoseMachinesAreRecreatedIsDeletedNotTainted() {
+        assertThat(plan(Set.of("b", "c"), Map.of("a", new NodeFacts(false, true, null), "b", DOWN, "c", DOWN),
+                Set.of("a"), true, true, 1, AfterFence.DELETE_NODE))
+                .containsExactly("b DELETE_NODE NodeDeleted", "c DELETE_NODE NodeDeleted");
+        assertThat(plan(Set.of("b"), Map.of("b", DOWN), Set.of(), true, false, 1, AfterFence.DELETE_NODE))
+                .as("Exclude/Wait groups never delete").isEmpty();
     }
 }

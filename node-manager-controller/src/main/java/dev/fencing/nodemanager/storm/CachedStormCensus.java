@@ -1,0 +1,66 @@
+package dev.fencing.nodemanager.storm;
+
+import dev.fencing.api.v1.NodeGroup;
+import dev.fencing.nodemanager.cache.ClusterCache;
+import dev.fencing.nodemanager.model.GroupModel;
+import dev.fencing.nodemanager.model.GroupSpecView;
+import dev.fencing.nodemanager.model.NodeGroupSpecs;
+import dev.fencing.nodemanager.status.NodeFacts;
+import dev.fencing.policy.StormLimits;
+import io.fabric8.kubernetes.api.model.Node;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * The storm census from this replica's informer caches: every NodeGroup with a valid fencing policy, its expected
+ * members, which are Ready, and which carry the out-of-service taint this controller added. What a previous leader
+ * started is therefore counted by the next one.
+ */
+public final class CachedStormCensus implements StormCensus {
+
+    private final ClusterCache cache;
+
+    /** @param cache this replica's caches */
+    public CachedStormCensus(ClusterCache cache) {
+        this.cache = cache;
+    }
+
+    @Override
+    public Map<String, GroupCensus> groups() {
+        Map<String, GroupCensus> out = new TreeMap<>();
+        for (GroupModel model : cache.models().values()) {
+            if (!model.fencingEnabled() || !model.valid()) {
+                continue;
+            }
+            cache.nodeGroup(model.group()).ifPresent(ng -> out.put(model.group(),
+                    of(model, ng, cache.nodesOf(model.group()))));
+        }
+        return out;
+    }
+
+    /** One group's census, pure: {@code nodes} are the Nodes labelled into it. */
+    public static GroupCensus of(GroupModel model, NodeGroup nodeGroup, Collection<Node> nodes) {
+        GroupSpecView view = NodeGroupSpecs.view(nodeGroup);
+        StormLimits limits = view.fencing() == null ? StormLimits.DEFAULTS : view.fencing().effectiveStorm();
+        Set<String> members = model.expected().keySet();
+        Set<String> healthy = new HashSet<>();
+        Set<String> fencing = new HashSet<>();
+        for (Node node : nodes) {
+            String name = node.getMetadata().getName();
+            if (!members.contains(name)) {
+                continue;
+            }
+            NodeFacts facts = NodeFacts.of(node, null);
+            if (facts.outOfServiceByUs()) {
+                fencing.add(name);
+            } else if (facts.ready()) {
+                healthy.add(name);
+            }
+        }
+        return new GroupCensus(model.group(), limits, members, healthy, fencing,
+                StormLimitCondition.recordsStorm(nodeGroup.getStatus()));
+    }
+}
