@@ -216,7 +216,10 @@ class NodeGroupCrdRealApiTest {
                         F + ".storm.cooldown", DURATION_PATTERN),
                 new Case("afterFence enum", F + ".afterFence enum", fencing("afterFence: Reboot"),
                         F + ".afterFence", "Unsupported value: \"Reboot\": supported values: \"Auto\", "
-                                + "\"DeleteNode\", \"Taint\""));
+                                + "\"DeleteNode\", \"Taint\""),
+                new Case("gossipLabel enum", F + ".gossipLabel enum", fencing("gossipLabel: Off"),
+                        F + ".gossipLabel", "Unsupported value: \"Off\": supported values: \"GroupName\", "
+                                + "\"None\""));
     }
 
     private static String fencing(String fields) {
