@@ -17,12 +17,15 @@ import java.util.function.Function;
  *
  * <p>Shape: {@code mode}, {@code watchdog.timeout} ({@code ^[0-9]+[smh]$}), {@code quorumLossAction},
  * {@code profile}, {@code quorum.size} ({@code Auto} or an integer), {@code quorum.tieBreakers} (list),
- * {@code timings.*} (durations as strings such as {@code 500ms}, counts as integers, {@code localHealthCap} a number).
+ * {@code timings.*} (durations as strings such as {@code 500ms}, counts as integers, {@code localHealthCap} a number),
+ * {@code networks} (a list of at most four distinct, non-overlapping CIDRs), {@code reachability} ({@code Any} or
+ * {@code All}).
  */
 public final class FencingSpecReader {
 
     private static final Set<String> FENCING_FIELDS =
-            Set.of("mode", "watchdog", "quorumLossAction", "profile", "quorum", "timings");
+            Set.of("mode", "watchdog", "quorumLossAction", "profile", "quorum", "timings", "networks",
+                    "reachability");
     private static final Set<String> WATCHDOG_FIELDS = Set.of("timeout");
     private static final Set<String> QUORUM_FIELDS = Set.of("size", "tieBreakers");
     private static final Set<String> TIMING_FIELDS = Set.of("probeInterval", "probeTimeout", "suspicionMult",
@@ -103,10 +106,12 @@ public final class FencingSpecReader {
         }
         Map<String, ?> t = object(f.get("timings"), path + ".timings");
         TimingOverrides timings = t == null ? null : timings(t, path + ".timings");
+        GossipNetworks networks = networks(f.get("networks"), f.get("reachability"));
         if (!violations.isEmpty()) {
             return new Result(null, violations);
         }
-        return new Result(new FencingSpec(mode, timeout, action, profile, size, tieBreakers, timings), List.of());
+        return new Result(new FencingSpec(mode, timeout, action, profile, size, tieBreakers, timings)
+                .withNetworks(networks), List.of());
     }
 
     private TimingOverrides timings(Map<String, ?> t, String at) {
@@ -127,6 +132,35 @@ public final class FencingSpecReader {
                 duration(t, "feedInterval", at),
                 duration(t, "armingDelay", at),
                 duration(t, "fenceMargin", at));
+    }
+
+    private GossipNetworks networks(Object value, Object reachabilityValue) {
+        Reachability reachability = enumValue(reachabilityValue, Reachability::parse, path + ".reachability");
+        if (value == null && reachability == null) {
+            return null;
+        }
+        List<NetworkCidr> cidrs = new ArrayList<>();
+        if (value instanceof List<?> list) {
+            for (int i = 0; i < list.size(); i++) {
+                NetworkCidr cidr = enumValue(list.get(i), NetworkCidr::parse, path + ".networks[" + i + "]");
+                if (cidr != null) {
+                    cidrs.add(cidr);
+                } else if (list.get(i) == null) {
+                    violations.add(new Violation(path + ".networks[" + i + "]", "empty entry; write a CIDR such as"
+                            + " 10.0.0.0/24"));
+                }
+            }
+        } else if (value != null) {
+            violations.add(new Violation(path + ".networks", "networks must be a list of CIDRs such as"
+                    + " [10.0.0.0/24, 10.1.0.0/24], not '" + value + "'"));
+        }
+        for (String problem : GossipNetworks.problems(cidrs)) {
+            violations.add(new Violation(path + ".networks", problem));
+        }
+        if (!violations.isEmpty()) {
+            return null;
+        }
+        return new GossipNetworks(cidrs, reachability == null ? GossipNetworks.DEFAULT_REACHABILITY : reachability);
     }
 
     private Integer quorumSize(Object value, String at) {

@@ -12,6 +12,7 @@ import java.util.Objects;
  * @param quorumSize       votes needed to hold quorum
  * @param tieBreakers      asked in order on an exact half split
  * @param timings          every resolved timing
+ * @param networks         the gossip networks and the reachability rule
  */
 public record ResolvedPolicy(
         Mode mode,
@@ -19,7 +20,8 @@ public record ResolvedPolicy(
         int expected,
         int quorumSize,
         List<TieBreakerKind> tieBreakers,
-        ResolvedTimings timings) {
+        ResolvedTimings timings,
+        GossipNetworks networks) {
 
     /** Rejects missing values and copies the list. */
     public ResolvedPolicy {
@@ -27,5 +29,12 @@ public record ResolvedPolicy(
         Objects.requireNonNull(quorumLossAction, "quorumLossAction");
         tieBreakers = List.copyOf(tieBreakers);
         Objects.requireNonNull(timings, "timings");
+        Objects.requireNonNull(networks, "networks");
+    }
+
+    /** A policy on the gossip address alone ({@link GossipNetworks#SINGLE}). */
+    public ResolvedPolicy(Mode mode, QuorumLossAction quorumLossAction, int expected, int quorumSize,
+            List<TieBreakerKind> tieBreakers, ResolvedTimings timings) {
+        this(mode, quorumLossAction, expected, quorumSize, tieBreakers, timings, GossipNetworks.SINGLE);
     }
 }

@@ -53,8 +53,8 @@ class FencingSpecReaderTest {
     void unknownFieldsAreNamedWithTheKnownOnes() {
         assertThat(read(Map.of("mdoe", "Watchdog", "timings", Map.of("probeIntreval", "1s"))).violations())
                 .containsExactly(
-                        new Violation("fencing.mdoe", "unknown field 'mdoe'; known fields are mode, profile, quorum, "
-                                + "quorumLossAction, timings, watchdog"),
+                        new Violation("fencing.mdoe", "unknown field 'mdoe'; known fields are mode, networks, "
+                                + "profile, quorum, quorumLossAction, reachability, timings, watchdog"),
                         new Violation("fencing.timings.probeIntreval", "unknown field 'probeIntreval'; known fields "
                                 + "are armingDelay, evaluationTick, feedInterval, fenceMargin, gossipInterval, "
                                 + "gossipNodes, heartbeatInterval, localHealthCap, probeInterval, probeTimeout, "

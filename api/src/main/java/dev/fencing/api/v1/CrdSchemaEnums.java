@@ -38,4 +38,9 @@ final class CrdSchemaEnums {
         @JsonProperty("Disk") DISK,
         @JsonProperty("APIReachable") API_REACHABLE
     }
+
+    enum ReachabilityValue {
+        @JsonProperty("Any") ANY,
+        @JsonProperty("All") ALL
+    }
 }

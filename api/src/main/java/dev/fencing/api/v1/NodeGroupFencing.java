@@ -107,6 +107,8 @@ public final class NodeGroupFencing {
             put(timings, "fenceMargin", t.getFenceMargin());
             out.put("timings", timings);
         }
+        put(out, "networks", f.getNetworks());
+        put(out, "reachability", f.getReachability());
         return out;
     }
 

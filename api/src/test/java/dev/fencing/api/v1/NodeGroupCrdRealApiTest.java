@@ -201,7 +201,13 @@ class NodeGroupCrdRealApiTest {
                 type(F + ".timings.gossipNodes", fencing("timings: {gossipNodes: 2.5}"), "number", "integer"),
                 bound("localHealthCap", "minimum", "0.5", "should be greater than or equal to 1"),
                 bound("localHealthCap", "maximum", "4.5", "should be less than or equal to 4"),
-                type(F + ".timings", fencing("timings: fast"), "string", "object"));
+                type(F + ".timings", fencing("timings: fast"), "string", "object"),
+                // gossip networks
+                new Case("networks maxItems", F + ".networks maxItems",
+                        fencing("networks: [10.0.0.0/24, 10.1.0.0/24, 10.2.0.0/24, 10.3.0.0/24, 10.4.0.0/24]"),
+                        F + ".networks", "Too many: 5: must have at most 4 items"),
+                new Case("reachability enum", F + ".reachability enum", fencing("reachability: Some"),
+                        F + ".reachability", "Unsupported value: \"Some\": supported values: \"All\", \"Any\""));
     }
 
     private static String fencing(String fields) {
