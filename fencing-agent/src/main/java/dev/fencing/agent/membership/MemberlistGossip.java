@@ -72,20 +72,32 @@ public final class MemberlistGossip implements GossipMembership {
   public static MemberlistGossip create(AgentConfig agent, NodeMeta initialMeta, InetSocketAddress bind,
       Optional<UnaryOperator<Transport>> transportWrapper) {
     ExpectedMember me = agent.selfMember();
+    return create(agent, initialMeta, bind, new InetSocketAddress(me.host(), me.port()),
+        ExpectedPeers.of(agent.members()), transportWrapper);
+  }
+
+  /**
+   * A gossip member for {@code agent}'s own node on one network of several: same name, label and keyring as on the
+   * others, its own address there, and only the expected members at their addresses on that network.
+   *
+   * @param advertise this node's address on that network
+   * @param expected the members this network admits
+   */
+  public static MemberlistGossip create(AgentConfig agent, NodeMeta initialMeta, InetSocketAddress bind,
+      InetSocketAddress advertise, ExpectedPeers expected, Optional<UnaryOperator<Transport>> transportWrapper) {
     Config.Builder builder = protocolTimings(agent.policy().timings()).applyTo(Config.defaultLan().toBuilder()
         .name(agent.self())
         .bindAddr(bind.getAddress().getHostAddress())
         .bindPort(bind.getPort())
-        .advertiseAddr(me.host())
-        .advertisePort(me.port())
+        .advertiseAddr(advertise.getHostString())
+        .advertisePort(advertise.getPort())
         .label(agent.group())
         .tcpTimeout(TCP_TIMEOUT));
     if (!agent.gossipKeys().isEmpty()) {
       List<byte[]> keys = agent.gossipKeys();
       builder.keyring(new Keyring(keys.get(0), keys.subList(1, keys.size()).toArray(new byte[0][])));
     }
-    return new MemberlistGossip(builder.build(), agent.self(), initialMeta, transportWrapper,
-        ExpectedPeers.of(agent.members()));
+    return new MemberlistGossip(builder.build(), agent.self(), initialMeta, transportWrapper, expected);
   }
 
   /** memberlist's share of the resolved timings. */
