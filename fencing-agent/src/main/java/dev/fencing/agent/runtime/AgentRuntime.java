@@ -190,8 +190,15 @@ public final class AgentRuntime implements AutoCloseable {
           }
         }));
     Optional<TieBreaker> controlPlane = controller.map(ControllerClient::controlPlaneTieBreaker);
-    GossipFactory gossip = (config, meta) -> MultiNetworkGossip.create(config, meta, bindAddress(config),
-        network -> options.transportWrapper());
+    GossipFactory gossip = (config, meta) -> {
+      if (options.bind().isPresent() && config.policy().networks().multiple()) {
+        // Each network's member binds the node's own address inside that network; --bind names one address.
+        LOG.warn("node={} event=bind_not_used networks={} msg=\"--bind applies to a group with one network; with"
+            + " networks each gossip member binds this node's address inside its network\"", options.node(),
+            config.policy().networks().texts());
+      }
+      return MultiNetworkGossip.create(config, meta, bindAddress(config), network -> options.transportWrapper());
+    };
     agent = new FencingAgent(options.node(), new FencingAgent.Dependencies(clock, InstantSource.system(),
         options.device(), gossip, hub, registry, options.agentVersion(), Optional.of(new StateDirectory(
             options.stateDir())), controlPlane, Duration.ofSeconds(5), Duration.ofSeconds(10),
