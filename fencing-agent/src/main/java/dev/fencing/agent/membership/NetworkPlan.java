@@ -107,6 +107,16 @@ public record NetworkPlan(List<String> networks, Reachability reachability,
     return Optional.empty();
   }
 
+  /** Per member, the networks it has an address on, in policy order. */
+  public Map<String, java.util.Set<String>> networksByMember() {
+    Map<String, java.util.Set<String>> out = new TreeMap<>();
+    for (String network : networks) {
+      addresses.get(network).keySet().forEach(m -> out.computeIfAbsent(m, k -> new java.util.LinkedHashSet<>())
+          .add(network));
+    }
+    return out;
+  }
+
   /** The members gossip on {@code network} may admit: each at its address there. */
   public ExpectedPeers expectedOn(String network) {
     return new ExpectedPeers(addresses.getOrDefault(network, Map.of()));

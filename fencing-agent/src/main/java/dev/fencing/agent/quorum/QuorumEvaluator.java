@@ -58,6 +58,8 @@ public final class QuorumEvaluator {
 
   private List<String> networks = List.of(SINGLE_NETWORK);
   private Reachability reachability = Reachability.ANY;
+  // Per peer, the networks it has an address on (absent: every network); evidence combines over these only.
+  private Map<String, java.util.Set<String>> peerNetworks = Map.of();
   // network → expected peer → its evidence on that network.
   private final Map<String, Map<String, PeerState>> evidence = new LinkedHashMap<>();
 
@@ -96,11 +98,23 @@ public final class QuorumEvaluator {
    * kept. One network ({@code [SINGLE_NETWORK]}) is the default and behaves exactly as before networks existed.
    */
   public void useNetworks(List<String> names, Reachability rule) {
+    useNetworks(names, rule, Map.of());
+  }
+
+  /**
+   * As {@link #useNetworks(List, Reachability)}, judging each peer named in {@code onNetworks} only on the networks
+   * listed for it (those it has an address on): a network where a peer has no address yet (the controller has not
+   * learnt it) neither confirms nor vetoes it, so {@code All} means every network the peer is known on.
+   */
+  public void useNetworks(List<String> names, Reachability rule, Map<String, java.util.Set<String>> onNetworks) {
     if (names.isEmpty() || names.size() != names.stream().distinct().count()) {
       throw new IllegalArgumentException("networks must be distinct and at least one: " + names);
     }
     this.networks = List.copyOf(names);
     this.reachability = java.util.Objects.requireNonNull(rule, "rule");
+    Map<String, java.util.Set<String>> copy = new HashMap<>();
+    onNetworks.forEach((peer, nets) -> copy.put(peer, java.util.Set.copyOf(nets)));
+    this.peerNetworks = copy;
     reconfigure(settings);
   }
 
@@ -308,8 +322,12 @@ public final class QuorumEvaluator {
     long latest = 0;
     long oldest = 0;
     boolean any = false;
-    for (Map<String, PeerState> onNetwork : evidence.values()) {
-      PeerState s = onNetwork.get(peer);
+    java.util.Set<String> known = peerNetworks.get(peer);
+    for (Map.Entry<String, Map<String, PeerState>> onNetwork : evidence.entrySet()) {
+      if (known != null && !known.contains(onNetwork.getKey())) {
+        continue;
+      }
+      PeerState s = onNetwork.getValue().get(peer);
       if (s.heard && (!out.heard || s.lastHeardNanos - out.lastHeardNanos > 0)) {
         out.heard = true;
         out.lastHeardNanos = s.lastHeardNanos;

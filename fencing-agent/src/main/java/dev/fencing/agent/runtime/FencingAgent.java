@@ -707,8 +707,8 @@ public final class FencingAgent implements AutoCloseable {
     } else {
       evaluator.reconfigure(settings);
     }
-    if (!evaluator.networks().equals(newPlan.networks())) {
-      evaluator.useNetworks(newPlan.networks(), newPlan.reachability());
+    if (newPlan.multiple() || !evaluator.networks().equals(newPlan.networks())) {
+      evaluator.useNetworks(newPlan.networks(), newPlan.reachability(), newPlan.networksByMember());
     }
     if (old == null || !old.group().equals(newConfig.group())) {
       supervisor = rebuildSupervisorIfIdle(newConfig);

@@ -52,5 +52,7 @@ class NetworkPlanTest {
     assertThat(plan.networkOf("a", new InetSocketAddress("10.0.0.1", 7946))).contains("10.0.0.0/24");
     assertThat(plan.networkOf("a", new InetSocketAddress("10.0.0.2", 7946))).as("another member's address")
         .isEmpty();
+    assertThat(plan.networksByMember()).isEqualTo(Map.of("a", java.util.Set.of("10.0.0.0/24", "10.1.0.0/24"),
+        "b", java.util.Set.of("10.0.0.0/24"), "c", java.util.Set.of("10.0.0.0/24")));
   }
 }

@@ -113,4 +113,15 @@ class QuorumEvaluatorNetworksTest {
     assertThatThrownBy(() -> a.heartbeatFor("b", N2, 300 * MS)).isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("is not one of the networks");
   }
+
+  @Test
+  void underAllAPeerIsJudgedOnlyOnTheNetworksItHasAnAddressOn() {
+    QuorumEvaluator a = new QuorumEvaluator("g", 1, settings("a", THREE, List.of()));
+    // c's address on N2 is not known yet: it neither confirms nor vetoes c.
+    a.useNetworks(List.of(N1, N2), Reachability.ALL, java.util.Map.of("b", java.util.Set.of(N1, N2),
+        "c", java.util.Set.of(N1)));
+    roundTrip(a, "b", N1, 100 * MS, 105 * MS);
+    roundTrip(a, "c", N1, 100 * MS, 105 * MS);
+    assertThat(a.evaluate(200 * MS).side()).containsExactly("a", "c");
+  }
 }
