@@ -7,7 +7,6 @@ import dev.fencing.e2e.agent.AgentLauncher;
 import dev.fencing.e2e.agent.AgentSettings;
 import dev.fencing.e2e.netns.NetnsLab;
 import dev.fencing.e2e.peer.ProjectLayout;
-import dev.fencing.e2e.process.ObservedLine;
 import dev.fencing.proto.fencing.v1.NetworkReachability;
 import dev.fencing.proto.fencing.v1.PeerStatus;
 import dev.fencing.proto.fencing.v1.Timings;
@@ -144,20 +143,11 @@ class MultiNetworkFencingIT {
     }
 
     private long awaitReset(String node, long sinceNanos) {
-        ObservedLine reset = cluster.node(node).watchdog().await(node + " watchdog reset",
-                l -> l.receivedNanos() >= sinceNanos && "reset".equals(l.text("event")),
-                fenceBound().plus(Duration.ofSeconds(30)));
-        return (reset.receivedNanos() - sinceNanos) / 1_000_000;
+        return ResetWatch.awaitReset(cluster, node, sinceNanos, fenceBound().plus(Duration.ofSeconds(30)));
     }
 
     /** Watches {@code nodes} until {@code after} has passed since {@code startNanos}: a reset fails at once. */
     private void holdWithoutResets(Set<String> nodes, long startNanos, Duration after) {
-        long left = Math.max(1, (startNanos + after.toNanos() - System.nanoTime()) / 1_000_000);
-        Awaitility.await("no reset on " + nodes)
-                .during(Duration.ofMillis(left))
-                .atMost(Duration.ofMillis(left).plusSeconds(5))
-                .pollInterval(Duration.ofMillis(200))
-                .until(() -> cluster.resetsSince(startNanos).entrySet().stream()
-                        .filter(e -> nodes.contains(e.getKey())).allMatch(e -> e.getValue().isEmpty()));
+        ResetWatch.holdWithoutResets(cluster, nodes, startNanos, after);
     }
 }

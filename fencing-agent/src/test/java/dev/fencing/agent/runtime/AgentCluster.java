@@ -162,15 +162,20 @@ final class AgentCluster implements AutoCloseable {
     AgentCluster cluster = new AgentCluster(config, "Fence", "LowestName", FAST_TIMINGS, true);
     cluster.ports.putAll(ports);
     cluster.secondPorts.putAll(second);
+    return cluster.startEvery(config);
+  }
+
+  /** Starts an agent for every allocated port with {@code config}; closes what started when one fails. */
+  private AgentCluster startEvery(StandaloneConfig config) throws Exception {
     try {
       for (String name : ports.keySet()) {
-        cluster.startAgent(name, cluster.configFor(name, config));
+        startAgent(name, configFor(name, config));
       }
     } catch (Exception e) {
-      cluster.close();
+      close();
       throw e;
     }
-    return cluster;
+    return this;
   }
 
   /** Cuts {@code name} off from every other agent on NETWORK_2 only, both ways. */
@@ -224,15 +229,7 @@ final class AgentCluster implements AutoCloseable {
         }
       }
     }
-    try {
-      for (String name : ports.keySet()) {
-        cluster.startAgent(name, cluster.configFor(name, config));
-      }
-    } catch (Exception e) {
-      cluster.close();
-      throw e;
-    }
-    return cluster;
+    return cluster.startEvery(config);
   }
 
   private static String yaml(Map<String, Integer> ports, String quorumLossAction, String tieBreakers,
