@@ -230,15 +230,21 @@ public final class MultiNetworkGossip implements GossipMembership {
     if (best == null) {
       return Optional.empty();
     }
+    GossipState state;
     if (reachability == Reachability.ANY) {
-      return Optional.of(best);
-    }
-    if (known < networks.size() && worst.state() == GossipState.ALIVE) {
+      state = best.state();
+    } else if (known < networks.size() && worst.state() == GossipState.ALIVE) {
       // Not yet seen on every network: under All it is not reachable yet, and nothing was announced for it.
       return Optional.empty();
+    } else {
+      state = worst.state();
     }
-    // Metadata is the same on every network; the state is the worst network's.
-    return Optional.of(new GossipMember(name, best.hostPort(), best.meta(), worst.state()));
+    // One address whatever network the state came from, so the membership view knows the member by it; metadata is
+    // the same on every network.
+    InetSocketAddress canonical = plan.canonical().addresses().get(name);
+    String hostPort = canonical == null || canonical.getAddress() == null ? best.hostPort()
+        : canonical.getAddress().getHostAddress() + ":" + canonical.getPort();
+    return Optional.of(new GossipMember(name, hostPort, best.meta(), state));
   }
 
   private static int rank(GossipState state) {

@@ -117,6 +117,18 @@ public record NetworkPlan(List<String> networks, Reachability reachability,
     return out;
   }
 
+  /**
+   * Each member at one address, the same for every network: its address on the first network (policy order) it has
+   * one on. Merged gossip members carry it, and the membership view admits them at it.
+   */
+  public ExpectedPeers canonical() {
+    Map<String, InetSocketAddress> out = new TreeMap<>();
+    for (String network : networks) {
+      addresses.get(network).forEach(out::putIfAbsent);
+    }
+    return new ExpectedPeers(out);
+  }
+
   /** The members gossip on {@code network} may admit: each at its address there. */
   public ExpectedPeers expectedOn(String network) {
     return new ExpectedPeers(addresses.getOrDefault(network, Map.of()));

@@ -718,13 +718,15 @@ public final class FencingAgent implements AutoCloseable {
       LOG.warn("{} event=gossip_unencrypted arming_allowed={} msg=\"the group has no gossip keyring: gossip and"
           + " heartbeats are unauthenticated\"", logContext(), deps.allowPlaintextGossip());
     }
-    ExpectedPeers peers = ExpectedPeers.of(newConfig.members());
+    // The membership view knows each member at one address whichever network reports it (one network: its gossip
+    // address, as before).
+    ExpectedPeers peers = newPlan.canonical();
     if (old == null || gossipRestartNeeded(old, newConfig) || latestGossip == null) {
       restartGossip(newConfig);
     } else {
       applyToRunningGossip(old, newConfig, peers);
     }
-    deps.hub().retainOnly(peers.names());
+    deps.hub().retainOnly(ExpectedPeers.of(newConfig.members()).names());
     registerPeerGauges(newConfig);
     LOG.info("{} event=config_applied source={} revision={} expected={} quorum_size={} mode={} action={}"
         + " profile=\"{}\" t_stop={} safe_to_assume_fenced={}", logContext(), newConfig.source(),
@@ -820,7 +822,7 @@ public final class FencingAgent implements AutoCloseable {
     long generation = ++gossipGeneration;
     lastGossipAttemptNanos = deps.clock().nanoTime();
     membershipView = new MembershipView(node, deps.hub()::publish, deps.wallClock(), logContext(),
-        ExpectedPeers.of(newConfig.members()));
+        NetworkPlan.of(newConfig).canonical());
     MembershipView view = membershipView;
     GossipMembership created;
     latestGossip = null;

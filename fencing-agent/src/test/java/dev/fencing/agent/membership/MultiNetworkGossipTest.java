@@ -128,6 +128,16 @@ class MultiNetworkGossipTest {
   }
 
   @Test
+  void aMergedMemberCarriesItsAddressOnTheFirstNetworkWhicheverNetworkReportedIt() throws Exception {
+    start(Reachability.ALL);
+    one.listener.onMemberChange(member("10.0.0.2:7946", GossipState.ALIVE));
+    two.listener.onMemberChange(member("10.1.0.2:7946", GossipState.ALIVE));
+    one.listener.onMemberChange(member("10.0.0.2:7946", GossipState.DEAD));
+    assertThat(seen).extracting(GossipMember::hostPort).containsOnly("10.0.0.2:7946");
+    assertThat(seen.get(seen.size() - 1).state()).isEqualTo(GossipState.DEAD);
+  }
+
+  @Test
   void sendsAndJoinsGoOutOnTheDestinationsNetworkAndTrafficAddsUp() throws Exception {
     MultiNetworkGossip gossip = start(Reachability.ANY);
     gossip.sendTo(new InetSocketAddress("10.1.0.2", 7946), new byte[1]);

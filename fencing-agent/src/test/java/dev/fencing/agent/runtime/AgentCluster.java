@@ -180,8 +180,17 @@ final class AgentCluster implements AutoCloseable {
 
   /** Cuts {@code name} off from every other agent on NETWORK_2 only, both ways. */
   void isolateOnSecondNetwork(String name) {
-    int isolated = secondPorts.get(name);
-    secondPorts.forEach((other, port) -> {
+    isolateAmong(name, secondPorts);
+  }
+
+  /** Cuts {@code name} off from every other agent on NETWORK_1 (the gossip addresses) only, both ways. */
+  void isolateOnFirstNetwork(String name) {
+    isolateAmong(name, ports);
+  }
+
+  private void isolateAmong(String name, Map<String, Integer> portsOnNetwork) {
+    int isolated = portsOnNetwork.get(name);
+    portsOnNetwork.forEach((other, port) -> {
       if (!other.equals(name)) {
         cut.cutBothWays(isolated, port);
       }

@@ -67,6 +67,19 @@ class MultiNetworkPartitionTest {
   }
 
   @Test
+  void underAllLosingTheGossipAddressNetworkIsReportedLeftAtTheOthers() throws Exception {
+    try (AgentCluster cluster = AgentCluster.startOnTwoNetworks(3, "All")) {
+      awaitArmedOnBothNetworks(cluster);
+      AgentCluster.Agent a = cluster.agent("node-a");
+      await().atMost(STARTUP).until(() -> a.members().equals(List.of("node-a", "node-b", "node-c")));
+      cluster.isolateOnFirstNetwork("node-c");
+      // Still alive on the second network, but All needs every network: consumers see node-c LEFT.
+      await().atMost(Duration.ofSeconds(15)).until(() -> a.members().equals(List.of("node-a", "node-b")));
+      assertThat(a.agent().snapshot().quorumHeld()).isTrue();
+    }
+  }
+
+  @Test
   void statusAndReportsCarryTheNetworksAndEveryAddress() throws Exception {
     try (AgentCluster cluster = AgentCluster.startOnTwoNetworks(3, "Any")) {
       awaitArmedOnBothNetworks(cluster);
