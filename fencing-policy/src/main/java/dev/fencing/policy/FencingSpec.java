@@ -22,6 +22,7 @@ import java.util.List;
  * <tr><td>storm</td><td>{@link StormLimits#DEFAULTS} (minHealthy 50%, maxConcurrent 1, cooldown 10m)</td></tr>
  * <tr><td>afterFence</td><td>{@link AfterFence#AUTO}</td></tr>
  * <tr><td>gossipLabel</td><td>{@link #DEFAULT_GOSSIP_LABEL} (GroupName)</td></tr>
+ * <tr><td>networks</td><td>{@link GossipNetworks#SINGLE} (the gossip address only, rule Any)</td></tr>
  * </table>
  *
  * <p>The tie-breaker list keeps null entries so that validation can report them by index.
@@ -36,6 +37,7 @@ import java.util.List;
  * @param gossipLabel      GroupName (the gossip label is the group name) or None (no label)
  * @param storm            storm limits (controller only)
  * @param afterFence       what the controller does with a fenced node (controller only)
+ * @param networks         the gossip networks and the reachability rule
  */
 public record FencingSpec(
         Mode mode,
@@ -47,7 +49,8 @@ public record FencingSpec(
         TimingOverrides timings,
         GossipLabel gossipLabel,
         StormLimits storm,
-        AfterFence afterFence) {
+        AfterFence afterFence,
+        GossipNetworks networks) {
 
     /** Default mode, as Deckhouse's NodeGroup. */
     public static final Mode DEFAULT_MODE = Mode.WATCHDOG;
@@ -72,7 +75,7 @@ public record FencingSpec(
     /** A spec of the first seven components; every later one at its default. */
     public FencingSpec(Mode mode, Duration watchdogTimeout, QuorumLossAction quorumLossAction, Profile profile,
             Integer quorumSize, List<TieBreakerKind> tieBreakers, TimingOverrides timings) {
-        this(mode, watchdogTimeout, quorumLossAction, profile, quorumSize, tieBreakers, timings, null, null, null);
+        this(mode, watchdogTimeout, quorumLossAction, profile, quorumSize, tieBreakers, timings, null, null, null, null);
     }
 
     /** A builder with every component absent (= its default). */
@@ -128,6 +131,11 @@ public record FencingSpec(
         return afterFence != null ? afterFence : AfterFence.AUTO;
     }
 
+    /** The gossip networks in effect. */
+    public GossipNetworks effectiveNetworks() {
+        return networks != null ? networks : GossipNetworks.SINGLE;
+    }
+
     /** The timing overrides in effect. */
     public TimingOverrides effectiveTimings() {
         return timings != null ? timings : TimingOverrides.NONE;
@@ -178,6 +186,11 @@ public record FencingSpec(
         return toBuilder().storm(newStorm).build();
     }
 
+    /** A copy with other gossip networks (null = the gossip address only). */
+    public FencingSpec withNetworks(GossipNetworks newNetworks) {
+        return toBuilder().networks(newNetworks).build();
+    }
+
     /** A copy with another afterFence. */
     public FencingSpec withAfterFence(AfterFence newAfterFence) {
         return toBuilder().afterFence(newAfterFence).build();
@@ -198,6 +211,7 @@ public record FencingSpec(
         private GossipLabel gossipLabel;
         private StormLimits storm;
         private AfterFence afterFence;
+        private GossipNetworks networks;
 
         private Builder() {
         }
@@ -213,6 +227,7 @@ public record FencingSpec(
             gossipLabel = spec.gossipLabel;
             storm = spec.storm;
             afterFence = spec.afterFence;
+            networks = spec.networks;
         }
 
         /** Sets {@code mode}. */
@@ -275,10 +290,16 @@ public record FencingSpec(
             return this;
         }
 
+        /** Sets {@code networks}. */
+        public Builder networks(GossipNetworks value) {
+            networks = value;
+            return this;
+        }
+
         /** The spec. */
         public FencingSpec build() {
             return new FencingSpec(mode, watchdogTimeout, quorumLossAction, profile, quorumSize, tieBreakers, timings,
-                    gossipLabel, storm, afterFence);
+                    gossipLabel, storm, afterFence, networks);
         }
     }
 }

@@ -20,13 +20,15 @@ import java.util.function.Function;
  * {@code timings.*} (durations as strings such as {@code 500ms}, counts as integers, {@code localHealthCap} a number),
  * {@code gossipLabel} ({@code GroupName} or {@code None}), {@code storm.minHealthy} ({@code "50%"} or a count),
  * {@code storm.maxConcurrent} (at least 1), {@code storm.cooldown} (a duration), {@code afterFence} ({@code Auto},
- * {@code Taint} or {@code DeleteNode}).
+ * {@code Taint} or {@code DeleteNode}),
+ * {@code networks} (a list of at most four distinct, non-overlapping CIDRs), {@code reachability} ({@code Any} or
+ * {@code All}).
  */
 public final class FencingSpecReader {
 
     private static final Set<String> FENCING_FIELDS =
             Set.of("mode", "watchdog", "quorumLossAction", "profile", "quorum", "timings", "gossipLabel", "storm",
-                    "afterFence");
+                    "afterFence", "networks", "reachability");
     private static final Set<String> STORM_FIELDS = Set.of("minHealthy", "maxConcurrent", "cooldown");
     private static final Set<String> WATCHDOG_FIELDS = Set.of("timeout");
     private static final Set<String> QUORUM_FIELDS = Set.of("size", "tieBreakers");
@@ -112,12 +114,13 @@ public final class FencingSpecReader {
         Map<String, ?> s = object(f.get("storm"), path + ".storm");
         StormLimits storm = s == null ? null : storm(s, path + ".storm");
         AfterFence afterFence = enumValue(f.get("afterFence"), AfterFence::parse, path + ".afterFence");
+        GossipNetworks networks = networks(f.get("networks"), f.get("reachability"));
         if (!violations.isEmpty()) {
             return new Result(null, violations);
         }
         return new Result(FencingSpec.builder().mode(mode).watchdogTimeout(timeout).quorumLossAction(action)
                 .profile(profile).quorumSize(size).tieBreakers(tieBreakers).timings(timings).gossipLabel(gossipLabel)
-                .storm(storm).afterFence(afterFence).build(), List.of());
+                .storm(storm).afterFence(afterFence).networks(networks).build(), List.of());
     }
 
     private StormLimits storm(Map<String, ?> s, String at) {
@@ -156,6 +159,35 @@ public final class FencingSpecReader {
                 duration(t, "feedInterval", at),
                 duration(t, "armingDelay", at),
                 duration(t, "fenceMargin", at));
+    }
+
+    private GossipNetworks networks(Object value, Object reachabilityValue) {
+        Reachability reachability = enumValue(reachabilityValue, Reachability::parse, path + ".reachability");
+        if (value == null && reachability == null) {
+            return null;
+        }
+        List<NetworkCidr> cidrs = new ArrayList<>();
+        if (value instanceof List<?> list) {
+            for (int i = 0; i < list.size(); i++) {
+                NetworkCidr cidr = enumValue(list.get(i), NetworkCidr::parse, path + ".networks[" + i + "]");
+                if (cidr != null) {
+                    cidrs.add(cidr);
+                } else if (list.get(i) == null) {
+                    violations.add(new Violation(path + ".networks[" + i + "]", "empty entry; write a CIDR such as"
+                            + " 10.0.0.0/24"));
+                }
+            }
+        } else if (value != null) {
+            violations.add(new Violation(path + ".networks", "networks must be a list of CIDRs such as"
+                    + " [10.0.0.0/24, 10.1.0.0/24], not '" + value + "'"));
+        }
+        for (String problem : GossipNetworks.problems(cidrs)) {
+            violations.add(new Violation(path + ".networks", problem));
+        }
+        if (!violations.isEmpty()) {
+            return null;
+        }
+        return new GossipNetworks(cidrs, reachability == null ? GossipNetworks.DEFAULT_REACHABILITY : reachability);
     }
 
     private Integer quorumSize(Object value, String at) {

@@ -29,6 +29,10 @@ public final class PolicyProtos {
                 .setTimings(toProto(policy.timings()))
                 .setNoGossipLabel(policy.gossipLabel() == GossipLabel.NONE);
         policy.tieBreakers().forEach(kind -> builder.addTieBreakers(toProto(kind)));
+        // One network: nothing is added, so the wire is exactly what it was before networks existed.
+        if (policy.networks().multiple()) {
+            builder.addAllNetworks(policy.networks().texts()).setReachability(toProto(policy.networks().reachability()));
+        }
         return builder.build();
     }
 
@@ -49,10 +53,16 @@ public final class PolicyProtos {
         for (int i = 0; i < policy.getTieBreakersCount(); i++) {
             tieBreakers.add(fromProto(policy.getTieBreakers(i), "FencingPolicy.tie_breakers[" + i + "]"));
         }
+        GossipNetworks networks;
+        try {
+            networks = GossipNetworks.parse(policy.getNetworksList(), fromProto(policy.getReachability()));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("FencingPolicy." + e.getMessage(), e);
+        }
         ResolvedPolicy resolved = new ResolvedPolicy(fromProto(policy.getMode()),
                 fromProto(policy.getQuorumLossAction()), expected, policy.getQuorumSize(), tieBreakers,
                 fromProto(policy.getTimings()),
-                policy.getNoGossipLabel() ? GossipLabel.NONE : GossipLabel.GROUP_NAME);
+                policy.getNoGossipLabel() ? GossipLabel.NONE : GossipLabel.GROUP_NAME, networks);
         List<Violation> broken = PolicyResolver.verify(resolved);
         if (!broken.isEmpty()) {
             throw new IllegalArgumentException("FencingPolicy for " + expected + " expected members breaks the policy "
@@ -156,6 +166,28 @@ public final class PolicyProtos {
             case QUORUM_LOSS_ACTION_WAIT -> QuorumLossAction.WAIT;
             default -> throw new IllegalArgumentException("FencingPolicy.quorum_loss_action is " + action
                     + "; the controller must send FENCE, EXCLUDE or WAIT");
+        };
+    }
+
+    /** The wire enum of a reachability rule. */
+    public static dev.fencing.proto.fencing.v1.Reachability toProto(Reachability reachability) {
+        return switch (reachability) {
+            case ANY -> dev.fencing.proto.fencing.v1.Reachability.REACHABILITY_ANY;
+            case ALL -> dev.fencing.proto.fencing.v1.Reachability.REACHABILITY_ALL;
+        };
+    }
+
+    /**
+     * The reachability rule of a wire enum; UNSPECIFIED (a controller that predates networks) is Any.
+     *
+     * @throws IllegalArgumentException for an unknown number
+     */
+    public static Reachability fromProto(dev.fencing.proto.fencing.v1.Reachability reachability) {
+        return switch (reachability) {
+            case REACHABILITY_UNSPECIFIED, REACHABILITY_ANY -> Reachability.ANY;
+            case REACHABILITY_ALL -> Reachability.ALL;
+            default -> throw new IllegalArgumentException("FencingPolicy.reachability is " + reachability
+                    + "; the controller must send REACHABILITY_ANY or REACHABILITY_ALL");
         };
     }
 

@@ -138,7 +138,8 @@ public final class PolicyResolver {
         }
         int quorum = spec.quorumSize() != null ? spec.quorumSize() : autoQuorumSize(expectedMembers);
         return new ResolvedPolicy(spec.effectiveMode(), spec.effectiveQuorumLossAction(), expectedMembers, quorum,
-                spec.effectiveTieBreakers(), effectiveTimings(spec, expectedMembers), spec.effectiveGossipLabel());
+                spec.effectiveTieBreakers(), effectiveTimings(spec, expectedMembers), spec.effectiveGossipLabel(),
+                spec.effectiveNetworks());
     }
 
     /**

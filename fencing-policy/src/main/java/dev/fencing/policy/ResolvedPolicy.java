@@ -13,6 +13,7 @@ import java.util.Objects;
  * @param tieBreakers      asked in order on an exact half split
  * @param timings          every resolved timing
  * @param gossipLabel      whether gossip carries the group name as memberlist label (GroupName) or none (None)
+ * @param networks         the gossip networks and the reachability rule
  */
 public record ResolvedPolicy(
         Mode mode,
@@ -21,7 +22,8 @@ public record ResolvedPolicy(
         int quorumSize,
         List<TieBreakerKind> tieBreakers,
         ResolvedTimings timings,
-        GossipLabel gossipLabel) {
+        GossipLabel gossipLabel,
+        GossipNetworks networks) {
 
     /** Rejects missing values and copies the list. */
     public ResolvedPolicy {
@@ -30,11 +32,26 @@ public record ResolvedPolicy(
         tieBreakers = List.copyOf(tieBreakers);
         Objects.requireNonNull(timings, "timings");
         Objects.requireNonNull(gossipLabel, "gossipLabel");
+        Objects.requireNonNull(networks, "networks");
     }
 
-    /** A policy whose gossip is labelled with the group name (the default). */
+    /** A policy whose gossip is labelled with the group name (the default), on the gossip address alone. */
     public ResolvedPolicy(Mode mode, QuorumLossAction quorumLossAction, int expected, int quorumSize,
             List<TieBreakerKind> tieBreakers, ResolvedTimings timings) {
-        this(mode, quorumLossAction, expected, quorumSize, tieBreakers, timings, FencingSpec.DEFAULT_GOSSIP_LABEL);
+        this(mode, quorumLossAction, expected, quorumSize, tieBreakers, timings, FencingSpec.DEFAULT_GOSSIP_LABEL,
+                GossipNetworks.SINGLE);
+    }
+
+    /** A policy with the given gossip label, on the gossip address alone. */
+    public ResolvedPolicy(Mode mode, QuorumLossAction quorumLossAction, int expected, int quorumSize,
+            List<TieBreakerKind> tieBreakers, ResolvedTimings timings, GossipLabel gossipLabel) {
+        this(mode, quorumLossAction, expected, quorumSize, tieBreakers, timings, gossipLabel, GossipNetworks.SINGLE);
+    }
+
+    /** A policy labelled with the group name, on the given networks. */
+    public ResolvedPolicy(Mode mode, QuorumLossAction quorumLossAction, int expected, int quorumSize,
+            List<TieBreakerKind> tieBreakers, ResolvedTimings timings, GossipNetworks networks) {
+        this(mode, quorumLossAction, expected, quorumSize, tieBreakers, timings, FencingSpec.DEFAULT_GOSSIP_LABEL,
+                networks);
     }
 }

@@ -97,7 +97,8 @@ class FencingSpecReaderTest {
         assertThat(read(Map.of("mdoe", "Watchdog", "timings", Map.of("probeIntreval", "1s"))).violations())
                 .containsExactly(
                         new Violation("fencing.mdoe", "unknown field 'mdoe'; known fields are afterFence, "
-                                + "gossipLabel, mode, profile, quorum, quorumLossAction, storm, timings, watchdog"),
+                                + "gossipLabel, mode, networks, profile, quorum, quorumLossAction, reachability, storm, "
+                                + "timings, watchdog"),
                         new Violation("fencing.timings.probeIntreval", "unknown field 'probeIntreval'; known fields "
                                 + "are armingDelay, evaluationTick, feedInterval, fenceMargin, gossipInterval, "
                                 + "gossipNodes, heartbeatInterval, localHealthCap, probeInterval, probeTimeout, "

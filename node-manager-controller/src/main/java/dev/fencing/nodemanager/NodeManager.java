@@ -147,6 +147,10 @@ public final class NodeManager implements AutoCloseable {
         });
         this.cache = new ClusterCache(client, config.gossipPort(), distributor, config.namespace(),
                 config.gossipEncryption(), nodeLeases = new NodeLeases(clock));
+        ClusterCache networks = cache;
+        // Each agent's address on every gossip network reaches its peers as a member delta.
+        reports.addReportListener(r -> networks.reportedNetworkAddresses(r.node(), r.group(),
+                r.report().getNetworkAddressesMap()));
         this.leaderLink = new LeaderLink(this::leaderChannel);
         this.service = new AgentControlService(distributor, cache, reports, arbiter, clock, scheduler,
                 new AgentControlService.Settings(config.streamQueue(), Duration.ofSeconds(10), Duration.ofSeconds(2),

@@ -49,4 +49,9 @@ final class CrdSchemaEnums {
         @JsonProperty("Taint") TAINT,
         @JsonProperty("DeleteNode") DELETE_NODE
     }
+
+    enum ReachabilityValue {
+        @JsonProperty("Any") ANY,
+        @JsonProperty("All") ALL
+    }
 }

@@ -7,6 +7,8 @@ import dev.fencing.policy.DurationFormat;
 import dev.fencing.policy.PolicyResolver;
 import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.ValidationRule;
+import io.fabric8.generator.annotation.Size;
+import java.util.List;
 import java.util.Objects;
 
 /** {@code spec.fencing}: the group's fencing policy; absent = fencing off. */
@@ -66,6 +68,17 @@ public final class Fencing {
             + "machine) or Auto (DeleteNode for nodeType CloudEphemeral, else Taint). Default Auto.")
     @SchemaFrom(type = CrdSchemaEnums.AfterFenceValue.class)
     private String afterFence;
+
+    @JsonPropertyDescription("Gossip networks as CIDRs (at most 4, distinct, not overlapping): the agents run one "
+            + "gossip member and one round trip per peer on each, binding the node's address inside it. Empty: the "
+            + "node's InternalIP network only.")
+    @Size(max = 4)
+    private List<String> networks;
+
+    @JsonPropertyDescription("How a peer's round trips on several networks combine: Any (counted when confirmed on "
+            + "at least one network) or All (only when confirmed on every network). Default Any.")
+    @SchemaFrom(type = CrdSchemaEnums.ReachabilityValue.class)
+    private String reachability;
 
     /** An empty instance; Jackson fills it. */
     public Fencing() {
@@ -215,6 +228,38 @@ public final class Fencing {
         return this;
     }
 
+    /** Gossip networks as CIDRs. */
+    public List<String> getNetworks() {
+        return networks;
+    }
+
+    /** Sets {@code networks}. */
+    public void setNetworks(List<String> networks) {
+        this.networks = networks;
+    }
+
+    /** Sets {@code networks} and returns this. */
+    public Fencing withNetworks(List<String> networks) {
+        this.networks = networks;
+        return this;
+    }
+
+    /** Any or All. */
+    public String getReachability() {
+        return reachability;
+    }
+
+    /** Sets {@code reachability}. */
+    public void setReachability(String reachability) {
+        this.reachability = reachability;
+    }
+
+    /** Sets {@code reachability} and returns this. */
+    public Fencing withReachability(String reachability) {
+        this.reachability = reachability;
+        return this;
+    }
+
     @Override
     public boolean equals(Object o) {
         if (this == o) {
@@ -231,12 +276,15 @@ public final class Fencing {
                 && Objects.equals(timings, other.timings)
                 && Objects.equals(gossipLabel, other.gossipLabel)
                 && Objects.equals(storm, other.storm)
-                && Objects.equals(afterFence, other.afterFence);
+                && Objects.equals(afterFence, other.afterFence)
+                && Objects.equals(networks, other.networks)
+                && Objects.equals(reachability, other.reachability);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(mode, watchdog, quorumLossAction, profile, quorum, timings, gossipLabel, storm, afterFence);
+        return Objects.hash(mode, watchdog, quorumLossAction, profile, quorum, timings, gossipLabel, storm,
+                afterFence, networks, reachability);
     }
 
     @Override
@@ -250,6 +298,8 @@ public final class Fencing {
                 + ", afterFence=" + afterFence
                 + ", timings=" + timings
                 + ", gossipLabel=" + gossipLabel
+                + ", networks=" + networks
+                + ", reachability=" + reachability
                 + "}";
     }
 }

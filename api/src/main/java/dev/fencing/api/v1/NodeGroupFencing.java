@@ -121,6 +121,8 @@ public final class NodeGroupFencing {
         }
         put(out, "afterFence", f.getAfterFence());
         put(out, "gossipLabel", f.getGossipLabel());
+        put(out, "networks", f.getNetworks());
+        put(out, "reachability", f.getReachability());
         return out;
     }
 

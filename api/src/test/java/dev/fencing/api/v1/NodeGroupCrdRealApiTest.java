@@ -219,7 +219,13 @@ class NodeGroupCrdRealApiTest {
                                 + "\"DeleteNode\", \"Taint\""),
                 new Case("gossipLabel enum", F + ".gossipLabel enum", fencing("gossipLabel: Off"),
                         F + ".gossipLabel", "Unsupported value: \"Off\": supported values: \"GroupName\", "
-                                + "\"None\""));
+                                + "\"None\""),
+                // gossip networks
+                new Case("networks maxItems", F + ".networks maxItems",
+                        fencing("networks: [10.0.0.0/24, 10.1.0.0/24, 10.2.0.0/24, 10.3.0.0/24, 10.4.0.0/24]"),
+                        F + ".networks", "Too many: 5: must have at most 4 items"),
+                new Case("reachability enum", F + ".reachability enum", fencing("reachability: Some"),
+                        F + ".reachability", "Unsupported value: \"Some\": supported values: \"All\", \"Any\""));
     }
 
     private static String fencing(String fields) {

@@ -195,4 +195,15 @@ class NodeGroupFencingTest {
         assertThat(NodeGroupFencing.tree(new Fencing().withMode("Notify").withTimings(new FencingTimings())))
                 .containsExactly(java.util.Map.entry("mode", "Notify"), java.util.Map.entry("timings", java.util.Map.of()));
     }
+
+    @Test
+    void networksAndReachabilityMapToThePolicyAndBadOnesAreViolations() {
+        FencingSpec spec = NodeGroupFencing.map(new Fencing().withNetworks(java.util.List.of("198.18.0.0/24",
+                "198.18.1.0/24")).withReachability("All")).orThrow();
+        assertThat(spec.effectiveNetworks().texts()).containsExactly("198.18.0.0/24", "198.18.1.0/24");
+        assertThat(spec.effectiveNetworks().reachability()).isEqualTo(dev.fencing.policy.Reachability.ALL);
+        assertThat(NodeGroupFencing.map(new Fencing().withNetworks(java.util.List.of("198.18.0.0/24",
+                "198.18.0.0/24"))).violations()).containsExactly(new Violation("spec.fencing.networks",
+                "networks[1] '198.18.0.0/24' repeats networks[0] '198.18.0.0/24'; list each network once"));
+    }
 }

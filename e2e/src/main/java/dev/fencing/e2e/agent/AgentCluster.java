@@ -70,11 +70,39 @@ public final class AgentCluster implements AutoCloseable {
                                      UnaryOperator<String> editConfig) {
         List<AgentSettings.Member> members = lab.nodes().stream()
                 .map(n -> new AgentSettings.Member(n.name(), n.address(), AgentNode.GOSSIP_PORT)).toList();
+        return startWithFile(lab, launcher, editConfig.apply(settings.standaloneYaml(group, members)), settings,
+                workDir, logDir, runElsewhere);
+    }
+
+    /**
+     * Like {@link #start(NetnsLab, AgentLauncher, String, AgentSettings, Path, Path)}, with the group gossiping on
+     * every network of the lab ({@code fencing.networks}, the gossip port on each) under {@code reachability}.
+     */
+    public static AgentCluster startOnEveryNetwork(NetnsLab lab, AgentLauncher launcher, String group,
+                                                   AgentSettings settings, String reachability, Path workDir,
+                                                   Path logDir) {
+        List<String> networks = new java.util.ArrayList<>();
+        for (int net = 0; net < lab.networks(); net++) {
+            networks.add(lab.networkCidr(net));
+        }
+        List<AgentSettings.Member> members = lab.nodes().stream().map(n -> {
+            Map<String, String> perNetwork = new LinkedHashMap<>();
+            for (int net = 1; net < lab.networks(); net++) {
+                perNetwork.put(lab.networkCidr(net), lab.address(n.name(), net) + ":" + AgentNode.GOSSIP_PORT);
+            }
+            return new AgentSettings.Member(n.name(), n.address(), AgentNode.GOSSIP_PORT, perNetwork);
+        }).toList();
+        return startWithFile(lab, launcher, settings.standaloneYaml(group, members, networks, reachability), settings,
+                workDir, logDir, Set.of());
+    }
+
+    private static AgentCluster startWithFile(NetnsLab lab, AgentLauncher launcher, String yaml,
+                                              AgentSettings settings, Path workDir, Path logDir,
+                                              Set<String> runElsewhere) {
         Path config = workDir.resolve(CONFIG_FILE);
         try {
             Files.createDirectories(workDir);
-            Files.writeString(config, editConfig.apply(settings.standaloneYaml(group, members)),
-                    StandardCharsets.UTF_8);
+            Files.writeString(config, yaml, StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new IllegalStateException("cannot write " + config + ": " + e.getMessage(), e);
         }

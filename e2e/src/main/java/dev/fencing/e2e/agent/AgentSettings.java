@@ -74,6 +74,15 @@ public record AgentSettings(Duration watchdogTimeout, String quorumLossAction, L
      *     random gossip key (an agent without a keyring would not arm)
      */
     public String standaloneYaml(String group, List<Member> members) {
+        return standaloneYaml(group, members, List.of(), "Any");
+    }
+
+    /**
+     * As {@link #standaloneYaml(String, List)}, gossiping on {@code networks} (CIDRs; empty = the gossip address
+     * only) with the given reachability rule; each member's {@link Member#gossipAddresses()} name where it is on
+     * the networks its gossip address is not inside.
+     */
+    public String standaloneYaml(String group, List<Member> members, List<String> networks, String reachability) {
         byte[] key = new byte[32];
         new java.security.SecureRandom().nextBytes(key);
         StringBuilder yaml = new StringBuilder();
@@ -84,6 +93,11 @@ public record AgentSettings(Duration watchdogTimeout, String quorumLossAction, L
             yaml.append("  - name: ").append(m.name()).append('\n');
             yaml.append("    address: \"").append(m.ip()).append(':').append(m.gossipPort()).append("\"\n");
             yaml.append("    addresses: {InternalIP: \"").append(m.ip()).append("\"}\n");
+            if (!m.gossipAddresses().isEmpty()) {
+                yaml.append("    gossipAddresses:\n");
+                m.gossipAddresses().forEach((cidr, hostPort) -> yaml.append("      \"").append(cidr).append("\": \"")
+                        .append(hostPort).append("\"\n"));
+            }
         }
         yaml.append("fencing:\n");
         yaml.append("  mode: Watchdog\n");
@@ -91,6 +105,11 @@ public record AgentSettings(Duration watchdogTimeout, String quorumLossAction, L
         yaml.append("  quorumLossAction: ").append(quorumLossAction).append('\n');
         yaml.append("  profile: ").append(profile).append('\n');
         yaml.append("  quorum: {size: Auto, tieBreakers: [").append(String.join(", ", tieBreakers)).append("]}\n");
+        if (!networks.isEmpty()) {
+            yaml.append("  networks: [").append(networks.stream().map(n -> "\"" + n + "\"")
+                    .collect(java.util.stream.Collectors.joining(", "))).append("]\n");
+            yaml.append("  reachability: ").append(reachability).append('\n');
+        }
         if (!timings.isEmpty()) {
             yaml.append("  timings:\n");
             timings.entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(e ->
@@ -99,7 +118,20 @@ public record AgentSettings(Duration watchdogTimeout, String quorumLossAction, L
         return yaml.toString();
     }
 
-    /** One expected member of the group. */
-    public record Member(String name, String ip, int gossipPort) {
+    /**
+     * One expected member of the group.
+     *
+     * @param gossipAddresses per gossip network (CIDR) its {@code host:port} there, for networks {@code ip} is not in
+     */
+    public record Member(String name, String ip, int gossipPort, Map<String, String> gossipAddresses) {
+
+        public Member {
+            gossipAddresses = Map.copyOf(gossipAddresses);
+        }
+
+        /** A member on its gossip address alone. */
+        public Member(String name, String ip, int gossipPort) {
+            this(name, ip, gossipPort, Map.of());
+        }
     }
 }

@@ -35,6 +35,10 @@ public final class NetnsLab implements AutoCloseable {
     /** Every lab address lies in this range. */
     public static final String LAB_RANGE = "198.18.0.0/15";
     private static final String SUBNET_PREFIX = "198.18.0.";
+    /** The subnets of a lab's networks, in order: eth0 on br0, eth1 on br1. */
+    private static final List<String> NETWORK_PREFIXES = List.of(SUBNET_PREFIX, "198.19.0.");
+    /** At most this many networks (bridges) per lab. */
+    public static final int MAX_NETWORKS = NETWORK_PREFIXES.size();
     private static final int FIRST_HOST = 10;
     private static final int MAX_NODES = 200;
     private static final Duration IP_TIMEOUT = Duration.ofSeconds(15);
@@ -43,6 +47,7 @@ public final class NetnsLab implements AutoCloseable {
     private final String runId;
     private final String bridgeNamespace;
     private final Map<String, LabNode> nodes = new LinkedHashMap<>();
+    private int networks = 1;
     private final Map<String, NamespaceFirewall> firewalls = new LinkedHashMap<>();
     private final List<AutoCloseable> processes = new CopyOnWriteArrayList<>();
     private final Thread shutdownHook;
@@ -61,6 +66,20 @@ public final class NetnsLab implements AutoCloseable {
      * @throws IllegalStateException when not root or when {@code ip}/{@code nft} fail; nothing is left behind
      */
     public static NetnsLab create(List<String> nodeNames) {
+        return create(nodeNames, 1);
+    }
+
+    /**
+     * Creates a lab whose nodes are joined by {@code networks} separate bridges: network 0 is {@code eth0} on
+     * {@code br0} in 198.18.0.0/24 (the node's {@link LabNode#address()}), network 1 {@code eth1} on {@code br1} in
+     * 198.19.0.0/24, node i at .(10+i) on each.
+     *
+     * @throws IllegalStateException when not root or when {@code ip}/{@code nft} fail; nothing is left behind
+     */
+    public static NetnsLab create(List<String> nodeNames, int networks) {
+        if (networks < 1 || networks > MAX_NETWORKS) {
+            throw new IllegalArgumentException("a lab has 1.." + MAX_NETWORKS + " networks, got " + networks);
+        }
         if (nodeNames.isEmpty() || nodeNames.size() > MAX_NODES) {
             throw new IllegalArgumentException("a lab has 1.." + MAX_NODES + " nodes, got " + nodeNames.size());
         }
@@ -70,6 +89,7 @@ public final class NetnsLab implements AutoCloseable {
         requireRoot();
         LabRuns.sweepAbandoned();
         NetnsLab lab = new NetnsLab(newRunId());
+        lab.networks = networks;
         LabRuns.claim(lab.runId);
         Runtime.getRuntime().addShutdownHook(lab.shutdownHook);
         long started = System.nanoTime();
@@ -106,6 +126,10 @@ public final class NetnsLab implements AutoCloseable {
         ipIn(bridgeNamespace, "link", "set", "lo", "up");
         ipIn(bridgeNamespace, "link", "add", "br0", "type", "bridge");
         ipIn(bridgeNamespace, "link", "set", "br0", "up");
+        for (int net = 1; net < networks; net++) {
+            ipIn(bridgeNamespace, "link", "add", "br" + net, "type", "bridge");
+            ipIn(bridgeNamespace, "link", "set", "br" + net, "up");
+        }
         for (int i = 0; i < nodeNames.size(); i++) {
             LabNode node = new LabNode(nodeNames.get(i), i, LabRuns.PREFIX + runId + "-" + i,
                     SUBNET_PREFIX + (FIRST_HOST + i));
@@ -119,6 +143,16 @@ public final class NetnsLab implements AutoCloseable {
             ipIn(node.namespace(), "link", "set", "lo", "up");
             ipIn(node.namespace(), "addr", "add", node.address() + "/24", "dev", "eth0");
             ipIn(node.namespace(), "link", "set", "eth0", "up");
+            for (int net = 1; net < networks; net++) {
+                String bridgePort = "n" + i + "x" + net;
+                String nic = "eth" + net;
+                ipIn(bridgeNamespace, "link", "add", bridgePort, "type", "veth", "peer", "name", nic, "netns",
+                        node.namespace());
+                ipIn(bridgeNamespace, "link", "set", bridgePort, "master", "br" + net);
+                ipIn(bridgeNamespace, "link", "set", bridgePort, "up");
+                ipIn(node.namespace(), "addr", "add", address(node, net) + "/24", "dev", nic);
+                ipIn(node.namespace(), "link", "set", nic, "up");
+            }
             NamespaceFirewall firewall = new NamespaceFirewall(node.namespace());
             firewall.install();
             firewalls.put(node.name(), firewall);
@@ -197,9 +231,58 @@ public final class NetnsLab implements AutoCloseable {
 
     // ---- faults -------------------------------------------------------------------------------------------------
 
+    /** @return how many networks (bridges) join the nodes */
+    public int networks() {
+        return networks;
+    }
+
+    /** @return network {@code network}'s subnet, e.g. {@code 198.19.0.0/24} for network 1 */
+    public String networkCidr(int network) {
+        checkNetwork(network);
+        return NETWORK_PREFIXES.get(network) + "0/24";
+    }
+
+    /** @return {@code node}'s address on network {@code network} (network 0: {@link LabNode#address()}) */
+    public String address(String node, int network) {
+        checkNetwork(network);
+        return address(node(node), network);
+    }
+
+    private static String address(LabNode node, int network) {
+        return NETWORK_PREFIXES.get(network) + (FIRST_HOST + node.index());
+    }
+
+    private void checkNetwork(int network) {
+        if (network < 0 || network >= networks) {
+            throw new IllegalArgumentException("this lab has networks 0.." + (networks - 1) + ", not " + network);
+        }
+    }
+
     /**
-     * Partitions the lab: no packet crosses between {@code sideA} and {@code sideB}, in either direction.
-     * Nodes in neither set keep talking to both.
+     * Partitions one network only: no packet from one side's addresses on {@code network} reaches the other side;
+     * the other networks are untouched.
+     */
+    public Fault partitionOn(int network, Collection<String> sideA, Collection<String> sideB) {
+        checkNetwork(network);
+        Set<String> a = new TreeSet<>(sideA);
+        Set<String> b = new TreeSet<>(sideB);
+        if (a.isEmpty() || b.isEmpty() || a.stream().anyMatch(b::contains)) {
+            throw new IllegalArgumentException("a partition needs two non-empty disjoint sides: " + a + " | " + b);
+        }
+        List<Runnable> undo = new ArrayList<>();
+        a.forEach(n -> undo.add(dropInput(firewall(n), b, List.of(network))));
+        b.forEach(n -> undo.add(dropInput(firewall(n), a, List.of(network))));
+        return fault("partition on network " + network + " " + a + " | " + b, undo);
+    }
+
+    /** Cuts {@code node} off from every other node on {@code network} only, both directions. */
+    public Fault isolateOn(int network, String node) {
+        return partitionOn(network, Set.of(node), others(node));
+    }
+
+    /**
+     * Partitions the lab: no packet crosses between {@code sideA} and {@code sideB}, in either direction, on any of
+     * its networks. Nodes in neither set keep talking to both.
      */
     public Fault partition(Collection<String> sideA, Collection<String> sideB) {
         Set<String> a = new TreeSet<>(sideA);
@@ -304,7 +387,17 @@ public final class NetnsLab implements AutoCloseable {
     }
 
     private Runnable dropInput(NamespaceFirewall firewall, Collection<String> fromNodes) {
-        String addresses = fromNodes.stream().map(n -> node(n).address()).sorted().collect(Collectors.joining(", "));
+        List<Integer> all = new ArrayList<>();
+        for (int net = 0; net < networks; net++) {
+            all.add(net);
+        }
+        return dropInput(firewall, fromNodes, all);
+    }
+
+    /** Drops what {@code fromNodes} send from their addresses on {@code onNetworks}. */
+    private Runnable dropInput(NamespaceFirewall firewall, Collection<String> fromNodes, List<Integer> onNetworks) {
+        String addresses = fromNodes.stream().flatMap(n -> onNetworks.stream().map(net -> address(node(n), net)))
+                .sorted().collect(Collectors.joining(", "));
         long handle = firewall.add("input", "ip saddr { " + addresses + " } counter drop");
         return () -> firewall.delete("input", handle);
     }

@@ -72,6 +72,37 @@ class NetnsLabIT {
     }
 
     @Test
+    void aSecondBridgeCarriesItsOwnNetworkAndPartitionsCutOneOrEveryNetwork() {
+        lab = NetnsLab.create(List.of("a", "b"), 2);
+        assertThat(lab.networkCidr(1)).isEqualTo("198.19.0.0/24");
+        assertThat(lab.address("b", 1)).isEqualTo("198.19.0.11");
+        ProbeEndpoint a0 = ProbeEndpoint.start(lab, "a", logs, 0);
+        ProbeEndpoint b0 = ProbeEndpoint.start(lab, "b", logs, 0);
+        ProbeEndpoint a1 = ProbeEndpoint.start(lab, "a", logs, 1);
+        ProbeEndpoint b1 = ProbeEndpoint.start(lab, "b", logs, 1);
+        a1.ping(b1, 20);
+        assertThat(b1.pingsFrom(a1)).as("a->b on the second network").isEqualTo(20);
+        assertThat(a1.pongsFrom(b1)).as("b->a on the second network").isEqualTo(20);
+
+        try (Fault cut = lab.isolateOn(1, "a")) {
+            a1.ping(b1, 20);
+            a0.ping(b0, 20);
+            assertThat(b1.pingsFrom(a1)).as("second network cut: 20 before, none now").isEqualTo(20);
+            assertThat(b0.pingsFrom(a0)).as("first network untouched").isEqualTo(20);
+            assertThat(cut.description()).contains("network 1");
+        }
+        try (Fault cut = lab.partition(Set.of("a"), Set.of("b"))) {
+            a1.ping(b1, 20);
+            a0.ping(b0, 20);
+            assertThat(b1.pingsFrom(a1)).as("a full partition cuts the second network").isEqualTo(20);
+            assertThat(b0.pingsFrom(a0)).as("and the first").isEqualTo(20);
+        }
+        a1.ping(b1, 20);
+        assertThat(b1.pingsFrom(a1)).as("healed").isEqualTo(40);
+        assertThatThrownBy(() -> lab.address("a", 2)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void oneWayCutDropsOnlyOneDirection() {
         lab = NetnsLab.create(List.of("a", "b"));
         ProbeEndpoint a = ProbeEndpoint.start(lab, "a", logs);

@@ -13,21 +13,29 @@ final class ProbeEndpoint {
     private static final Duration STEP_TIMEOUT = Duration.ofSeconds(30);
 
     private final LabNode node;
+    private final String address;
     private final JsonLinesProcess process;
 
-    private ProbeEndpoint(LabNode node, JsonLinesProcess process) {
+    private ProbeEndpoint(LabNode node, String address, JsonLinesProcess process) {
         this.node = node;
+        this.address = address;
         this.process = process;
     }
 
     static ProbeEndpoint start(NetnsLab lab, String nodeName, Path logDir) {
+        return start(lab, nodeName, logDir, 0);
+    }
+
+    /** A probe bound to {@code nodeName}'s address on lab network {@code network}. */
+    static ProbeEndpoint start(NetnsLab lab, String nodeName, Path logDir, int network) {
         LabNode node = lab.node(nodeName);
+        String address = lab.address(nodeName, network);
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        JsonLinesProcess process = lab.start(nodeName, "probe-" + nodeName, List.of(java, "-Xmx32m",
-                "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
-                UdpProbe.class.getName(), node.address(), String.valueOf(PORT)), logDir);
+        JsonLinesProcess process = lab.start(nodeName, "probe-" + nodeName + "-net" + network, List.of(java,
+                "-Xmx32m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
+                UdpProbe.class.getName(), address, String.valueOf(PORT)), logDir);
         process.await("probe ready", line -> "ready".equals(line.text("event")), STEP_TIMEOUT);
-        return new ProbeEndpoint(node, process);
+        return new ProbeEndpoint(node, address, process);
     }
 
     LabNode node() {
@@ -41,7 +49,7 @@ final class ProbeEndpoint {
     /** Sends {@code count} pings to {@code target} and waits until they are out (and replies had time to return). */
     void ping(ProbeEndpoint target, int count) {
         long since = System.nanoTime();
-        String to = target.node.address() + ":" + PORT;
+        String to = target.address + ":" + PORT;
         process.writeLine("{\"send\":\"" + to + "\",\"count\":" + count + "}");
         process.await("pings sent to " + to, line -> line.receivedNanos() >= since
                 && "sent".equals(line.text("event")) && to.equals(line.text("to")), STEP_TIMEOUT);
@@ -49,12 +57,12 @@ final class ProbeEndpoint {
 
     /** @return how many pings this endpoint has received from {@code from} */
     int pingsFrom(ProbeEndpoint from) {
-        return report().json().path("pings").path(from.node.address()).asInt(0);
+        return report().json().path("pings").path(from.address).asInt(0);
     }
 
     /** @return how many pongs this endpoint has received from {@code from} */
     int pongsFrom(ProbeEndpoint from) {
-        return report().json().path("pongs").path(from.node.address()).asInt(0);
+        return report().json().path("pongs").path(from.address).asInt(0);
     }
 
     private ObservedLine report() {

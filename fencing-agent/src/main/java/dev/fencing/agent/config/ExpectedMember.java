@@ -12,13 +12,27 @@ import java.util.TreeMap;
  * @param host host or IP its gossip listens on
  * @param port its gossip port (UDP and TCP)
  * @param addresses the node's addresses per network, served to local consumers
+ * @param gossipAddresses per gossip network of the group's policy: CIDR → its gossip {@code host:port} there (a
+ *     network missing here falls back to {@link #gossipAddress()} when that lies inside it)
  */
-public record ExpectedMember(String name, String host, int port, Map<String, String> addresses) {
+public record ExpectedMember(String name, String host, int port, Map<String, String> addresses,
+    Map<String, String> gossipAddresses) {
 
   public ExpectedMember {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(host, "host");
     addresses = java.util.Collections.unmodifiableMap(new TreeMap<>(addresses));
+    gossipAddresses = java.util.Collections.unmodifiableMap(new TreeMap<>(gossipAddresses));
+  }
+
+  /** A member gossiping on its gossip address alone. */
+  public ExpectedMember(String name, String host, int port, Map<String, String> addresses) {
+    this(name, host, port, addresses, Map.of());
+  }
+
+  /** A copy with these per-network gossip addresses (CIDR → {@code host:port}). */
+  public ExpectedMember withGossipAddresses(Map<String, String> perNetwork) {
+    return new ExpectedMember(name, host, port, addresses, perNetwork);
   }
 
   /** {@code host:port}, with brackets around an IPv6 host. */

@@ -12,7 +12,10 @@ import dev.fencing.agent.membership.NodeMeta;
 import dev.fencing.policy.DurationFormat;
 import dev.fencing.policy.FencingSpec;
 import dev.fencing.policy.GossipLabel;
+import dev.fencing.policy.FencingSpecReader;
+import dev.fencing.policy.GossipNetworks;
 import dev.fencing.policy.Mode;
+import dev.fencing.policy.NetworkCidr;
 import dev.fencing.policy.PolicyResolver;
 import dev.fencing.policy.Profile;
 import dev.fencing.policy.QuorumLossAction;
@@ -44,6 +47,8 @@ import java.util.regex.Pattern;
  *   - name: node-a
  *     address: 10.0.0.5:7946          # gossip host:port
  *     addresses: {InternalIP: 10.0.0.5}
+ *     gossipAddresses: {10.1.0.0/24: 10.1.0.5:7946}   # per network of fencing.networks (optional when the
+ *                                     # address above lies inside the network)
  * fencing:                            # the same fields as NodeGroup spec.fencing
  *   mode: Watchdog
  *   watchdog: {timeout: 60s}
@@ -52,6 +57,8 @@ import java.util.regex.Pattern;
  *   quorum: {size: Auto, tieBreakers: [LowestName]}
  *   timings: {quorumWindow: 2s}
  *   gossipLabel: GroupName            # or None: no memberlist label (peers on Go memberlist before v0.3.0)
+ *   networks: [10.0.0.0/24, 10.1.0.0/24]   # optional: one gossip member and heartbeat per network
+ *   reachability: Any                 # Any | All
  * gossip:
  *   keys: [base64 AES key, ...]       # optional; first is the primary
  * apiServerProbe:                     # optional; where APIReachable probes GET url/readyz
@@ -72,10 +79,10 @@ public final class StandaloneConfigLoader {
 
   record ApiServerProbeDto(String url, String caFile) {}
 
-  record MemberDto(String name, String address, Map<String, String> addresses) {}
+  record MemberDto(String name, String address, Map<String, String> addresses, Map<String, String> gossipAddresses) {}
 
   record FencingDto(String mode, WatchdogDto watchdog, String quorumLossAction, String profile, QuorumDto quorum,
-      TimingsDto timings, String gossipLabel) {}
+      TimingsDto timings, String gossipLabel, List<String> networks, String reachability) {}
 
   record WatchdogDto(String timeout) {}
 
@@ -125,6 +132,7 @@ public final class StandaloneConfigLoader {
     }
     List<ExpectedMember> members = members(dto.expected(), problems);
     FencingSpec spec = fencing(dto.fencing(), problems);
+    checkNetworkAddresses(members, spec, problems);
     List<byte[]> keys = keys(dto.gossip(), problems);
     Optional<ApiServerEndpoint> probe = apiServerProbe(dto.apiServerProbe(), problems);
     rejectDisk(spec, problems);
@@ -196,7 +204,8 @@ public final class StandaloneConfigLoader {
         continue;
       }
       try {
-        ExpectedMember member = ExpectedMember.parse(m.name(), m.address(), m.addresses());
+        ExpectedMember member = ExpectedMember.parse(m.name(), m.address(), m.addresses())
+            .withGossipAddresses(m.gossipAddresses() == null ? Map.of() : m.gossipAddresses());
         if (!addresses.add(member.gossipAddress())) {
           problems.add(at + ".address: " + member.gossipAddress() + " is used by two members");
         }
@@ -245,7 +254,59 @@ public final class StandaloneConfigLoader {
     }
     TimingOverrides overrides = timings(f.timings(), problems);
     GossipLabel gossipLabel = parse(f.gossipLabel(), "fencing.gossipLabel", GossipLabel::parse, problems);
-    return new FencingSpec(mode, timeout, action, profile, size, tieBreakers, overrides, gossipLabel);
+    return new FencingSpec(mode, timeout, action, profile, size, tieBreakers, overrides).toBuilder()
+        .gossipLabel(gossipLabel).networks(networks(f, problems)).build();
+  }
+
+  /** The same reader as the NodeGroup's, so both say the same about a bad network. */
+  private static GossipNetworks networks(FencingDto f, List<String> problems) {
+    if (f.networks() == null && f.reachability() == null) {
+      return null;
+    }
+    Map<String, Object> block = new java.util.LinkedHashMap<>();
+    if (f.networks() != null) {
+      block.put("networks", f.networks());
+    }
+    if (f.reachability() != null) {
+      block.put("reachability", f.reachability());
+    }
+    FencingSpecReader.Result read = FencingSpecReader.read(block, "fencing");
+    read.violations().forEach(v -> problems.add(v.field() + ": " + v.message()));
+    return read.valid() ? read.spec().networks() : null;
+  }
+
+  /**
+   * Every member needs an address inside every network (its gossipAddresses entry, or its address when that lies
+   * inside), and an entry only for a network of the group.
+   */
+  private static void checkNetworkAddresses(List<ExpectedMember> members, FencingSpec spec, List<String> problems) {
+    GossipNetworks networks = spec.effectiveNetworks();
+    for (int i = 0; i < members.size(); i++) {
+      ExpectedMember m = members.get(i);
+      String at = "expected[" + i + "].gossipAddresses";
+      for (Map.Entry<String, String> e : m.gossipAddresses().entrySet()) {
+        Optional<NetworkCidr> cidr = networks.cidrs().stream().filter(c -> c.text().equals(e.getKey())).findFirst();
+        if (cidr.isEmpty()) {
+          problems.add(at + ": '" + e.getKey() + "' is not one of fencing.networks " + networks.texts()
+              + "; write the network exactly as listed there");
+          continue;
+        }
+        try {
+          HostPort hp = HostPort.parse(e.getValue(), true);
+          if (!cidr.get().containsLiteral(hp.host())) {
+            problems.add(at + ": " + e.getValue() + " (member " + m.name() + ") is not an IP inside " + e.getKey());
+          }
+        } catch (IllegalArgumentException ex) {
+          problems.add(at + ": " + ex.getMessage());
+        }
+      }
+      for (NetworkCidr cidr : networks.cidrs()) {
+        if (!m.gossipAddresses().containsKey(cidr.text()) && !cidr.containsLiteral(m.host())) {
+          problems.add(at + ": member " + m.name() + " has no address on network " + cidr.text()
+              + "; add '" + cidr.text() + ": <ip inside it>:<port>'");
+        }
+      }
+    }
   }
 
   private static TimingOverrides timings(TimingsDto t, List<String> problems) {

@@ -21,6 +21,14 @@ public interface GossipMembership extends AutoCloseable {
   /** The members currently known, this node included. */
   List<GossipMember> members();
 
+  /**
+   * The members as each gossip network knows them (network → members, this node included); a member on one
+   * network has the single entry {@link NetworkPlan#SINGLE}.
+   */
+  default java.util.Map<String, List<GossipMember>> membersByNetwork() {
+    return java.util.Map.of(NetworkPlan.SINGLE, members());
+  }
+
   /** Sends one best-effort datagram user message to an address (quorum heartbeats go to expected peers). */
   void sendTo(InetSocketAddress address, byte[] message);
 
@@ -47,6 +55,11 @@ public interface GossipMembership extends AutoCloseable {
    * expected name at another address, is dropped (and reported through {@link GossipListener#onUnexpectedMember}).
    */
   void expectMembers(ExpectedPeers expected);
+
+  /** As {@link #expectMembers(ExpectedPeers)} for every network of {@code plan} (one member: its only network). */
+  default void expectMembers(NetworkPlan plan) {
+    expectMembers(plan.expectedOn(plan.networks().get(0)));
+  }
 
   /** Traffic counters for metrics. */
   GossipTraffic traffic();

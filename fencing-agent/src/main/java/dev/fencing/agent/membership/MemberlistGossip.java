@@ -75,22 +75,41 @@ public final class MemberlistGossip implements GossipMembership {
    */
   public static MemberlistGossip create(AgentConfig agent, NodeMeta initialMeta, InetSocketAddress bind,
       Optional<UnaryOperator<Transport>> transportWrapper) {
-    return new MemberlistGossip(config(agent, bind), agent.self(), agent.group(), initialMeta, transportWrapper,
-        ExpectedPeers.of(agent.members()));
+    ExpectedMember me = agent.selfMember();
+    return create(agent, initialMeta, bind, new InetSocketAddress(me.host(), me.port()),
+        ExpectedPeers.of(agent.members()), transportWrapper);
+  }
+
+  /**
+   * A gossip member for {@code agent}'s own node on one network of several: same name, label and keyring as on the
+   * others, its own address there, and only the expected members at their addresses on that network.
+   *
+   * @param advertise this node's address on that network
+   * @param expected the members this network admits
+   */
+  public static MemberlistGossip create(AgentConfig agent, NodeMeta initialMeta, InetSocketAddress bind,
+      InetSocketAddress advertise, ExpectedPeers expected, Optional<UnaryOperator<Transport>> transportWrapper) {
+    return new MemberlistGossip(config(agent, bind, advertise), agent.self(), agent.group(), initialMeta,
+        transportWrapper, expected);
+  }
+
+  /** {@link #config(AgentConfig, InetSocketAddress, InetSocketAddress)} advertising the configured address. */
+  static Config config(AgentConfig agent, InetSocketAddress bind) {
+    ExpectedMember me = agent.selfMember();
+    return config(agent, bind, new InetSocketAddress(me.host(), me.port()));
   }
 
   /**
    * The memberlist configuration of {@code agent}'s node: LAN defaults with the policy's timings, the gossip keys,
    * and the group name as label unless the group's {@code gossipLabel} is None (peers without label support).
    */
-  static Config config(AgentConfig agent, InetSocketAddress bind) {
-    ExpectedMember me = agent.selfMember();
+  static Config config(AgentConfig agent, InetSocketAddress bind, InetSocketAddress advertise) {
     Config.Builder builder = protocolTimings(agent.policy().timings()).applyTo(Config.defaultLan().toBuilder()
         .name(agent.self())
         .bindAddr(bind.getAddress().getHostAddress())
         .bindPort(bind.getPort())
-        .advertiseAddr(me.host())
-        .advertisePort(me.port())
+        .advertiseAddr(advertise.getHostString())
+        .advertisePort(advertise.getPort())
         .label(agent.policy().gossipLabel() == GossipLabel.NONE ? "" : agent.group())
         .tcpTimeout(TCP_TIMEOUT));
     if (!agent.gossipKeys().isEmpty()) {

@@ -1,9 +1,11 @@
 package dev.fencing.agent.quorum;
 
+import dev.fencing.policy.Reachability;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -26,6 +28,12 @@ import java.util.TreeSet;
  * {@code window − tieBreakLead}, the tie-breakers are {@linkplain TieBreaker#prepare prepared} for that side, and the
  * answer is in hand when the older confirmations lapse. Preparing never changes {@code held} or {@code heldUntil};
  * those depend only on the confirmations in the window and, at the tie itself, the tie-breaker's verdict.
+ *
+ * <p>Several networks ({@link #useNetworks}): every network keeps its own round-trip evidence (heartbeats on network
+ * N echo only send times of N), and a peer's confirmation is combined per evaluation by the reachability rule: Any =
+ * the latest confirmed round trip on any network, All = the oldest of the latest per network, and none unless every
+ * network has one. Either way the combined instant is one of our send times that the peer received, so the bound
+ * above holds unchanged.
  */
 public final class QuorumEvaluator {
 
@@ -45,7 +53,15 @@ public final class QuorumEvaluator {
   private final long bootId;
   private QuorumSettings settings;
   private LocalHealth localHealth;
-  private final Map<String, PeerState> peers = new HashMap<>();
+  /** The network of a single-network group (and the default of the methods without a network). */
+  public static final String SINGLE_NETWORK = "";
+
+  private List<String> networks = List.of(SINGLE_NETWORK);
+  private Reachability reachability = Reachability.ANY;
+  // Per peer, the networks it has an address on (absent: every network); evidence combines over these only.
+  private Map<String, java.util.Set<String>> peerNetworks = Map.of();
+  // network → expected peer → its evidence on that network.
+  private final Map<String, Map<String, PeerState>> evidence = new LinkedHashMap<>();
 
   /**
    * @param group the group name carried in (and required of) every heartbeat
@@ -65,12 +81,46 @@ public final class QuorumEvaluator {
   public void reconfigure(QuorumSettings newSettings) {
     this.settings = newSettings;
     this.localHealth = new LocalHealth(newSettings.quorumWindow().toNanos());
-    peers.keySet().retainAll(newSettings.expected());
-    for (String name : newSettings.expected()) {
-      if (!name.equals(newSettings.self())) {
-        peers.computeIfAbsent(name, n -> new PeerState());
+    evidence.keySet().retainAll(networks);
+    for (String network : networks) {
+      Map<String, PeerState> peers = evidence.computeIfAbsent(network, n -> new HashMap<>());
+      peers.keySet().retainAll(newSettings.expected());
+      for (String name : newSettings.expected()) {
+        if (!name.equals(newSettings.self())) {
+          peers.computeIfAbsent(name, n -> new PeerState());
+        }
       }
     }
+  }
+
+  /**
+   * Sets the gossip networks round trips are measured on and how they combine; evidence of networks that stay is
+   * kept. One network ({@code [SINGLE_NETWORK]}) is the default and behaves exactly as before networks existed.
+   */
+  public void useNetworks(List<String> names, Reachability rule) {
+    useNetworks(names, rule, Map.of());
+  }
+
+  /**
+   * As {@link #useNetworks(List, Reachability)}, judging each peer named in {@code onNetworks} only on the networks
+   * listed for it (those it has an address on): a network where a peer has no address yet (the controller has not
+   * learnt it) neither confirms nor vetoes it, so {@code All} means every network the peer is known on.
+   */
+  public void useNetworks(List<String> names, Reachability rule, Map<String, java.util.Set<String>> onNetworks) {
+    if (names.isEmpty() || names.size() != names.stream().distinct().count()) {
+      throw new IllegalArgumentException("networks must be distinct and at least one: " + names);
+    }
+    this.networks = List.copyOf(names);
+    this.reachability = java.util.Objects.requireNonNull(rule, "rule");
+    Map<String, java.util.Set<String>> copy = new HashMap<>();
+    onNetworks.forEach((peer, nets) -> copy.put(peer, java.util.Set.copyOf(nets)));
+    this.peerNetworks = copy;
+    reconfigure(settings);
+  }
+
+  /** The networks round trips are measured on. */
+  public List<String> networks() {
+    return networks;
   }
 
   public QuorumSettings settings() {
@@ -97,6 +147,15 @@ public final class QuorumEvaluator {
    * later than our latest send to that peer).
    */
   public Heartbeat heartbeatFor(String peer, long nowNanos) {
+    return heartbeatFor(peer, networks.get(0), nowNanos);
+  }
+
+  /** As {@link #heartbeatFor(String, long)}, for the heartbeat to {@code peer} on {@code network}. */
+  public Heartbeat heartbeatFor(String peer, String network, long nowNanos) {
+    Map<String, PeerState> peers = evidence.get(network);
+    if (peers == null) {
+      throw new IllegalArgumentException("'" + network + "' is not one of the networks " + networks);
+    }
     PeerState state = peers.get(peer);
     if (state == null) {
       throw new IllegalArgumentException("'" + peer + "' is not an expected peer of " + settings.self());
@@ -109,6 +168,12 @@ public final class QuorumEvaluator {
 
   /** Processes one received heartbeat; never throws on content from the network. */
   public HeartbeatOutcome onHeartbeat(Heartbeat heartbeat, long nowNanos) {
+    return onHeartbeat(heartbeat, networks.get(0), nowNanos);
+  }
+
+  /** As {@link #onHeartbeat(Heartbeat, long)}, for a heartbeat that arrived on {@code network}. */
+  public HeartbeatOutcome onHeartbeat(Heartbeat heartbeat, String network, long nowNanos) {
+    Map<String, PeerState> peers = evidence.getOrDefault(network, Map.of());
     if (!group.equals(heartbeat.group())) {
       return HeartbeatOutcome.WRONG_GROUP;
     }
@@ -161,10 +226,11 @@ public final class QuorumEvaluator {
     TreeSet<String> earlySide = new TreeSet<>();
     earlySide.add(settings.self());
     List<PeerQuorumView> views = new ArrayList<>();
-    long[] confirmedTimes = new long[peers.size()];
+    SortedSet<String> peerNames = peers();
+    long[] confirmedTimes = new long[peerNames.size()];
     int counted = 0;
-    for (String name : peers()) {
-      PeerState state = peers.get(name);
+    for (String name : peerNames) {
+      PeerState state = combined(name);
       boolean inWindow = state.confirmed && nowNanos - state.confirmedNanos <= window;
       if (inWindow) {
         side.add(name);
@@ -175,7 +241,8 @@ public final class QuorumEvaluator {
       }
       views.add(new PeerQuorumView(name, inWindow,
           state.confirmed ? OptionalLong.of(nowNanos - state.confirmedNanos) : OptionalLong.empty(),
-          state.heard ? OptionalLong.of(nowNanos - state.lastHeardNanos) : OptionalLong.empty()));
+          state.heard ? OptionalLong.of(nowNanos - state.lastHeardNanos) : OptionalLong.empty(),
+          perNetwork(name, nowNanos, window)));
     }
     int expected = settings.expected().size();
     int heard = side.size();
@@ -239,5 +306,62 @@ public final class QuorumEvaluator {
     }
     return new QuorumVerdict(held, nowNanos, heldUntil, expected, heard, quorumSize, side, outcome, window, lag,
         views);
+  }
+
+  /**
+   * {@code peer}'s evidence over every network, combined by the reachability rule: confirmed at the latest
+   * confirmation of any network (Any) or at the oldest network's latest one, only when every network has one (All);
+   * heard at the latest heartbeat on any network (the later, the safer for safe-to-assume-fenced).
+   */
+  private PeerState combined(String peer) {
+    if (networks.size() == 1) {
+      return evidence.get(networks.get(0)).get(peer);
+    }
+    PeerState out = new PeerState();
+    boolean everyNetwork = true;
+    long latest = 0;
+    long oldest = 0;
+    boolean any = false;
+    java.util.Set<String> known = peerNetworks.get(peer);
+    for (Map.Entry<String, Map<String, PeerState>> onNetwork : evidence.entrySet()) {
+      if (known != null && !known.contains(onNetwork.getKey())) {
+        continue;
+      }
+      PeerState s = onNetwork.getValue().get(peer);
+      if (s.heard && (!out.heard || s.lastHeardNanos - out.lastHeardNanos > 0)) {
+        out.heard = true;
+        out.lastHeardNanos = s.lastHeardNanos;
+      }
+      if (!s.confirmed) {
+        everyNetwork = false;
+        continue;
+      }
+      latest = !any || s.confirmedNanos - latest > 0 ? s.confirmedNanos : latest;
+      oldest = !any || s.confirmedNanos - oldest < 0 ? s.confirmedNanos : oldest;
+      any = true;
+    }
+    if (reachability == Reachability.ALL) {
+      out.confirmed = any && everyNetwork;
+      out.confirmedNanos = oldest;
+    } else {
+      out.confirmed = any;
+      out.confirmedNanos = latest;
+    }
+    return out;
+  }
+
+  /** Per-network evidence of {@code peer} for status and reports; empty for a single network (nothing changes). */
+  private List<NetworkEvidence> perNetwork(String peer, long nowNanos, long window) {
+    if (networks.size() == 1) {
+      return List.of();
+    }
+    List<NetworkEvidence> out = new ArrayList<>(networks.size());
+    for (String network : networks) {
+      PeerState s = evidence.get(network).get(peer);
+      out.add(new NetworkEvidence(network, s.confirmed && nowNanos - s.confirmedNanos <= window,
+          s.confirmed ? OptionalLong.of(nowNanos - s.confirmedNanos) : OptionalLong.empty(),
+          s.heard ? OptionalLong.of(nowNanos - s.lastHeardNanos) : OptionalLong.empty()));
+    }
+    return out;
   }
 }

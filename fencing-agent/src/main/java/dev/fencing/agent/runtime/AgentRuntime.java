@@ -12,7 +12,8 @@ import dev.fencing.agent.config.StateDirectory;
 import dev.fencing.agent.control.ControllerClient;
 import dev.fencing.agent.control.ControllerEndpoint;
 import dev.fencing.agent.disable.DisableFileWatcher;
-import dev.fencing.agent.membership.MemberlistGossip;
+import dev.fencing.agent.config.LocalNetworkAddresses;
+import dev.fencing.agent.membership.MultiNetworkGossip;
 import dev.fencing.agent.metrics.MetricsHttpServer;
 import dev.fencing.agent.metrics.ProcessMetrics;
 import dev.fencing.agent.quorum.MonotonicClock;
@@ -179,7 +180,7 @@ public final class AgentRuntime implements AutoCloseable {
               return false;
             }
             configureProbe(prober, probeEndpoint(update), mapped);
-            agent.applyConfig(mapped);
+            agent.applyConfig(LocalNetworkAddresses.complete(mapped, LocalNetworkAddresses::fromInterfaces));
             groupApplied.accept(mapped.group());
             return true;
           } catch (IllegalArgumentException e) {
@@ -189,8 +190,15 @@ public final class AgentRuntime implements AutoCloseable {
           }
         }));
     Optional<TieBreaker> controlPlane = controller.map(ControllerClient::controlPlaneTieBreaker);
-    GossipFactory gossip = (config, meta) -> MemberlistGossip.create(config, meta, bindAddress(config),
-        options.transportWrapper());
+    GossipFactory gossip = (config, meta) -> {
+      if (options.bind().isPresent() && config.policy().networks().multiple()) {
+        // Each network's member binds the node's own address inside that network; --bind names one address.
+        LOG.warn("node={} event=bind_not_used networks={} msg=\"--bind applies to a group with one network; with"
+            + " networks each gossip member binds this node's address inside its network\"", options.node(),
+            config.policy().networks().texts());
+      }
+      return MultiNetworkGossip.create(config, meta, bindAddress(config), network -> options.transportWrapper());
+    };
     agent = new FencingAgent(options.node(), new FencingAgent.Dependencies(clock, InstantSource.system(),
         options.device(), gossip, hub, registry, options.agentVersion(), Optional.of(new StateDirectory(
             options.stateDir())), controlPlane, Duration.ofSeconds(5), Duration.ofSeconds(10),
@@ -203,7 +211,7 @@ public final class AgentRuntime implements AutoCloseable {
     agent.start();
     started.add(agent);
     options.fileConfig().ifPresent(config -> {
-      agent.applyConfig(config);
+      agent.applyConfig(LocalNetworkAddresses.complete(config, LocalNetworkAddresses::fromInterfaces));
       groupApplied.accept(config.group());
     });
 

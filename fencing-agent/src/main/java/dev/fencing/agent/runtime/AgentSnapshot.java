@@ -3,6 +3,8 @@ package dev.fencing.agent.runtime;
 import com.google.protobuf.Duration;
 import dev.fencing.agent.config.AgentConfig;
 import dev.fencing.agent.membership.GossipState;
+import dev.fencing.agent.membership.NetworkPlan;
+import dev.fencing.agent.quorum.NetworkEvidence;
 import dev.fencing.agent.quorum.PeerQuorumView;
 import dev.fencing.agent.quorum.QuorumVerdict;
 import dev.fencing.agent.status.HostStatus;
@@ -10,6 +12,7 @@ import dev.fencing.agent.watchdog.WatchdogStatus;
 import dev.fencing.policy.PolicyProtos;
 import dev.fencing.proto.fencing.v1.AgentStatus;
 import dev.fencing.proto.fencing.v1.FencingMode;
+import dev.fencing.proto.fencing.v1.NetworkReachability;
 import dev.fencing.proto.fencing.v1.PeerMemberState;
 import dev.fencing.proto.fencing.v1.PeerStatus;
 import dev.fencing.proto.nodemanager.v1.AgentReport;
@@ -95,6 +98,7 @@ public record AgentSnapshot(
           .setConfigRevision(c.revision())
           .setConfigSource(c.source());
       c.policy().tieBreakers().forEach(k -> out.addTieBreakers(PolicyProtos.toProto(k)));
+      out.addAllNetworks(c.policy().networks().texts());
     });
     if (config.isEmpty()) {
       out.setMode(FencingMode.FENCING_MODE_UNSPECIFIED);
@@ -115,10 +119,36 @@ public record AgentSnapshot(
         }
         p.sinceLastConfirmedNanos().ifPresent(n -> peer.setSinceLastConfirmed(nanos(n + age)));
         p.sinceLastHeardNanos().ifPresent(n -> peer.setSinceLastHeard(nanos(n + age)));
+        peer.addAllNetworks(networks(p, age));
         out.addPeers(peer);
       }
     });
     return out.build();
+  }
+
+  /** A peer's reachability per network (none for a group with one network), aged to the reading time. */
+  private static List<NetworkReachability> networks(PeerQuorumView peer, long age) {
+    List<NetworkReachability> out = new java.util.ArrayList<>();
+    for (NetworkEvidence e : peer.networks()) {
+      NetworkReachability.Builder n = NetworkReachability.newBuilder().setNetwork(e.network())
+          .setConfirmed(e.confirmed());
+      e.sinceLastConfirmedNanos().ifPresent(v -> n.setSinceLastConfirmed(nanos(v + age)));
+      e.sinceLastHeardNanos().ifPresent(v -> n.setSinceLastHeard(nanos(v + age)));
+      out.add(n.build());
+    }
+    return out;
+  }
+
+  /** This node's IP on each gossip network (CIDR → IP), what the controller tells peers; empty for one network. */
+  static java.util.Map<String, String> networkAddresses(AgentConfig config) {
+    NetworkPlan plan = NetworkPlan.of(config);
+    java.util.Map<String, String> out = new java.util.TreeMap<>();
+    if (plan.multiple()) {
+      for (String network : plan.networks()) {
+        plan.address(config.self(), network).ifPresent(a -> out.put(network, a.getAddress().getHostAddress()));
+      }
+    }
+    return out;
   }
 
   /** The AgentControl report sent to the controller. */
@@ -136,7 +166,8 @@ public record AgentSnapshot(
     config.ifPresent(c -> out.setAppliedRevision(c.revision()).setKeyringRevision(c.keyringRevision())
         .setMode(PolicyProtos.toProto(c.policy().mode()))
         .setExpected(c.members().size())
-        .setQuorumSize(c.policy().quorumSize()));
+        .setQuorumSize(c.policy().quorumSize())
+        .putAllNetworkAddresses(c.member(c.self()).isPresent() ? networkAddresses(c) : java.util.Map.of()));
     verdict.ifPresent(v -> {
       out.setConfirmed(v.heard());
       long age = nowNanos - v.evaluatedAtNanos();
@@ -145,6 +176,7 @@ public record AgentSnapshot(
             .setMemberState(memberState(peer(p.name())));
         p.sinceLastConfirmedNanos().ifPresent(n -> peer.setSinceLastConfirmed(nanos(n + age)));
         p.sinceLastHeardNanos().ifPresent(n -> peer.setSinceLastHeard(nanos(n + age)));
+        peer.addAllNetworks(networks(p, age));
         out.addPeers(peer);
       }
     });

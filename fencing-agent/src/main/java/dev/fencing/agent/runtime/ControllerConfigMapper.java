@@ -30,7 +30,8 @@ final class ControllerConfigMapper {
     List<ExpectedMember> members = new ArrayList<>();
     for (Member m : config.getMembersList()) {
       try {
-        members.add(ExpectedMember.parse(m.getName(), m.getGossipAddress(), m.getAddressesMap()));
+        members.add(ExpectedMember.parse(m.getName(), m.getGossipAddress(), m.getAddressesMap())
+            .withGossipAddresses(m.getGossipAddressesMap()));
       } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException("member " + m.getName() + ": " + e.getMessage(), e);
       }

@@ -10,6 +10,7 @@ import dev.fencing.agent.membership.GossipMember;
 import dev.fencing.agent.membership.GossipMembership;
 import dev.fencing.agent.membership.GossipState;
 import dev.fencing.agent.membership.MembershipView;
+import dev.fencing.agent.membership.NetworkPlan;
 import dev.fencing.agent.membership.NodeMeta;
 import dev.fencing.agent.metrics.AgentHealth;
 import dev.fencing.agent.quorum.Heartbeat;
@@ -143,7 +144,7 @@ public final class FencingAgent implements AutoCloseable {
   static final String NO_GOSSIP_KEY = "the group has no gossip keyring: gossip and quorum heartbeats are"
       + " unauthenticated; configure keys or start with --allow-plaintext-gossip";
 
-  private record Inbound(Heartbeat heartbeat, long receivedNanos) {}
+  private record Inbound(Heartbeat heartbeat, String network, long receivedNanos) {}
 
   /** One encoded heartbeat for one peer, handed from the quorum thread to the sender thread. */
   private record Outbound(String peer, java.net.InetSocketAddress address, byte[] bytes) {}
@@ -178,7 +179,8 @@ public final class FencingAgent implements AutoCloseable {
   private volatile AgentConfig config;
   private volatile GossipMembership gossip;
   private volatile MembershipView membershipView;
-  private volatile ExpectedPeers expectedPeers = ExpectedPeers.NONE;
+  // Where every member gossips on each network; read by gossip threads to tell a heartbeat's network.
+  private volatile NetworkPlan plan = NetworkPlan.NONE;
   // The gossip member of the current config, created but possibly not started yet (gossip is set once started).
   private GossipMembership latestGossip;
   private QuorumEvaluator evaluator;
@@ -493,7 +495,7 @@ public final class FencingAgent implements AutoCloseable {
     Inbound in;
     while ((in = inbox.poll()) != null) {
       inboxSize.decrementAndGet();
-      HeartbeatOutcome outcome = evaluator.onHeartbeat(in.heartbeat(), now);
+      HeartbeatOutcome outcome = evaluator.onHeartbeat(in.heartbeat(), in.network(), now);
       switch (outcome) {
         case CONFIRMED -> {
           heartbeatsReceived.increment();
@@ -516,11 +518,15 @@ public final class FencingAgent implements AutoCloseable {
       return;
     }
     List<Outbound> round = new ArrayList<>();
+    NetworkPlan networks = plan;
     for (String peer : evaluator.peers()) {
-      Optional<ExpectedMember> member = config.member(peer);
-      if (member.isPresent()) {
-        round.add(new Outbound(peer, member.get().socketAddress(),
-            HeartbeatCodec.encode(evaluator.heartbeatFor(peer, now))));
+      // One heartbeat per network the peer is on: each network's round trips are evidence of their own.
+      for (String network : networks.networks()) {
+        Optional<InetSocketAddress> address = networks.address(peer, network);
+        if (address.isPresent()) {
+          round.add(new Outbound(peer, address.get(),
+              HeartbeatCodec.encode(evaluator.heartbeatFor(peer, network, now))));
+        }
       }
     }
     if (pendingRound.getAndSet(round) == null) {
@@ -598,19 +604,24 @@ public final class FencingAgent implements AutoCloseable {
       return;
     }
     List<ExpectedMember> expected = config.members();
+    NetworkPlan networks = plan;
     try {
       joiner.execute(() -> {
         try {
-          Map<String, GossipState> known = new HashMap<>();
-          for (GossipMember m : g.members()) {
-            known.put(m.name(), m.state());
-          }
           List<String> addresses = new ArrayList<>();
-          for (ExpectedMember m : expected) {
-            GossipState state = known.get(m.name());
-            if (!m.name().equals(node) && (state == null || state == GossipState.DEAD
-                || state == GossipState.LEFT)) {
-              addresses.add(m.gossipAddress());
+          // Per network: a member gone from one network's gossip is joined again there.
+          for (Map.Entry<String, List<GossipMember>> onNetwork : g.membersByNetwork().entrySet()) {
+            Map<String, GossipState> known = new HashMap<>();
+            for (GossipMember m : onNetwork.getValue()) {
+              known.put(m.name(), m.state());
+            }
+            for (ExpectedMember m : expected) {
+              GossipState state = known.get(m.name());
+              Optional<InetSocketAddress> address = networks.address(m.name(), onNetwork.getKey());
+              if (!m.name().equals(node) && address.isPresent() && (state == null || state == GossipState.DEAD
+                  || state == GossipState.LEFT)) {
+                addresses.add(hostPort(address.get()));
+              }
             }
           }
           if (!addresses.isEmpty()) {
@@ -626,6 +637,11 @@ public final class FencingAgent implements AutoCloseable {
     } catch (java.util.concurrent.RejectedExecutionException e) {
       joinInFlight.set(false);
     }
+  }
+
+  private static String hostPort(InetSocketAddress address) {
+    String host = address.getHostString();
+    return (host.contains(":") ? "[" + host + "]" : host) + ":" + address.getPort();
   }
 
   /**
@@ -682,33 +698,55 @@ public final class FencingAgent implements AutoCloseable {
       return;
     }
     config = newConfig;
+    NetworkPlan newPlan = NetworkPlan.of(newConfig);
+    newPlan.refused().forEach(r -> LOG.warn("{} event=network_address_refused entry=\"{}\" reason=\"the address is"
+        + " not inside its network; no heartbeats go there\"", logContext(), r));
+    plan = newPlan;
     if (evaluator == null || !evaluator.group().equals(newConfig.group())) {
       evaluator = new QuorumEvaluator(newConfig.group(), bootId, settings);
     } else {
       evaluator.reconfigure(settings);
     }
+    if (newPlan.multiple() || !evaluator.networks().equals(newPlan.networks())) {
+      evaluator.useNetworks(newPlan.networks(), newPlan.reachability(), newPlan.networksByMember());
+    }
     if (old == null || !old.group().equals(newConfig.group())) {
       supervisor = rebuildSupervisorIfIdle(newConfig);
     }
-    meta = new NodeMeta(newConfig.selfMember().addresses(), meta.isolated());
+    meta = new NodeMeta(metaAddresses(newConfig, newPlan), meta.isolated());
     if (newConfig.gossipKeys().isEmpty() && (old == null || !old.gossipKeys().isEmpty())) {
       LOG.warn("{} event=gossip_unencrypted arming_allowed={} msg=\"the group has no gossip keyring: gossip and"
           + " heartbeats are unauthenticated\"", logContext(), deps.allowPlaintextGossip());
     }
-    ExpectedPeers peers = ExpectedPeers.of(newConfig.members());
-    expectedPeers = peers;
+    // The membership view knows each member at one address whichever network reports it (one network: its gossip
+    // address, as before).
+    ExpectedPeers peers = newPlan.canonical();
     if (old == null || gossipRestartNeeded(old, newConfig) || latestGossip == null) {
       restartGossip(newConfig);
     } else {
       applyToRunningGossip(old, newConfig, peers);
     }
-    deps.hub().retainOnly(peers.names());
+    deps.hub().retainOnly(ExpectedPeers.of(newConfig.members()).names());
     registerPeerGauges(newConfig);
     LOG.info("{} event=config_applied source={} revision={} expected={} quorum_size={} mode={} action={}"
         + " profile=\"{}\" t_stop={} safe_to_assume_fenced={}", logContext(), newConfig.source(),
         newConfig.revision(), newConfig.members().size(), newConfig.policy().quorumSize(),
         newConfig.policy().mode().crdValue(), newConfig.policy().quorumLossAction().crdValue(), t.profile(),
         t.tStop(), t.safeToAssumeFencedDelay());
+  }
+
+  /**
+   * What this node announces in gossip metadata and peers serve to consumers: its configured addresses and, with
+   * several networks, its address on each (key = the network's CIDR, value = the IP).
+   */
+  static java.util.Map<String, String> metaAddresses(AgentConfig config, NetworkPlan plan) {
+    java.util.Map<String, String> out = new java.util.TreeMap<>(config.selfMember().addresses());
+    if (plan.multiple()) {
+      for (String network : plan.networks()) {
+        plan.address(config.self(), network).ifPresent(a -> out.put(network, a.getAddress().getHostAddress()));
+      }
+    }
+    return out;
   }
 
   private WatchdogSupervisor rebuildSupervisorIfIdle(AgentConfig newConfig) {
@@ -729,12 +767,21 @@ public final class FencingAgent implements AutoCloseable {
     return !a.group().equals(b.group())
         || a.policy().gossipLabel() != b.policy().gossipLabel()
         || !a.selfMember().gossipAddress().equals(b.selfMember().gossipAddress())
-        || a.gossipKeys().isEmpty() != b.gossipKeys().isEmpty();
+        || a.gossipKeys().isEmpty() != b.gossipKeys().isEmpty()
+        || !selfOnNetworks(a).equals(selfOnNetworks(b));
+  }
+
+  /** This node's address on each network: a new network, or a new address on one, needs a new member. */
+  private static java.util.Map<String, Optional<InetSocketAddress>> selfOnNetworks(AgentConfig config) {
+    NetworkPlan p = NetworkPlan.of(config);
+    java.util.Map<String, Optional<InetSocketAddress>> out = new java.util.LinkedHashMap<>();
+    p.networks().forEach(n -> out.put(n, p.address(config.self(), n)));
+    return out;
   }
 
   private void applyToRunningGossip(AgentConfig old, AgentConfig newConfig, ExpectedPeers peers) {
     GossipMembership g = latestGossip;
-    g.expectMembers(peers);
+    g.expectMembers(plan);
     MembershipView view = membershipView;
     view.expect(peers);
     if (!sameKeys(old.gossipKeys(), newConfig.gossipKeys())) {
@@ -777,7 +824,7 @@ public final class FencingAgent implements AutoCloseable {
     long generation = ++gossipGeneration;
     lastGossipAttemptNanos = deps.clock().nanoTime();
     membershipView = new MembershipView(node, deps.hub()::publish, deps.wallClock(), logContext(),
-        ExpectedPeers.of(newConfig.members()));
+        NetworkPlan.of(newConfig).canonical());
     MembershipView view = membershipView;
     GossipMembership created;
     latestGossip = null;
@@ -983,7 +1030,8 @@ public final class FencingAgent implements AutoCloseable {
           return;
         }
         String sender = heartbeat.get().sender();
-        if (!expectedPeers.admits(sender, from)) {
+        Optional<String> network = plan.networkOf(sender, from);
+        if (network.isEmpty()) {
           // Only the configured address of the member it names may speak for it (§9): a spoofed name counts nothing.
           heartbeatsWrongSource.increment();
           heartbeatsRejected.increment();
@@ -996,7 +1044,7 @@ public final class FencingAgent implements AutoCloseable {
           heartbeatsDropped.increment();
           return;
         }
-        inbox.add(new Inbound(heartbeat.get(), receivedNanos));
+        inbox.add(new Inbound(heartbeat.get(), network.get(), receivedNanos));
       } catch (MalformedHeartbeatException e) {
         heartbeatsRejected.increment();
         LOG.debug("{} event=heartbeat_malformed error=\"{}\"", logContext(), e.getMessage());

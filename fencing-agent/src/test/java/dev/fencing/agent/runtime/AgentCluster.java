@@ -4,7 +4,7 @@ import dev.fencing.agent.api.EventHub;
 import dev.fencing.agent.config.AgentConfig;
 import dev.fencing.agent.config.StandaloneConfig;
 import dev.fencing.agent.config.StandaloneConfigLoader;
-import dev.fencing.agent.membership.MemberlistGossip;
+import dev.fencing.agent.membership.MultiNetworkGossip;
 import dev.fencing.agent.quorum.MonotonicClock;
 import dev.fencing.agent.watchdog.RecordingWatchdogDevice;
 import dev.fencing.proto.fencing.v1.Event;
@@ -128,6 +128,75 @@ final class AgentCluster implements AutoCloseable {
     return start(n, "Fence", "LowestName", List.of(), Map.of(), timings, false, Optional.of(key));
   }
 
+  /** The first of two loopback networks (the agents' gossip addresses); ports tell the agents apart. */
+  static final String NETWORK_1 = "127.0.1.0/24";
+  /** The second loopback network: every agent has its own port on 127.0.2.1 there. */
+  static final String NETWORK_2 = "127.0.2.0/24";
+
+  // Per agent, its port on NETWORK_2 (clusters on two networks only).
+  private final Map<String, Integer> secondPorts = new LinkedHashMap<>();
+
+  /**
+   * {@code n} agents under Fence / LowestName with fast timings on two networks: 127.0.1.1:port (NETWORK_1, also the
+   * gossip address) and 127.0.2.1:port2 (NETWORK_2), with the given reachability rule.
+   */
+  static AgentCluster startOnTwoNetworks(int n, String reachability) throws Exception {
+    Map<String, Integer> ports = new LinkedHashMap<>();
+    Map<String, Integer> second = new LinkedHashMap<>();
+    List<Integer> free = LoopbackPorts.distinct(2 * n);
+    for (int i = 0; i < n; i++) {
+      ports.put(name(i), free.get(i));
+      second.put(name(i), free.get(n + i));
+    }
+    StringBuilder yaml = new StringBuilder("group: test\nexpected:\n");
+    for (int i = 0; i < n; i++) {
+      yaml.append("  - {name: ").append(name(i)).append(", address: '127.0.1.1:").append(ports.get(name(i)))
+          .append("', gossipAddresses: {'").append(NETWORK_2).append("': '127.0.2.1:").append(second.get(name(i)))
+          .append("'}, addresses: {InternalIP: 10.0.0.").append(i + 1).append("}}\n");
+    }
+    yaml.append("fencing:\n  mode: Watchdog\n  watchdog: {timeout: 5s}\n  quorumLossAction: Fence\n")
+        .append("  quorum: {tieBreakers: [LowestName]}\n  timings: ").append(FAST_TIMINGS).append('\n')
+        .append("  networks: ['").append(NETWORK_1).append("', '").append(NETWORK_2).append("']\n")
+        .append("  reachability: ").append(reachability).append('\n');
+    StandaloneConfig config = StandaloneConfigLoader.parse("cluster.yaml", yaml.toString());
+    AgentCluster cluster = new AgentCluster(config, "Fence", "LowestName", FAST_TIMINGS, true);
+    cluster.ports.putAll(ports);
+    cluster.secondPorts.putAll(second);
+    return cluster.startEvery(config);
+  }
+
+  /** Starts an agent for every allocated port with {@code config}; closes what started when one fails. */
+  private AgentCluster startEvery(StandaloneConfig config) throws Exception {
+    try {
+      for (String name : ports.keySet()) {
+        startAgent(name, configFor(name, config));
+      }
+    } catch (Exception e) {
+      close();
+      throw e;
+    }
+    return this;
+  }
+
+  /** Cuts {@code name} off from every other agent on NETWORK_2 only, both ways. */
+  void isolateOnSecondNetwork(String name) {
+    isolateAmong(name, secondPorts);
+  }
+
+  /** Cuts {@code name} off from every other agent on NETWORK_1 (the gossip addresses) only, both ways. */
+  void isolateOnFirstNetwork(String name) {
+    isolateAmong(name, ports);
+  }
+
+  private void isolateAmong(String name, Map<String, Integer> portsOnNetwork) {
+    int isolated = portsOnNetwork.get(name);
+    portsOnNetwork.forEach((other, port) -> {
+      if (!other.equals(name)) {
+        cut.cutBothWays(isolated, port);
+      }
+    });
+  }
+
   static String name(int i) {
     return "node-" + (char) ('a' + i);
   }
@@ -169,15 +238,7 @@ final class AgentCluster implements AutoCloseable {
         }
       }
     }
-    try {
-      for (String name : ports.keySet()) {
-        cluster.startAgent(name, cluster.configFor(name, config));
-      }
-    } catch (Exception e) {
-      cluster.close();
-      throw e;
-    }
-    return cluster;
+    return cluster.startEvery(config);
   }
 
   private static String yaml(Map<String, Integer> ports, String quorumLossAction, String tieBreakers,
@@ -239,8 +300,8 @@ final class AgentCluster implements AutoCloseable {
     AtomicInteger gossipStarts = new AtomicInteger();
     GossipFactory gossip = (cfg, meta) -> {
       gossipStarts.incrementAndGet();
-      return hooks.gossip().apply(name, MemberlistGossip.create(cfg, meta,
-          new InetSocketAddress(InetAddress.getLoopbackAddress(), port), Optional.of(cut::wrap)));
+      return hooks.gossip().apply(name, MultiNetworkGossip.create(cfg, meta,
+          new InetSocketAddress(InetAddress.getLoopbackAddress(), port), network -> Optional.of(cut::wrap)));
     };
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     FencingAgent agent = new FencingAgent(name, new FencingAgent.Dependencies(hooks.clock().apply(name),

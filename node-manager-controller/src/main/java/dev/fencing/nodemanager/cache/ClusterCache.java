@@ -3,6 +3,7 @@ package dev.fencing.nodemanager.cache;
 import dev.fencing.api.v1.NodeGroup;
 import dev.fencing.nodemanager.grpc.AgentDirectory;
 import dev.fencing.nodemanager.model.GroupModel;
+import dev.fencing.nodemanager.model.NetworkAddresses;
 import dev.fencing.nodemanager.model.NodeGroupSpecs;
 import dev.fencing.nodemanager.model.NodeLabels;
 import dev.fencing.nodemanager.stream.ConfigDistributor;
@@ -16,6 +17,7 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -48,6 +50,10 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
     private final NodeLeases nodeLeases;
     private final Map<String, String> keyringProblems = new ConcurrentHashMap<>();
     private final Map<String, GroupModel> models = new ConcurrentHashMap<>();
+    // node → (CIDR → IP) its agent last reported binding on each gossip network.
+    private final Map<String, Map<String, String>> networkAddresses = new ConcurrentHashMap<>();
+    // Refusals already logged, so a report repeated every interval logs its refusal once.
+    private final Set<String> refusalsLogged = ConcurrentHashMap.newKeySet();
     private final Set<String> dirty = ConcurrentHashMap.newKeySet();
     private final List<Consumer<GroupModel>> modelListeners = new CopyOnWriteArrayList<>();
     private final List<Consumer<NodeGroup>> groupDeletedListeners = new CopyOnWriteArrayList<>();
@@ -74,6 +80,18 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
         this.distributor = distributor;
         this.namespace = namespace;
         this.gossipEncryption = gossipEncryption;
+    }
+
+    /**
+     * The agent of {@code node} (in {@code group}) reported its address on each gossip network; a change is streamed
+     * to the group's agents as one {@code member_upserted} for that node.
+     */
+    public void reportedNetworkAddresses(String node, String group, Map<String, String> addresses) {
+        Map<String, String> previous = addresses.isEmpty() ? networkAddresses.remove(node)
+                : networkAddresses.put(node, Map.copyOf(addresses));
+        if (!Objects.equals(previous == null ? Map.of() : previous, addresses)) {
+            mark(group);
+        }
     }
 
     /** Called after every recompute with the new model. */
@@ -227,9 +245,17 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
         try {
             NodeGroup ng = groups.getStore().getByKey(group);
             List<Node> members = nodes.getIndexer().byIndex(BY_GROUP, group);
-            GroupModel model = ng == null
+            GroupModel fromCaches = ng == null
                     ? GroupModel.from(NodeGroupSpecs.deleted(group), members, gossipPort)
                     : GroupModel.from(ng, members, gossipPort);
+            NetworkAddresses.Result withNetworks = NetworkAddresses.complete(fromCaches, networkAddresses,
+                    gossipPort);
+            for (String refused : withNetworks.refused()) {
+                if (refusalsLogged.add(refused)) {
+                    LOG.warn("event=network_address_refused group={} {}", group, refused);
+                }
+            }
+            GroupModel model = withNetworks.model();
             if (model.fencingEnabled()) {
                 models.put(group, model);
             } else {

@@ -154,7 +154,12 @@ public record GroupModel(
         return policy == null ? null : policy.timings().safeToAssumeFencedDelay();
     }
 
-    private static String hostPort(String host, int port) {
+    /** A copy with other expected members (e.g. completed with per-network gossip addresses). */
+    public GroupModel withExpected(SortedMap<String, GroupMember> members) {
+        return new GroupModel(group, generation, fencingEnabled, members, signals, policy, violations);
+    }
+
+    static String hostPort(String host, int port) {
         return host.indexOf(':') >= 0 ? "[" + host + "]:" + port : host + ":" + port;
     }
 }

@@ -18,15 +18,23 @@ public final class AgentReports {
     private final Map<String, ReceivedReport> latest = new ConcurrentHashMap<>();
     private final Map<String, Integer> streams = new ConcurrentHashMap<>();
     private final List<Consumer<String>> listeners = new CopyOnWriteArrayList<>();
+    private final List<Consumer<ReceivedReport>> reportListeners = new CopyOnWriteArrayList<>();
 
     /** Registers a listener called with the group whose reports or connections changed. */
     public void addListener(Consumer<String> groupChanged) {
         listeners.add(groupChanged);
     }
 
+    /** Registers a listener called with every report recorded (on the recording thread: hand work over). */
+    public void addReportListener(Consumer<ReceivedReport> listener) {
+        reportListeners.add(listener);
+    }
+
     /** Records a report; listeners are told when something status-relevant changed. */
     public void record(String node, String group, AgentReport report, Instant receivedAt) {
-        ReceivedReport previous = latest.put(node, new ReceivedReport(node, group, report, receivedAt));
+        ReceivedReport received = new ReceivedReport(node, group, report, receivedAt);
+        ReceivedReport previous = latest.put(node, received);
+        reportListeners.forEach(l -> l.accept(received));
         if (previous == null || !relevantEqual(previous.report(), report) || !previous.group().equals(group)) {
             notify(group);
         }

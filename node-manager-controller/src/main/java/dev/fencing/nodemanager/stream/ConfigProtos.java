@@ -18,6 +18,7 @@ public final class ConfigProtos {
                 .setName(member.name())
                 .setGossipAddress(member.gossipAddress())
                 .putAllAddresses(member.addresses())
+                .putAllGossipAddresses(member.gossipAddresses())
                 .build();
     }
 

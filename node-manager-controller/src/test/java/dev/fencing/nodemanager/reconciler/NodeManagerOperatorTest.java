@@ -227,6 +227,30 @@ class NodeManagerOperatorTest {
                 .isEqualTo("workers-4");
     }
 
+    @Test
+    void anAgentsReportedNetworkAddressesReachItsPeersAsOneMemberDeltaAndOnlyInsideTheirNetworks() throws Exception {
+        client.resource(group("multi", watchdog().withNetworks(List.of("198.18.0.0/24", "198.19.0.0/24"))
+                .withReachability("All"))).create();
+        for (int i = 1; i <= 3; i++) {
+            client.nodes().resource(node("multi-" + i, "multi", i)).create();
+        }
+        TestAgent one = connect("multi-1");
+        TestAgent two = connect("multi-2");
+        ControllerMessage full = fullConfigWithMembers(two, 3);
+        assertThat(full.getFull().getPolicy().getNetworksList()).containsExactly("198.18.0.0/24", "198.19.0.0/24");
+        String port = full.getFull().getMembersList().get(0).getGossipAddress().replaceAll(".*:", "");
+        two.received.clear();
+
+        one.send(AgentMessage.newBuilder().setReport(AgentReport.newBuilder().setMode(FencingMode.FENCING_MODE_WATCHDOG)
+                .putNetworkAddresses("198.18.0.0/24", "198.18.0.1")
+                .putNetworkAddresses("198.19.0.0/24", "198.19.0.21")
+                .putNetworkAddresses("10.9.0.0/16", "10.9.0.1")).build());
+        Member upserted = nextDelta(two, ConfigDelta.ChangeCase.MEMBER_UPSERTED).getDelta().getMemberUpserted();
+        assertThat(upserted.getName()).isEqualTo("multi-1");
+        assertThat(upserted.getGossipAddressesMap()).isEqualTo(Map.of("198.18.0.0/24", "198.18.0.1:" + port,
+                "198.19.0.0/24", "198.19.0.21:" + port));
+    }
+
     private static ControllerMessage nextDelta(TestAgent agent, ConfigDelta.ChangeCase kind) throws Exception {
         return await().atMost(5, TimeUnit.SECONDS).until(() -> agent.received.poll(100, TimeUnit.MILLISECONDS),
                 m -> m != null && m.getDelta().getChangeCase() == kind);

@@ -1,0 +1,127 @@
+package dev.fencing.agent.quorum;
+
+import static dev.fencing.agent.quorum.QuorumEvaluatorTest.MS;
+import static dev.fencing.agent.quorum.QuorumEvaluatorTest.THREE;
+import static dev.fencing.agent.quorum.QuorumEvaluatorTest.settings;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.fencing.policy.Reachability;
+import java.util.List;
+import java.util.OptionalLong;
+import org.junit.jupiter.api.Test;
+
+/** Round-trip evidence per gossip network, combined by the reachability rule (window 2 s, quorum 2 of 3). */
+class QuorumEvaluatorNetworksTest {
+
+  static final String N1 = "198.18.0.0/24";
+  static final String N2 = "198.19.0.0/24";
+
+  static QuorumEvaluator evaluator(Reachability rule) {
+    QuorumEvaluator a = new QuorumEvaluator("g", 1, settings("a", THREE, List.of()));
+    a.useNetworks(List.of(N1, N2), rule);
+    return a;
+  }
+
+  /** Completes a round trip a → peer → a on {@code network}: the peer's heartbeat there echoes our send there. */
+  static void roundTrip(QuorumEvaluator self, String peer, String network, long sentAt, long receivedAt) {
+    Heartbeat ours = self.heartbeatFor(peer, network, sentAt);
+    Heartbeat reply = new Heartbeat("g", peer, 77, 5_000, self.bootId(), ours.sendNanos());
+    assertThat(self.onHeartbeat(reply, network, receivedAt)).isEqualTo(HeartbeatOutcome.CONFIRMED);
+  }
+
+  @Test
+  void underAnyAPeerConfirmedOnOneNetworkCounts() {
+    QuorumEvaluator a = evaluator(Reachability.ANY);
+    roundTrip(a, "b", N1, 100 * MS, 105 * MS);
+    roundTrip(a, "c", N2, 100 * MS, 105 * MS);
+    QuorumVerdict verdict = a.evaluate(200 * MS);
+    assertThat(verdict.held()).isTrue();
+    assertThat(verdict.side()).containsExactly("a", "b", "c");
+  }
+
+  @Test
+  void underAllAPeerConfirmedOnOnlyOneNetworkDoesNotCount() {
+    QuorumEvaluator a = evaluator(Reachability.ALL);
+    roundTrip(a, "b", N1, 100 * MS, 105 * MS);
+    roundTrip(a, "c", N2, 100 * MS, 105 * MS);
+    QuorumVerdict cut = a.evaluate(200 * MS);
+    assertThat(cut.held()).isFalse();
+    assertThat(cut.side()).containsExactly("a");
+
+    roundTrip(a, "b", N2, 150 * MS, 155 * MS);
+    QuorumVerdict both = a.evaluate(200 * MS);
+    assertThat(both.held()).isTrue();
+    assertThat(both.side()).containsExactly("a", "b");
+  }
+
+  @Test
+  void allCombinesByTheOldestNetworkAndAnyByTheNewest() {
+    QuorumEvaluator all = evaluator(Reachability.ALL);
+    QuorumEvaluator any = evaluator(Reachability.ANY);
+    for (QuorumEvaluator e : List.of(all, any)) {
+      roundTrip(e, "b", N1, 100 * MS, 105 * MS);
+      roundTrip(e, "b", N2, 900 * MS, 905 * MS);
+    }
+    PeerQuorumView b = all.evaluate(1_000 * MS).peers().get(0);
+    assertThat(b.sinceLastConfirmedNanos()).isEqualTo(OptionalLong.of(900 * MS));
+    assertThat(any.evaluate(1_000 * MS).peers().get(0).sinceLastConfirmedNanos())
+        .isEqualTo(OptionalLong.of(100 * MS));
+    // The quorum ends when the older network's round trip ages out under All, the newer one's under Any.
+    assertThat(all.evaluate(1_000 * MS).heldUntilNanos()).isEqualTo(100 * MS + 2_000 * MS);
+    assertThat(any.evaluate(1_000 * MS).heldUntilNanos()).isEqualTo(900 * MS + 2_000 * MS);
+    assertThat(all.evaluate(2_101 * MS).held()).isFalse();
+    assertThat(any.evaluate(2_101 * MS).held()).isTrue();
+  }
+
+  @Test
+  void eachNetworkReportsItsOwnEvidence() {
+    QuorumEvaluator a = evaluator(Reachability.ALL);
+    roundTrip(a, "b", N1, 100 * MS, 105 * MS);
+    a.onHeartbeat(new Heartbeat("g", "b", 77, 6_000, Heartbeat.NO_ECHO, 0), N2, 150 * MS);
+    PeerQuorumView b = a.evaluate(200 * MS).peers().get(0);
+    assertThat(b.networks()).containsExactly(
+        new NetworkEvidence(N1, true, OptionalLong.of(100 * MS), OptionalLong.of(95 * MS)),
+        new NetworkEvidence(N2, false, OptionalLong.empty(), OptionalLong.of(50 * MS)));
+    assertThat(b.sinceLastHeardNanos()).isEqualTo(OptionalLong.of(50 * MS));
+  }
+
+  @Test
+  void anEchoOnOneNetworkNeverConfirmsAnother() {
+    QuorumEvaluator a = evaluator(Reachability.ALL);
+    Heartbeat onN1 = a.heartbeatFor("b", N1, 100 * MS);
+    // The peer echoes our N1 send time, but on N2, where we never sent: no round trip on N2.
+    assertThat(a.onHeartbeat(new Heartbeat("g", "b", 77, 5_000, a.bootId(), onN1.sendNanos()), N2, 105 * MS))
+        .isEqualTo(HeartbeatOutcome.HEARD);
+    assertThat(a.evaluate(200 * MS).peers().get(0).networks().get(1).confirmed()).isFalse();
+  }
+
+  @Test
+  void oneNetworkReportsNoPerNetworkEvidence() {
+    QuorumEvaluator a = new QuorumEvaluator("g", 1, settings("a", THREE, List.of()));
+    QuorumEvaluatorTest.roundTrip(a, "b", 100 * MS, 105 * MS);
+    assertThat(a.evaluate(200 * MS).peers()).allSatisfy(p -> assertThat(p.networks()).isEmpty());
+    assertThat(a.networks()).containsExactly(QuorumEvaluator.SINGLE_NETWORK);
+  }
+
+  @Test
+  void switchingNetworksKeepsTheEvidenceOfNetworksThatStay() {
+    QuorumEvaluator a = evaluator(Reachability.ALL);
+    roundTrip(a, "b", N1, 100 * MS, 105 * MS);
+    a.useNetworks(List.of(N1), Reachability.ALL);
+    assertThat(a.evaluate(200 * MS).side()).containsExactly("a", "b");
+    assertThatThrownBy(() -> a.heartbeatFor("b", N2, 300 * MS)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("is not one of the networks");
+  }
+
+  @Test
+  void underAllAPeerIsJudgedOnlyOnTheNetworksItHasAnAddressOn() {
+    QuorumEvaluator a = new QuorumEvaluator("g", 1, settings("a", THREE, List.of()));
+    // c's address on N2 is not known yet: it neither confirms nor vetoes c.
+    a.useNetworks(List.of(N1, N2), Reachability.ALL, java.util.Map.of("b", java.util.Set.of(N1, N2),
+        "c", java.util.Set.of(N1)));
+    roundTrip(a, "b", N1, 100 * MS, 105 * MS);
+    roundTrip(a, "c", N1, 100 * MS, 105 * MS);
+    assertThat(a.evaluate(200 * MS).side()).containsExactly("a", "c");
+  }
+}
