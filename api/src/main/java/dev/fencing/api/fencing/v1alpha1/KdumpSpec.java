@@ -1,0 +1,30 @@
+package dev.fencing.api.fencing.v1alpha1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Pattern;
+
+/**
+ * {@code spec.kdump}.
+ *
+ * @param enabled whether the controller waits for {@code fence_kdump_send} messages from these nodes
+ * @param timeout how long the power stages wait once messages stop or never come
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record KdumpSpec(
+        @JsonPropertyDescription("Listen for fence_kdump_send messages from these nodes: a node that sends them "
+                + "counts as fenced (its pods may move) while the power stages wait. Default false.")
+        Boolean enabled,
+        @JsonPropertyDescription("How long the power stages wait for a dump: from the escalation's start when no "
+                + "message came, else from the last message. Default 5m.")
+        @Pattern(Durations.PATTERN)
+        String timeout) {
+
+    /** Default of {@code timeout}. */
+    public static final String DEFAULT_TIMEOUT = "5m";
+
+    /** Whether kdump is on. */
+    public boolean enabledOrDefault() {
+        return Boolean.TRUE.equals(enabled);
+    }
+}
