@@ -32,16 +32,19 @@ public final class FenceStageExecutor {
     private final FenceAgentRunner runner;
     private final SecretSource secrets;
     private final InstantSource clock;
+    private final String identity;
 
     /**
-     * @param runner  runs the agents
-     * @param secrets reads secret parameters
-     * @param clock   timestamps
+     * @param runner   runs the agents
+     * @param secrets  reads secret parameters
+     * @param clock    timestamps
+     * @param identity this replica, recorded as the stage's runner
      */
-    public FenceStageExecutor(FenceAgentRunner runner, SecretSource secrets, InstantSource clock) {
+    public FenceStageExecutor(FenceAgentRunner runner, SecretSource secrets, InstantSource clock, String identity) {
         this.runner = runner;
         this.secrets = secrets;
         this.clock = clock;
+        this.identity = identity;
     }
 
     /**
@@ -74,7 +77,7 @@ public final class FenceStageExecutor {
         LOG.info("event=fence_stage_finished node={} stage={} action={} succeeded={} attempt={}", node,
                 stage.name(), target.action(), succeeded, attempt);
         return new StageRun(stage.name(), succeeded ? StageRun.SUCCEEDED : StageRun.FAILED, attempt,
-                started.toString(), clock.instant().toString(), message, methods);
+                started.toString(), identity, clock.instant().toString(), message, methods);
     }
 
     private MethodRun runMethod(FenceMethod method, PowerAction target, String node, Map<String, String> annotations,

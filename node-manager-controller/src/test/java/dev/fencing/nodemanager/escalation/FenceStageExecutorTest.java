@@ -35,7 +35,8 @@ class FenceStageExecutorTest {
         agents = new FakeFenceAgents(dir).working("fence_good", "s3cret").working("fence_other", "other-pw")
                 .hanging("fence_hang");
         executor = new FenceStageExecutor(new ProcessFenceAgentRunner(dir),
-                ref -> ref.equals(REF) ? Optional.of("s3cret") : Optional.empty(), InstantSource.system());
+                ref -> ref.equals(REF) ? Optional.of("s3cret") : Optional.empty(), InstantSource.system(),
+                "test-replica");
     }
 
     private static FenceMethod method(String name, String agent, String plug) {

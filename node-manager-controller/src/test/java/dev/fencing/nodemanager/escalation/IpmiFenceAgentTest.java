@@ -49,7 +49,7 @@ class IpmiFenceAgentTest {
         bmc = IpmiSimulator.start(dir.resolve("bmc"), PASSWORD, "kill -9 " + node.pid());
         executor = new FenceStageExecutor(new ProcessFenceAgentRunner(Path.of("/usr/sbin")),
                 ref -> ref.equals(RIGHT) ? Optional.of(PASSWORD) : ref.equals(WRONG) ? Optional.of("wrong-pw")
-                        : Optional.empty(), InstantSource.system());
+                        : Optional.empty(), InstantSource.system(), "test-replica");
     }
 
     @AfterEach

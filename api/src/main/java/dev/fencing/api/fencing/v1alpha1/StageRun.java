@@ -12,6 +12,7 @@ import java.util.List;
  * @param attempts   how many times the stage was started (a replica that lost leadership mid-stage leaves it
  *                   {@code Running}; the next leader starts it again)
  * @param startedAt  when the last attempt started
+ * @param runner     the controller replica that ran the last attempt
  * @param finishedAt when it finished
  * @param message    why it failed, or what it confirmed
  * @param methods    each method's invocations of the last attempt
@@ -26,6 +27,9 @@ public record StageRun(
         Integer attempts,
         @JsonPropertyDescription("RFC 3339 time the last attempt started.")
         String startedAt,
+        @JsonPropertyDescription("The controller replica (leader election identity) that ran the last attempt; "
+                + "another replica starts the stage again only once this attempt's bound has passed.")
+        String runner,
         @JsonPropertyDescription("RFC 3339 time the last attempt finished.")
         String finishedAt,
         @JsonPropertyDescription("Why the stage failed, or what it confirmed.")
