@@ -26,6 +26,12 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import dev.fencing.nodemanager.health.HealthServer;
 import dev.fencing.nodemanager.metrics.ControllerMetrics;
 import dev.fencing.nodemanager.model.NodeLabels;
+import dev.fencing.nodemanager.escalation.CachedEscalationSources;
+import dev.fencing.nodemanager.escalation.FenceStageExecutor;
+import dev.fencing.nodemanager.escalation.KubernetesSecretSource;
+import dev.fencing.nodemanager.escalation.NodeFencingController;
+import dev.fencing.nodemanager.escalation.PowerFencingSettings;
+import dev.fencing.nodemanager.escalation.ProcessFenceAgentRunner;
 import dev.fencing.nodemanager.reconciler.ClusterWriter;
 import dev.fencing.nodemanager.reconciler.NodeGroupReconciler;
 import dev.fencing.nodemanager.report.AgentReports;
@@ -96,6 +102,8 @@ public final class NodeManager implements AutoCloseable {
     private AgentControlServer server;
     private HealthServer health;
     private volatile boolean closing;
+    private PowerFencingSettings powerFencing;
+    private NodeFencingController nodeFencing;
 
     public NodeManager(KubernetesClient client, ControllerConfig config, InstantSource clock,
                        PrometheusMeterRegistry registry) {
@@ -241,6 +249,15 @@ public final class NodeManager implements AutoCloseable {
         return name + "-" + Long.toHexString(new SecureRandom().nextLong() >>> 16) + "@" + hostPort;
     }
 
+    /**
+     * Turns on power fencing (escalation through NodeFencingConfig stages, leader only); call before {@link #start}.
+     * The NodeFencingConfig and NodeFencing CRDs must be installed.
+     */
+    public NodeManager powerFencing(PowerFencingSettings settings) {
+        this.powerFencing = settings;
+        return this;
+    }
+
     /** Starts caches, the AgentControl server, the operator and the health server. */
     public NodeManager start() throws IOException {
         cache.start();
@@ -261,6 +278,13 @@ public final class NodeManager implements AutoCloseable {
         }
         operator = newOperator(identity);
         operator.start();
+        if (powerFencing != null) {
+            nodeFencing = new NodeFencingController(client, new FenceStageExecutor(
+                    new ProcessFenceAgentRunner(powerFencing.agentsDir()), new KubernetesSecretSource(client), clock,
+                    identity), writer, new CachedEscalationSources(cache, reports, nodeLeases,
+                    config.reportStaleAfter(), clock), leadership::isLeader, clock, identity,
+                    config.reportStaleAfter(), powerFencing.interval(), powerFencing.workers()).start();
+        }
         if (!config.leaderElection()) {
             leadership.startLeading();
         }
@@ -394,6 +418,9 @@ public final class NodeManager implements AutoCloseable {
     @Override
     public void close() {
         closing = true;
+        if (nodeFencing != null) {
+            nodeFencing.close();
+        }
         metrics.close();
         if (health != null) {
             health.close();
