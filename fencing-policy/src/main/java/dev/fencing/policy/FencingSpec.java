@@ -19,6 +19,8 @@ import java.util.List;
  * <tr><td>quorumSize</td><td>null = Auto = floor(expected/2)+1</td></tr>
  * <tr><td>tieBreakers</td><td>{@link #DEFAULT_TIE_BREAKERS} ([ControlPlane])</td></tr>
  * <tr><td>timings</td><td>{@link TimingOverrides#NONE}</td></tr>
+ * <tr><td>storm</td><td>{@link StormLimits#DEFAULTS} (minHealthy 50%, maxConcurrent 1, cooldown 10m)</td></tr>
+ * <tr><td>afterFence</td><td>{@link AfterFence#AUTO}</td></tr>
  * </table>
  *
  * <p>The tie-breaker list keeps null entries so that validation can report them by index.
@@ -30,6 +32,8 @@ import java.util.List;
  * @param quorumSize       explicit votes needed for quorum; null = Auto
  * @param tieBreakers      asked in order on an exact half split; an empty list means "never break a tie"
  * @param timings          overrides of the profile
+ * @param storm            storm limits (controller only)
+ * @param afterFence       what the controller does with a fenced node (controller only)
  */
 public record FencingSpec(
         Mode mode,
@@ -38,7 +42,9 @@ public record FencingSpec(
         Profile profile,
         Integer quorumSize,
         List<TieBreakerKind> tieBreakers,
-        TimingOverrides timings) {
+        TimingOverrides timings,
+        StormLimits storm,
+        AfterFence afterFence) {
 
     /** Default mode, as Deckhouse's NodeGroup. */
     public static final Mode DEFAULT_MODE = Mode.WATCHDOG;
@@ -50,6 +56,12 @@ public record FencingSpec(
     public static final List<TieBreakerKind> DEFAULT_TIE_BREAKERS = List.of(TieBreakerKind.CONTROL_PLANE);
     /** Everything at its default. */
     public static final FencingSpec DEFAULTS = new FencingSpec(null, null, null, null, null, null, null);
+
+    /** A spec with the storm limits and afterFence at their defaults. */
+    public FencingSpec(Mode mode, Duration watchdogTimeout, QuorumLossAction quorumLossAction, Profile profile,
+                       Integer quorumSize, List<TieBreakerKind> tieBreakers, TimingOverrides timings) {
+        this(mode, watchdogTimeout, quorumLossAction, profile, quorumSize, tieBreakers, timings, null, null);
+    }
 
     /** Copies the tie-breaker list (null entries are kept for validation to report). */
     public FencingSpec {
@@ -86,6 +98,16 @@ public record FencingSpec(
         return tieBreakers != null ? tieBreakers : DEFAULT_TIE_BREAKERS;
     }
 
+    /** The storm limits in effect. */
+    public StormLimits effectiveStorm() {
+        return storm != null ? storm : StormLimits.DEFAULTS;
+    }
+
+    /** The afterFence setting in effect (before resolving Auto against the nodeType). */
+    public AfterFence effectiveAfterFence() {
+        return afterFence != null ? afterFence : AfterFence.AUTO;
+    }
+
     /** The timing overrides in effect. */
     public TimingOverrides effectiveTimings() {
         return timings != null ? timings : TimingOverrides.NONE;
@@ -93,36 +115,55 @@ public record FencingSpec(
 
     /** A copy with another mode. */
     public FencingSpec withMode(Mode newMode) {
-        return new FencingSpec(newMode, watchdogTimeout, quorumLossAction, profile, quorumSize, tieBreakers, timings);
+        return new FencingSpec(newMode, watchdogTimeout, quorumLossAction, profile, quorumSize, tieBreakers, timings,
+                storm, afterFence);
     }
 
     /** A copy with another watchdog timeout. */
     public FencingSpec withWatchdogTimeout(Duration newTimeout) {
-        return new FencingSpec(mode, newTimeout, quorumLossAction, profile, quorumSize, tieBreakers, timings);
+        return new FencingSpec(mode, newTimeout, quorumLossAction, profile, quorumSize, tieBreakers, timings,
+                storm, afterFence);
     }
 
     /** A copy with another quorum-loss action. */
     public FencingSpec withQuorumLossAction(QuorumLossAction newAction) {
-        return new FencingSpec(mode, watchdogTimeout, newAction, profile, quorumSize, tieBreakers, timings);
+        return new FencingSpec(mode, watchdogTimeout, newAction, profile, quorumSize, tieBreakers, timings,
+                storm, afterFence);
     }
 
     /** A copy with another profile. */
     public FencingSpec withProfile(Profile newProfile) {
-        return new FencingSpec(mode, watchdogTimeout, quorumLossAction, newProfile, quorumSize, tieBreakers, timings);
+        return new FencingSpec(mode, watchdogTimeout, quorumLossAction, newProfile, quorumSize, tieBreakers, timings,
+                storm, afterFence);
     }
 
     /** A copy with another explicit quorum size (null = Auto). */
     public FencingSpec withQuorumSize(Integer newSize) {
-        return new FencingSpec(mode, watchdogTimeout, quorumLossAction, profile, newSize, tieBreakers, timings);
+        return new FencingSpec(mode, watchdogTimeout, quorumLossAction, profile, newSize, tieBreakers, timings,
+                storm, afterFence);
     }
 
     /** A copy with other tie-breakers. */
     public FencingSpec withTieBreakers(List<TieBreakerKind> newTieBreakers) {
-        return new FencingSpec(mode, watchdogTimeout, quorumLossAction, profile, quorumSize, newTieBreakers, timings);
+        return new FencingSpec(mode, watchdogTimeout, quorumLossAction, profile, quorumSize, newTieBreakers, timings,
+                storm, afterFence);
     }
 
     /** A copy with other timing overrides. */
     public FencingSpec withTimings(TimingOverrides newTimings) {
-        return new FencingSpec(mode, watchdogTimeout, quorumLossAction, profile, quorumSize, tieBreakers, newTimings);
+        return new FencingSpec(mode, watchdogTimeout, quorumLossAction, profile, quorumSize, tieBreakers, newTimings,
+                storm, afterFence);
+    }
+
+    /** A copy with other storm limits. */
+    public FencingSpec withStorm(StormLimits newStorm) {
+        return new FencingSpec(mode, watchdogTimeout, quorumLossAction, profile, quorumSize, tieBreakers, timings,
+                newStorm, afterFence);
+    }
+
+    /** A copy with another afterFence. */
+    public FencingSpec withAfterFence(AfterFence newAfterFence) {
+        return new FencingSpec(mode, watchdogTimeout, quorumLossAction, profile, quorumSize, tieBreakers, timings,
+                storm, newAfterFence);
     }
 }

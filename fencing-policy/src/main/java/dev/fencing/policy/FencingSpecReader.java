@@ -17,12 +17,15 @@ import java.util.function.Function;
  *
  * <p>Shape: {@code mode}, {@code watchdog.timeout} ({@code ^[0-9]+[smh]$}), {@code quorumLossAction},
  * {@code profile}, {@code quorum.size} ({@code Auto} or an integer), {@code quorum.tieBreakers} (list),
- * {@code timings.*} (durations as strings such as {@code 500ms}, counts as integers, {@code localHealthCap} a number).
+ * {@code timings.*} (durations as strings such as {@code 500ms}, counts as integers, {@code localHealthCap} a number),
+ * {@code storm.minHealthy} ({@code "50%"} or a count), {@code storm.maxConcurrent} (at least 1), {@code storm.cooldown}
+ * (a duration), {@code afterFence} ({@code Auto}, {@code Taint} or {@code DeleteNode}).
  */
 public final class FencingSpecReader {
 
     private static final Set<String> FENCING_FIELDS =
-            Set.of("mode", "watchdog", "quorumLossAction", "profile", "quorum", "timings");
+            Set.of("mode", "watchdog", "quorumLossAction", "profile", "quorum", "timings", "storm", "afterFence");
+    private static final Set<String> STORM_FIELDS = Set.of("minHealthy", "maxConcurrent", "cooldown");
     private static final Set<String> WATCHDOG_FIELDS = Set.of("timeout");
     private static final Set<String> QUORUM_FIELDS = Set.of("size", "tieBreakers");
     private static final Set<String> TIMING_FIELDS = Set.of("probeInterval", "probeTimeout", "suspicionMult",
@@ -103,10 +106,32 @@ public final class FencingSpecReader {
         }
         Map<String, ?> t = object(f.get("timings"), path + ".timings");
         TimingOverrides timings = t == null ? null : timings(t, path + ".timings");
+        Map<String, ?> s = object(f.get("storm"), path + ".storm");
+        StormLimits storm = s == null ? null : storm(s, path + ".storm");
+        AfterFence afterFence = enumValue(f.get("afterFence"), AfterFence::parse, path + ".afterFence");
         if (!violations.isEmpty()) {
             return new Result(null, violations);
         }
-        return new Result(new FencingSpec(mode, timeout, action, profile, size, tieBreakers, timings), List.of());
+        return new Result(new FencingSpec(mode, timeout, action, profile, size, tieBreakers, timings, storm,
+                afterFence), List.of());
+    }
+
+    private StormLimits storm(Map<String, ?> s, String at) {
+        unknown(s, STORM_FIELDS, at);
+        MinHealthy minHealthy = null;
+        if (s.get("minHealthy") != null) {
+            try {
+                minHealthy = MinHealthy.parse(s.get("minHealthy"));
+            } catch (IllegalArgumentException e) {
+                violations.add(new Violation(at + ".minHealthy", e.getMessage()));
+            }
+        }
+        Integer maxConcurrent = count(s, "maxConcurrent", at);
+        if (maxConcurrent != null && maxConcurrent < 1) {
+            violations.add(new Violation(at + ".maxConcurrent", "maxConcurrent must be at least 1, not "
+                    + maxConcurrent + "; to stop fencing actions for a while, raise minHealthy to 100%"));
+        }
+        return new StormLimits(minHealthy, maxConcurrent, duration(s, "cooldown", at));
     }
 
     private TimingOverrides timings(Map<String, ?> t, String at) {

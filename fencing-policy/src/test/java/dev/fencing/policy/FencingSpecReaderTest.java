@@ -41,6 +41,30 @@ class FencingSpecReaderTest {
     }
 
     @Test
+    void readsStormLimitsAndAfterFence() {
+        FencingSpec spec = read(Map.of("storm", Map.of("minHealthy", "40%", "maxConcurrent", 2, "cooldown", "5m"),
+                "afterFence", "DeleteNode")).orThrow();
+        assertThat(spec.storm()).isEqualTo(new StormLimits(new MinHealthy(40, true), 2, Duration.ofMinutes(5)));
+        assertThat(spec.afterFence()).isEqualTo(AfterFence.DELETE_NODE);
+        assertThat(read(Map.of("storm", Map.of("minHealthy", 3))).orThrow().effectiveStorm())
+                .isEqualTo(new StormLimits(new MinHealthy(3, false), null, null));
+        assertThat(FencingSpec.DEFAULTS.effectiveStorm().effectiveMinHealthy()).isEqualTo(MinHealthy.DEFAULT);
+        assertThat(FencingSpec.DEFAULTS.effectiveStorm().effectiveCooldown()).isEqualTo(Duration.ofMinutes(10));
+        assertThat(FencingSpec.DEFAULTS.effectiveAfterFence()).isEqualTo(AfterFence.AUTO);
+        assertThat(spec.withProfile(Profile.SLOW).storm()).isEqualTo(spec.storm());
+    }
+
+    @Test
+    void badStormValuesSayWhatToWrite() {
+        assertThat(read(Map.of("storm", Map.of("minHealthy", "most", "maxConcurrent", 0, "cooldwn", "1m"),
+                "afterFence", "Delete")).violations()).extracting(Violation::field).containsExactlyInAnyOrder(
+                        "fencing.storm.cooldwn", "fencing.storm.minHealthy", "fencing.storm.maxConcurrent",
+                        "fencing.afterFence");
+        assertThat(read(Map.of("storm", Map.of("maxConcurrent", 0))).violations().get(0).message())
+                .contains("at least 1");
+    }
+
+    @Test
     void quorumSizeIsAutoOrAWholeNumber() {
         assertThat(read(Map.of("quorum", Map.of("size", "Auto"))).spec().quorumSize()).isNull();
         assertThat(read(Map.of("quorum", Map.of("size", "4"))).spec().quorumSize()).isEqualTo(4);
@@ -53,8 +77,8 @@ class FencingSpecReaderTest {
     void unknownFieldsAreNamedWithTheKnownOnes() {
         assertThat(read(Map.of("mdoe", "Watchdog", "timings", Map.of("probeIntreval", "1s"))).violations())
                 .containsExactly(
-                        new Violation("fencing.mdoe", "unknown field 'mdoe'; known fields are mode, profile, quorum, "
-                                + "quorumLossAction, timings, watchdog"),
+                        new Violation("fencing.mdoe", "unknown field 'mdoe'; known fields are afterFence, mode, "
+                                + "profile, quorum, quorumLossAction, storm, timings, watchdog"),
                         new Violation("fencing.timings.probeIntreval", "unknown field 'probeIntreval'; known fields "
                                 + "are armingDelay, evaluationTick, feedInterval, fenceMargin, gossipInterval, "
                                 + "gossipNodes, heartbeatInterval, localHealthCap, probeInterval, probeTimeout, "

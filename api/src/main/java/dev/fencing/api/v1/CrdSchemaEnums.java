@@ -38,4 +38,10 @@ final class CrdSchemaEnums {
         @JsonProperty("Disk") DISK,
         @JsonProperty("APIReachable") API_REACHABLE
     }
+
+    enum AfterFenceValue {
+        @JsonProperty("Auto") AUTO,
+        @JsonProperty("Taint") TAINT,
+        @JsonProperty("DeleteNode") DELETE_NODE
+    }
 }

@@ -53,6 +53,15 @@ public final class Fencing {
     @JsonPropertyDescription("Optional overrides of the profile's timings.")
     private FencingTimings timings;
 
+    @JsonPropertyDescription("Storm limits: minHealthy, maxConcurrent, cooldown.")
+    private FencingStorm storm;
+
+    @JsonPropertyDescription("What the controller does with a node that counts as fenced, within the storm limits: "
+            + "Taint (out-of-service taint, removed when the node is back), DeleteNode (the platform recreates the "
+            + "machine) or Auto (DeleteNode for nodeType CloudEphemeral, else Taint). Default Auto.")
+    @SchemaFrom(type = CrdSchemaEnums.AfterFenceValue.class)
+    private String afterFence;
+
     /** An empty instance; Jackson fills it. */
     public Fencing() {
     }
@@ -153,6 +162,38 @@ public final class Fencing {
         return this;
     }
 
+    /** Storm limits. */
+    public FencingStorm getStorm() {
+        return storm;
+    }
+
+    /** Sets {@code storm}. */
+    public void setStorm(FencingStorm storm) {
+        this.storm = storm;
+    }
+
+    /** Sets {@code storm} and returns this. */
+    public Fencing withStorm(FencingStorm storm) {
+        this.storm = storm;
+        return this;
+    }
+
+    /** What the controller does with a fenced node. */
+    public String getAfterFence() {
+        return afterFence;
+    }
+
+    /** Sets {@code afterFence}. */
+    public void setAfterFence(String afterFence) {
+        this.afterFence = afterFence;
+    }
+
+    /** Sets {@code afterFence} and returns this. */
+    public Fencing withAfterFence(String afterFence) {
+        this.afterFence = afterFence;
+        return this;
+    }
+
     @Override
     public boolean equals(Object o) {
         if (this == o) {
@@ -166,12 +207,14 @@ public final class Fencing {
                 && Objects.equals(quorumLossAction, other.quorumLossAction)
                 && Objects.equals(profile, other.profile)
                 && Objects.equals(quorum, other.quorum)
-                && Objects.equals(timings, other.timings);
+                && Objects.equals(timings, other.timings)
+                && Objects.equals(storm, other.storm)
+                && Objects.equals(afterFence, other.afterFence);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(mode, watchdog, quorumLossAction, profile, quorum, timings);
+        return Objects.hash(mode, watchdog, quorumLossAction, profile, quorum, timings, storm, afterFence);
     }
 
     @Override
@@ -182,6 +225,8 @@ public final class Fencing {
                 + ", profile=" + profile
                 + ", quorum=" + quorum
                 + ", timings=" + timings
+                + ", storm=" + storm
+                + ", afterFence=" + afterFence
                 + "}";
     }
 }

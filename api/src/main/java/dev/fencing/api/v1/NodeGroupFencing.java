@@ -107,6 +107,19 @@ public final class NodeGroupFencing {
             put(timings, "fenceMargin", t.getFenceMargin());
             out.put("timings", timings);
         }
+        FencingStorm storm = f.getStorm();
+        if (storm != null) {
+            Map<String, Object> limits = new LinkedHashMap<>();
+            IntOrString minHealthy = storm.getMinHealthy();
+            if (minHealthy != null) {
+                put(limits, "minHealthy", minHealthy.getIntVal() != null ? minHealthy.getIntVal()
+                        : minHealthy.getStrVal());
+            }
+            put(limits, "maxConcurrent", storm.getMaxConcurrent());
+            put(limits, "cooldown", storm.getCooldown());
+            out.put("storm", limits);
+        }
+        put(out, "afterFence", f.getAfterFence());
         return out;
     }
 

@@ -7,6 +7,7 @@ import dev.fencing.policy.FencingSpec;
 import dev.fencing.policy.Mode;
 import dev.fencing.policy.PolicyResolver;
 import dev.fencing.policy.Profile;
+import dev.fencing.policy.AfterFence;
 import dev.fencing.policy.QuorumLossAction;
 import dev.fencing.policy.TieBreakerKind;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
@@ -61,6 +62,10 @@ class CrdSchemaTest {
                 .isEqualTo(spellings(Profile.values(), Profile::crdValue));
         assertThat(enumOf(fencing.getProperties().get("quorum").getProperties().get("tieBreakers").getItems()
                 .getSchema())).isEqualTo(spellings(TieBreakerKind.values(), TieBreakerKind::crdValue));
+        assertThat(enumOf(fencing.getProperties().get("afterFence")))
+                .isEqualTo(spellings(AfterFence.values(), AfterFence::crdValue));
+        assertThat(fencing.getProperties().get("storm").getProperties().get("minHealthy")
+                .getXKubernetesIntOrString()).isTrue();
         assertThat(enumOf(spec().getProperties().get("nodeType")))
                 .isEqualTo(spellings(NodeType.values(), NodeType::crdValue));
         assertThat(spec().getRequired()).containsExactly("nodeType");

@@ -201,7 +201,22 @@ class NodeGroupCrdRealApiTest {
                 type(F + ".timings.gossipNodes", fencing("timings: {gossipNodes: 2.5}"), "number", "integer"),
                 bound("localHealthCap", "minimum", "0.5", "should be greater than or equal to 1"),
                 bound("localHealthCap", "maximum", "4.5", "should be less than or equal to 4"),
-                type(F + ".timings", fencing("timings: fast"), "string", "object"));
+                type(F + ".timings", fencing("timings: fast"), "string", "object"),
+                // storm and afterFence
+                cel("minHealthy word", F + ".storm.minHealthy", fencing("storm: {minHealthy: half}"),
+                        F + ".storm.minHealthy", FencingStorm.MIN_HEALTHY_MESSAGE),
+                cel("minHealthy above 100%", F + ".storm.minHealthy", fencing("storm: {minHealthy: 101%}"),
+                        F + ".storm.minHealthy", FencingStorm.MIN_HEALTHY_MESSAGE),
+                cel("minHealthy negative", F + ".storm.minHealthy", fencing("storm: {minHealthy: -1}"),
+                        F + ".storm.minHealthy", FencingStorm.MIN_HEALTHY_MESSAGE),
+                new Case("maxConcurrent minimum", F + ".storm.maxConcurrent minimum",
+                        fencing("storm: {maxConcurrent: 0}"), F + ".storm.maxConcurrent",
+                        "should be greater than or equal to 1"),
+                new Case("cooldown pattern", F + ".storm.cooldown pattern", fencing("storm: {cooldown: 10 min}"),
+                        F + ".storm.cooldown", DURATION_PATTERN),
+                new Case("afterFence enum", F + ".afterFence enum", fencing("afterFence: Reboot"),
+                        F + ".afterFence", "Unsupported value: \"Reboot\": supported values: \"Auto\", "
+                                + "\"DeleteNode\", \"Taint\""));
     }
 
     private static String fencing(String fields) {
@@ -323,6 +338,10 @@ class NodeGroupCrdRealApiTest {
                 Arguments.of(Named.of("integer quorum size",
                         fencing("quorum: {size: 3, tieBreakers: [ControlPlane, LowestName, APIReachable]}"))),
                 Arguments.of(Named.of("empty tie-breaker list", fencing("quorum: {tieBreakers: []}"))),
+                Arguments.of(Named.of("storm limits as a percentage",
+                        fencing("storm: {minHealthy: 40%, maxConcurrent: 2, cooldown: 5m}\nafterFence: Taint"))),
+                Arguments.of(Named.of("storm limits as a count", fencing("storm: {minHealthy: 3}\nafterFence: "
+                        + "DeleteNode"))),
                 Arguments.of(Named.of("every timing overridden", fencing("""
                         profile: Medium
                         timings:

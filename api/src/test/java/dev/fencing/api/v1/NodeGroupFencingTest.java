@@ -3,13 +3,16 @@ package dev.fencing.api.v1;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.fencing.policy.AfterFence;
 import dev.fencing.policy.FencingSpec;
 import dev.fencing.policy.FencingSpecReader;
 import dev.fencing.policy.InvalidPolicyException;
+import dev.fencing.policy.MinHealthy;
 import dev.fencing.policy.Mode;
 import dev.fencing.policy.Profile;
 import dev.fencing.policy.QuorumLossAction;
 import dev.fencing.policy.ResolvedPolicy;
+import dev.fencing.policy.StormLimits;
 import dev.fencing.policy.TieBreakerKind;
 import dev.fencing.policy.Violation;
 import io.fabric8.kubernetes.api.model.IntOrString;
@@ -161,6 +164,19 @@ class NodeGroupFencingTest {
         assertThatThrownBy(() -> NodeGroupFencing.map(ng)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("NodeGroup frontend has no spec.fencing: fencing is off for it; check fencingEnabled() "
                         + "before mapping");
+    }
+
+    @Test
+    void mapsStormLimitsAndAfterFence() {
+        Fencing f = new Fencing().withStorm(new FencingStorm().withMinHealthy(new IntOrString("40%"))
+                .withMaxConcurrent(2).withCooldown("5m")).withAfterFence("DeleteNode");
+        FencingSpec spec = NodeGroupFencing.map(f).orThrow();
+        assertThat(spec.storm()).isEqualTo(new StormLimits(new MinHealthy(40, true), 2, Duration.ofMinutes(5)));
+        assertThat(spec.afterFence()).isEqualTo(AfterFence.DELETE_NODE);
+        assertThat(NodeGroupFencing.map(new Fencing().withStorm(new FencingStorm().withMinHealthy(
+                new IntOrString(3)))).orThrow().storm().minHealthy()).isEqualTo(new MinHealthy(3, false));
+        assertThat(NodeGroupFencing.map(new Fencing().withAfterFence("Reboot")).violations())
+                .extracting(v -> v.field()).containsExactly("spec.fencing.afterFence");
     }
 
     @Test
