@@ -28,6 +28,7 @@ import dev.fencing.nodemanager.metrics.ControllerMetrics;
 import dev.fencing.nodemanager.model.NodeLabels;
 import dev.fencing.nodemanager.escalation.CachedEscalationSources;
 import dev.fencing.nodemanager.escalation.FenceStageExecutor;
+import dev.fencing.nodemanager.escalation.FencingAdmission;
 import dev.fencing.nodemanager.escalation.KubernetesSecretSource;
 import dev.fencing.nodemanager.escalation.NodeFencingController;
 import dev.fencing.nodemanager.escalation.PowerFencingSettings;
@@ -103,6 +104,8 @@ public final class NodeManager implements AutoCloseable {
     private HealthServer health;
     private volatile boolean closing;
     private PowerFencingSettings powerFencing;
+    // Storm limits for power fencing; FencingAdmission.of(stormGuard) once the controller builds a StormGuard.
+    private FencingAdmission powerFencingAdmission = FencingAdmission.UNLIMITED;
     private NodeFencingController nodeFencing;
 
     public NodeManager(KubernetesClient client, ControllerConfig config, InstantSource clock,
@@ -282,7 +285,7 @@ public final class NodeManager implements AutoCloseable {
             nodeFencing = new NodeFencingController(client, new FenceStageExecutor(
                     new ProcessFenceAgentRunner(powerFencing.agentsDir()), new KubernetesSecretSource(client), clock,
                     identity), writer, new CachedEscalationSources(cache, reports, nodeLeases,
-                    config.reportStaleAfter(), clock), leadership::isLeader, clock, identity,
+                    config.reportStaleAfter(), clock), powerFencingAdmission, leadership::isLeader, clock, identity,
                     config.reportStaleAfter(), powerFencing.interval(), powerFencing.workers()).start();
         }
         if (!config.leaderElection()) {

@@ -9,6 +9,7 @@ import dev.fencing.api.fencing.v1alpha1.NodeFencingStatus;
 import dev.fencing.api.fencing.v1alpha1.StageRun;
 import dev.fencing.nodemanager.reconciler.ClusterWriter;
 import dev.fencing.nodemanager.status.NodeFacts;
+import dev.fencing.nodemanager.storm.StormGuard;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -59,6 +60,7 @@ public final class NodeFencingController implements AutoCloseable {
     private final FenceStageExecutor executor;
     private final ClusterWriter writer;
     private final Sources sources;
+    private final FencingAdmission admission;
     private final BooleanSupplier leading;
     private final InstantSource clock;
     private final String identity;
@@ -71,6 +73,7 @@ public final class NodeFencingController implements AutoCloseable {
     /**
      * @param executor   runs stages
      * @param writer     the out-of-service taint
+     * @param admission  storm limits, asked before a power stage or a taint
      * @param leading    true while this replica leads
      * @param identity   this replica (leader election identity)
      * @param goneWithin how long Kubernetes must have not heard a node without a working watchdog
@@ -78,12 +81,14 @@ public final class NodeFencingController implements AutoCloseable {
      * @param workers    stages run at once on this replica (for different nodes)
      */
     public NodeFencingController(KubernetesClient client, FenceStageExecutor executor, ClusterWriter writer,
-                                 Sources sources, BooleanSupplier leading, InstantSource clock, String identity,
-                                 Duration goneWithin, Duration interval, int workers) {
+                                 Sources sources, FencingAdmission admission, BooleanSupplier leading,
+                                 InstantSource clock, String identity, Duration goneWithin, Duration interval,
+                                 int workers) {
         this.client = client;
         this.executor = executor;
         this.writer = writer;
         this.sources = sources;
+        this.admission = admission;
         this.leading = leading;
         this.clock = clock;
         this.identity = identity;
@@ -135,8 +140,9 @@ public final class NodeFencingController implements AutoCloseable {
                 continue;
             }
             EscalationTrigger.due(c, configs, goneWithin, now).ifPresent(d -> {
-                NodeFencing record = create(d, now);
-                open.put(node, record);
+                if (admitted(d.group(), node, now)) {
+                    open.put(node, create(d, now));
+                }
             });
         }
         for (NodeFencing record : open.values()) {
@@ -150,6 +156,15 @@ public final class NodeFencingController implements AutoCloseable {
             }
             advance(record, config.get(), now);
         }
+    }
+
+    // Storm limits: when one holds, nothing is done for the node now; the next tick asks again.
+    private boolean admitted(String group, String node, Instant now) {
+        StormGuard.Admission a = admission.admit(group, node, now);
+        if (!a.allowed()) {
+            LOG.warn("event=power_fencing_storm_limited node={} group={} reason=\"{}\"", node, group, a.reason());
+        }
+        return a.allowed();
     }
 
     private NodeFencing create(EscalationTrigger.Due due, Instant now) {
@@ -172,6 +187,12 @@ public final class NodeFencingController implements AutoCloseable {
         EscalationPlanner.NodeState state = new EscalationPlanner.NodeState(
                 n != null && NodeFacts.of(n, null).outOfServiceByUs(), n != null, sources.returned(node));
         EscalationStep step = EscalationPlanner.next(record, config, state, running.contains(node), identity, now);
+        String group = record.getSpec().nodeGroup();
+        boolean fencingAction = step instanceof EscalationStep.Taint
+                || step instanceof EscalationStep.RunStage r && !r.recovery();
+        if (fencingAction && !admitted(group, node, now)) {
+            return;
+        }
         if (step instanceof EscalationStep.RunStage run) {
             NodeFencingStatus claimed = EscalationPlanner.claimed(record.getStatus(), run, identity, now);
             if (!running.add(node)) {
@@ -203,6 +224,7 @@ public final class NodeFencingController implements AutoCloseable {
         } else if (step instanceof EscalationStep.MarkRecovered recovered) {
             updateStatus(record.getMetadata().getName(),
                     s -> EscalationPlanner.recovered(s, recovered.why(), clock.instant()));
+            admission.finished(group, node, clock.instant());
             LOG.info("event=node_fencing_closed node={} record={} why=\"{}\"", node, record.getMetadata().getName(),
                     recovered.why());
         }
@@ -220,6 +242,10 @@ public final class NodeFencingController implements AutoCloseable {
             LOG.warn("event=fence_stage_recorded node={} record={} stage={} result={} phase={}", node,
                     record.getMetadata().getName(), result.name(), result.result(),
                     written == null ? null : phase(written));
+            if (written != null && (phase(written) == NodeFencingPhase.Failed
+                    || phase(written) == NodeFencingPhase.Recovered)) {
+                admission.finished(record.getSpec().nodeGroup(), node, clock.instant());
+            }
         } catch (RuntimeException e) {
             // The record stays Running; this replica (or the next leader, after the stage's bound) runs it again.
             LOG.error("event=fence_stage_failed node={} record={} stage={}", node, record.getMetadata().getName(),

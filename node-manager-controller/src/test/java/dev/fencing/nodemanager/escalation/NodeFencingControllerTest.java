@@ -18,6 +18,7 @@ import dev.fencing.api.fencing.v1alpha1.SecretParameter;
 import dev.fencing.api.fencing.v1alpha1.StageRun;
 import dev.fencing.nodemanager.reconciler.ClusterWriter;
 import dev.fencing.nodemanager.status.NodeFacts;
+import dev.fencing.nodemanager.storm.StormGuard;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
@@ -63,6 +64,20 @@ class NodeFencingControllerTest {
     private final AtomicBoolean returned = new AtomicBoolean();
     private final AtomicBoolean leading = new AtomicBoolean(true);
     private final List<NodeFencingController> controllers = new ArrayList<>();
+    private final AtomicReference<String> stormLimit = new AtomicReference<>();
+    private final List<String> finished = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final FencingAdmission admission = new FencingAdmission() {
+        @Override
+        public StormGuard.Admission admit(String group, String node, Instant at) {
+            String limit = stormLimit.get();
+            return new StormGuard.Admission(limit == null, limit == null ? "admitted" : limit);
+        }
+
+        @Override
+        public void finished(String group, String node, Instant at) {
+            finished.add(group + "/" + node);
+        }
+    };
 
     @BeforeEach
     void setUp() throws Exception {
@@ -117,7 +132,8 @@ class NodeFencingControllerTest {
         InstantSource clock = now::get;
         NodeFencingController c = new NodeFencingController(client, new FenceStageExecutor(
                 new ProcessFenceAgentRunner(dir), new KubernetesSecretSource(client), clock, identity),
-                new ClusterWriter(client, clock), sources, leading::get, clock, identity, Duration.ofSeconds(40),
+                new ClusterWriter(client, clock), sources, admission, leading::get, clock, identity,
+                Duration.ofSeconds(40),
                 Duration.ofMillis(100), 2);
         controllers.add(c);
         return c;
@@ -186,6 +202,20 @@ class NodeFencingControllerTest {
     }
 
     @Test
+    void aStormLimitHoldsTheEscalationBackUntilItIsLifted() throws Exception {
+        config(stage("bmc", "fence_good", false));
+        stormLimit.set("only 1 of 3 nodes of group worker are healthy");
+        NodeFencingController c = controller("replica-1");
+        c.tick();
+        assertThat(records()).isEmpty();
+        assertThat(agents.log("fence_good")).isEmpty();
+
+        stormLimit.set(null);
+        c.start();
+        await().atMost(20, TimeUnit.SECONDS).until(() -> phase() == NodeFencingPhase.Fenced && tainted());
+    }
+
+    @Test
     void aNodeWithoutAWorkingWatchdogIsFencedWithoutWaitingForSafeToAssumeFenced() throws Exception {
         config(stage("bmc", "fence_good", false));
         fencedAt.set(null);
@@ -220,6 +250,7 @@ class NodeFencingControllerTest {
         assertThat(tainted()).isFalse();
         assertThat(agents.log("fence_good")).isEmpty();
         assertThat(records()).hasSize(1);
+        assertThat(finished).containsExactly("worker/node-a");
     }
 
     @Test
@@ -249,6 +280,7 @@ class NodeFencingControllerTest {
         returned.set(true);
         fencedAt.set(null);
         await().atMost(20, TimeUnit.SECONDS).until(() -> phase() == NodeFencingPhase.Recovered);
+        assertThat(finished).containsExactly("worker/node-a");
 
         returned.set(false);
         now.set(now.get().plusSeconds(600));
