@@ -279,15 +279,17 @@ public final class NodeManager implements AutoCloseable {
             leaderLeaseWatch = new LeaderLeaseWatch(client, config.namespace(), config.leaseName(), identity,
                     InstantSource.system(), System::nanoTime, arbiter::leaseRenewed).start();
         }
-        operator = newOperator(identity);
-        operator.start();
+        // Before the operator: the reconciler must know from its first pass which taints power fencing owns.
         if (powerFencing != null) {
             nodeFencing = new NodeFencingController(client, new FenceStageExecutor(
                     new ProcessFenceAgentRunner(powerFencing.agentsDir()), new KubernetesSecretSource(client), clock,
                     identity), writer, new CachedEscalationSources(cache, reports, nodeLeases,
                     config.reportStaleAfter(), clock), powerFencingAdmission, leadership::isLeader, clock, identity,
                     config.reportStaleAfter(), powerFencing.interval(), powerFencing.workers()).start();
+            reconciler.taintOwnedElsewhere(nodeFencing::ownsTaint);
         }
+        operator = newOperator(identity);
+        operator.start();
         if (!config.leaderElection()) {
             leadership.startLeading();
         }

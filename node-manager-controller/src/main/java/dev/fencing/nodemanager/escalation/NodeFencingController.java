@@ -69,6 +69,7 @@ public final class NodeFencingController implements AutoCloseable {
     private final ScheduledExecutorService ticks;
     private final ExecutorService workers;
     private final Set<String> running = ConcurrentHashMap.newKeySet();
+    private volatile List<NodeFencingConfig> configs = List.of();
 
     /**
      * @param executor   runs stages
@@ -104,10 +105,23 @@ public final class NodeFencingController implements AutoCloseable {
         return t;
     }
 
-    /** Starts ticking. */
+    /**
+     * Starts ticking. Reads the NodeFencingConfigs once first, so {@link #ownsTaint} answers from the start.
+     *
+     * @throws KubernetesClientException when they cannot be listed (e.g. the CRDs are not installed)
+     */
     public NodeFencingController start() {
+        configs = client.resources(NodeFencingConfig.class).list().getItems();
         ticks.scheduleWithFixedDelay(this::tickLogged, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
         return this;
+    }
+
+    /**
+     * True for a node a NodeFencingConfig covers: its out-of-service taint comes from this controller once a stage
+     * confirmed it powered off, not from the safe-to-assume-fenced rule alone.
+     */
+    public boolean ownsTaint(Node node) {
+        return EscalationTrigger.configFor(node, configs).isPresent();
     }
 
     private void tickLogged() {
@@ -127,6 +141,7 @@ public final class NodeFencingController implements AutoCloseable {
         }
         Instant now = clock.instant();
         List<NodeFencingConfig> configs = client.resources(NodeFencingConfig.class).list().getItems();
+        this.configs = configs;
         Map<String, NodeFencing> open = new HashMap<>();
         for (NodeFencing r : client.resources(NodeFencing.class).list().getItems()) {
             if (r.getSpec() == null || phase(r) == NodeFencingPhase.Recovered) {

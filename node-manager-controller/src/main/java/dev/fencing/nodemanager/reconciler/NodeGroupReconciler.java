@@ -38,6 +38,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
 import java.util.concurrent.ConcurrentHashMap;
 import dev.fencing.api.v1.NodeGroupStatus;
 
@@ -66,6 +67,7 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
     private final Map<String, Map<String, String>> writtenLabels = new ConcurrentHashMap<>();
     private static final String REMOVED = "\u0000removed";
     private final ReportWriteLimiter writeLimiter;
+    private volatile Predicate<Node> taintOwnedElsewhere = n -> false;
 
     /**
      * @param keyrings       null when gossip encryption is off
@@ -102,6 +104,14 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
         if (leading.getAsBoolean()) {
             reportEvents.propagateEvent(new ResourceID(group));
         }
+    }
+
+    /**
+     * Nodes whose out-of-service taint another actor adds (power fencing adds it only once a fence stage confirmed
+     * the node off); this reconciler still removes its taint from them when they return.
+     */
+    public void taintOwnedElsewhere(Predicate<Node> owned) {
+        this.taintOwnedElsewhere = owned;
     }
 
     /** Label patches held back by the per-node rate limit. */
@@ -208,6 +218,7 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
         if (status.getFencedNodes() != null) {
             status.getFencedNodes().forEach(f -> fenced.add(f.getName()));
         }
+        fenced.removeIf(n -> nodes.containsKey(n) && taintOwnedElsewhere.test(nodes.get(n)));
         FencedNodeRecovery.Plan recovery = FencedNodeRecovery.plan(fenced, facts, outcome.reporting(),
                 model.fencingEnabled(), GroupStatusCalculator.fencesNodes(model), config.maxOutOfService());
         recovery.actions().forEach(a -> writer.setOutOfService(a.node(), a.add()));
