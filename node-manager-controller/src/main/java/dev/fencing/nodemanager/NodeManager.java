@@ -29,6 +29,8 @@ import dev.fencing.nodemanager.model.NodeLabels;
 import dev.fencing.nodemanager.escalation.CachedEscalationSources;
 import dev.fencing.nodemanager.escalation.FenceStageExecutor;
 import dev.fencing.nodemanager.escalation.FencingAdmission;
+import dev.fencing.nodemanager.escalation.KdumpListener;
+import dev.fencing.nodemanager.escalation.KdumpSightings;
 import dev.fencing.nodemanager.escalation.KubernetesSecretSource;
 import dev.fencing.nodemanager.escalation.NodeFencingController;
 import dev.fencing.nodemanager.escalation.PowerFencingSettings;
@@ -107,6 +109,7 @@ public final class NodeManager implements AutoCloseable {
     // Storm limits for power fencing; FencingAdmission.of(stormGuard) once the controller builds a StormGuard.
     private FencingAdmission powerFencingAdmission = FencingAdmission.UNLIMITED;
     private NodeFencingController nodeFencing;
+    private KdumpListener kdumpListener;
 
     public NodeManager(KubernetesClient client, ControllerConfig config, InstantSource clock,
                        PrometheusMeterRegistry registry) {
@@ -281,10 +284,15 @@ public final class NodeManager implements AutoCloseable {
         }
         // Before the operator: the reconciler must know from its first pass which taints power fencing owns.
         if (powerFencing != null) {
+            KdumpSightings sightings = new KdumpSightings();
+            if (powerFencing.kdumpPort() >= 0) {
+                kdumpListener = KdumpListener.start(null, powerFencing.kdumpPort(), sightings, clock);
+            }
             nodeFencing = new NodeFencingController(client, new FenceStageExecutor(
                     new ProcessFenceAgentRunner(powerFencing.agentsDir()), new KubernetesSecretSource(client), clock,
                     identity), writer, new CachedEscalationSources(cache, reports, nodeLeases,
-                    config.reportStaleAfter(), clock), powerFencingAdmission, leadership::isLeader, clock, identity,
+                    config.reportStaleAfter(), clock), sightings, powerFencingAdmission, leadership::isLeader, clock,
+                    identity,
                     config.reportStaleAfter(), powerFencing.interval(), powerFencing.workers()).start();
             reconciler.taintOwnedElsewhere(nodeFencing::ownsTaint);
         }
@@ -425,6 +433,9 @@ public final class NodeManager implements AutoCloseable {
         closing = true;
         if (nodeFencing != null) {
             nodeFencing.close();
+        }
+        if (kdumpListener != null) {
+            kdumpListener.close();
         }
         metrics.close();
         if (health != null) {

@@ -262,6 +262,11 @@ public final class NodeManagerOperator implements Callable<Integer> {
                     + " (default: ${DEFAULT-VALUE}).")
     String powerFencingInterval;
 
+    @Option(names = "--kdump-port", defaultValue = "${env:NMC_KDUMP_PORT:-7410}",
+            description = "With --power-fencing: UDP port for fence_kdump_send messages from dumping nodes; -1: no"
+                    + " listener (default: ${DEFAULT-VALUE}).")
+    int kdumpPort;
+
     public static void main(String[] args) {
         System.exit(new CommandLine(new NodeManagerOperator()).execute(args));
     }
@@ -342,7 +347,7 @@ public final class NodeManagerOperator implements Callable<Integer> {
         }
         try {
             return Optional.of(new PowerFencingSettings(fenceAgentsDir.toPath(),
-                    duration("--power-fencing-interval", powerFencingInterval), 4));
+                    duration("--power-fencing-interval", powerFencingInterval), 4, kdumpPort));
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
         }

@@ -27,9 +27,17 @@ class PowerFencingFlagsTest {
     @Test
     void powerFencingFlagsBecomeItsSettings() {
         assertThat(parse("--power-fencing")).hasValue(new PowerFencingSettings(Path.of("/usr/sbin"),
-                Duration.ofSeconds(2), 4));
+                Duration.ofSeconds(2), 4, 7410));
         assertThat(parse("--power-fencing", "--fence-agents-dir", "/opt/fence", "--power-fencing-interval", "5s"))
-                .hasValue(new PowerFencingSettings(Path.of("/opt/fence"), Duration.ofSeconds(5), 4));
+                .hasValue(new PowerFencingSettings(Path.of("/opt/fence"), Duration.ofSeconds(5), 4, 7410));
+        assertThat(parse("--power-fencing", "--kdump-port", "-1")).hasValueSatisfying(
+                s -> assertThat(s.kdumpPort()).isEqualTo(-1));
+    }
+
+    @Test
+    void aKdumpPortOutOfRangeIsRefusedNamingTheFlag() {
+        assertThatThrownBy(() -> parse("--power-fencing", "--kdump-port", "70000"))
+                .isInstanceOf(CommandLine.ParameterException.class).hasMessageContaining("--kdump-port");
     }
 
     @Test

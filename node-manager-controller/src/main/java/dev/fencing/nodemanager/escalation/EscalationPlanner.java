@@ -2,6 +2,7 @@ package dev.fencing.nodemanager.escalation;
 
 import dev.fencing.api.fencing.v1alpha1.Durations;
 import dev.fencing.api.fencing.v1alpha1.FenceStage;
+import dev.fencing.api.fencing.v1alpha1.KdumpSpec;
 import dev.fencing.api.fencing.v1alpha1.NodeFencing;
 import dev.fencing.api.fencing.v1alpha1.NodeFencingConfigSpec;
 import dev.fencing.api.fencing.v1alpha1.NodeFencingPhase;
@@ -26,6 +27,13 @@ public final class EscalationPlanner {
 
     /** Attempts of the recovery stage per record. */
     static final int RECOVERY_ATTEMPTS = 3;
+    /**
+     * A dump counts as finished once the node sent no fence_kdump message for this long: three of
+     * {@code fence_kdump_send}'s default 10 s intervals.
+     */
+    static final Duration KDUMP_GAP = Duration.ofSeconds(30);
+    /** {@code lastKdumpAt} is written again only when it advanced this much (not at every message). */
+    static final Duration KDUMP_WRITE_STEP = Duration.ofSeconds(10);
     /** Added to a stage's own bound before another replica takes a Running stage over. */
     static final Duration TAKEOVER_MARGIN = Duration.ofSeconds(30);
 
@@ -35,11 +43,12 @@ public final class EscalationPlanner {
     /**
      * What is known about the node, from the caches.
      *
-     * @param tainted  the node carries our out-of-service taint
-     * @param exists   the Node object exists
-     * @param returned the node is back: Node Ready and its agent reporting
+     * @param tainted   the node carries our out-of-service taint
+     * @param exists    the Node object exists
+     * @param returned  the node is back: Node Ready and its agent reporting
+     * @param lastKdump the last fence_kdump message from one of the node's addresses, or null
      */
-    public record NodeState(boolean tainted, boolean exists, boolean returned) {
+    public record NodeState(boolean tainted, boolean exists, boolean returned, Instant lastKdump) {
     }
 
     /**
@@ -55,11 +64,19 @@ public final class EscalationPlanner {
         if (running) {
             return new EscalationStep.Wait("a stage runs on this replica");
         }
-        switch (phase) {
-            case Pending -> {
-                return new EscalationStep.RunStage(config.stages().get(0), false, 1);
+        if ((phase == NodeFencingPhase.Pending || phase == NodeFencingPhase.Dumping)
+                && dumping(status, config, node, now)) {
+            if (node.exists() && !node.tainted() && status.taintedAt() == null) {
+                return new EscalationStep.Taint();
             }
-            case Fencing, Dumping -> {
+            return new EscalationStep.Dumping(node.lastKdump());
+        }
+        switch (phase) {
+            case Pending, Dumping -> {
+                return claimable(config.stages().get(0), run(status.stages(), config.stages().get(0).name()), false,
+                        identity, now);
+            }
+            case Fencing -> {
                 Optional<FenceStage> stage = stage(config, status.currentStage());
                 if (stage.isEmpty()) {
                     return new EscalationStep.Wait("stage " + status.currentStage() + " is no longer in config "
@@ -105,6 +122,32 @@ public final class EscalationPlanner {
         }
     }
 
+    // The node sends fence_kdump messages: it is dumping, so it counts as fenced (its pods may move) and the power
+    // stages wait until the messages stop or kdump.timeout has passed since the first one.
+    private static boolean dumping(NodeFencingStatus status, NodeFencingConfigSpec config, NodeState node,
+                                   Instant now) {
+        if (config.kdump() == null || !config.kdump().enabledOrDefault() || node.lastKdump() == null
+                || !now.isBefore(node.lastKdump().plus(KDUMP_GAP))) {
+            return false;
+        }
+        Duration timeout = Durations.parse("kdump.timeout", config.kdump().timeout(),
+                Durations.parse("default", KdumpSpec.DEFAULT_TIMEOUT, Duration.ZERO));
+        Instant first = status == null || status.kdumpStartedAt() == null ? node.lastKdump()
+                : Instant.parse(status.kdumpStartedAt());
+        return now.isBefore(first.plus(timeout));
+    }
+
+    /** The status of a dumping node after a message at {@code last}; null when nothing needs writing. */
+    public static NodeFencingStatus dumped(NodeFencingStatus s, Instant last) {
+        if (s.phase() == NodeFencingPhase.Dumping && s.lastKdumpAt() != null
+                && last.isBefore(Instant.parse(s.lastKdumpAt()).plus(KDUMP_WRITE_STEP))) {
+            return null;
+        }
+        return new NodeFencingStatus(NodeFencingPhase.Dumping, s.currentStage(), s.stages(), s.recovery(),
+                s.startedAt(), s.kdumpStartedAt() == null ? last.toString() : s.kdumpStartedAt(), last.toString(),
+                s.fencedAt(), s.taintedAt(), s.recoveredAt(), s.conditions());
+    }
+
     // A stage another replica marked Running is taken over only once its bound has passed: until then that replica
     // may still be running the agent, and two stages for one node must never run at once.
     private static EscalationStep claimable(FenceStage stage, StageRun run, boolean recovery, String identity,
@@ -136,11 +179,12 @@ public final class EscalationPlanner {
         NodeFencingStatus s = status == null ? empty(now) : status;
         if (step.recovery()) {
             return new NodeFencingStatus(NodeFencingPhase.Recovering, s.currentStage(), s.stages(), running,
-                    s.startedAt(), s.lastKdumpAt(), s.fencedAt(), s.taintedAt(), s.recoveredAt(), s.conditions());
+                    s.startedAt(), s.kdumpStartedAt(), s.lastKdumpAt(), s.fencedAt(), s.taintedAt(), s.recoveredAt(),
+                    s.conditions());
         }
         return new NodeFencingStatus(NodeFencingPhase.Fencing, step.stage().name(), replace(s.stages(), running),
-                s.recovery(), s.startedAt(), s.lastKdumpAt(), s.fencedAt(), s.taintedAt(), s.recoveredAt(),
-                s.conditions());
+                s.recovery(), s.startedAt(), s.kdumpStartedAt(), s.lastKdumpAt(), s.fencedAt(), s.taintedAt(),
+                s.recoveredAt(), s.conditions());
     }
 
     /** The status after a fence stage (not the recovery stage) finished with {@code run}. */
@@ -149,8 +193,8 @@ public final class EscalationPlanner {
         List<StageRun> stages = replace(status.stages(), run);
         if (StageRun.SUCCEEDED.equals(run.result())) {
             return new NodeFencingStatus(NodeFencingPhase.Fenced, null, stages, status.recovery(), status.startedAt(),
-                    status.lastKdumpAt(), run.finishedAt(), status.taintedAt(), status.recoveredAt(),
-                    condition(status.conditions(), "Fenced", "True", "StageSucceeded", "stage " + run.name() + ": "
+                    status.kdumpStartedAt(), status.lastKdumpAt(), run.finishedAt(), status.taintedAt(),
+                    status.recoveredAt(), condition(status.conditions(), "Fenced", "True", "StageSucceeded", "stage " + run.name() + ": "
                             + run.message(), now));
         }
         List<FenceStage> all = config.stages();
@@ -163,8 +207,8 @@ public final class EscalationPlanner {
         if (index >= 0 && index + 1 < all.size()) {
             String next = all.get(index + 1).name();
             return new NodeFencingStatus(NodeFencingPhase.Fencing, next, stages, status.recovery(),
-                    status.startedAt(), status.lastKdumpAt(), status.fencedAt(), status.taintedAt(),
-                    status.recoveredAt(), condition(status.conditions(), "Fenced", "False", "StageFailed",
+                    status.startedAt(), status.kdumpStartedAt(), status.lastKdumpAt(), status.fencedAt(),
+                    status.taintedAt(), status.recoveredAt(), condition(status.conditions(), "Fenced", "False", "StageFailed",
                             "stage " + run.name() + " failed (" + run.message() + "); next stage " + next, now));
         }
         return failed(status, stages, "AllStagesFailed", "every stage failed; last: " + run.name() + " ("
@@ -175,8 +219,8 @@ public final class EscalationPlanner {
     public static NodeFencingStatus recoveryFinished(NodeFencingStatus status, StageRun run, Instant now) {
         boolean ok = StageRun.SUCCEEDED.equals(run.result());
         return new NodeFencingStatus(ok ? NodeFencingPhase.Recovered : NodeFencingPhase.Fenced, null, status.stages(),
-                run, status.startedAt(), status.lastKdumpAt(), status.fencedAt(), status.taintedAt(),
-                ok ? run.finishedAt() : status.recoveredAt(),
+                run, status.startedAt(), status.kdumpStartedAt(), status.lastKdumpAt(), status.fencedAt(),
+                status.taintedAt(), ok ? run.finishedAt() : status.recoveredAt(),
                 condition(status.conditions(), "Recovered", ok ? "True" : "False",
                         ok ? "RecoveryStageSucceeded" : "RecoveryStageFailed", run.message(), now));
     }
@@ -184,26 +228,26 @@ public final class EscalationPlanner {
     /** The status once the taint is on. */
     public static NodeFencingStatus tainted(NodeFencingStatus s, Instant now) {
         return new NodeFencingStatus(s.phase(), s.currentStage(), s.stages(), s.recovery(), s.startedAt(),
-                s.lastKdumpAt(), s.fencedAt(), now.toString(), s.recoveredAt(), s.conditions());
+                s.kdumpStartedAt(), s.lastKdumpAt(), s.fencedAt(), now.toString(), s.recoveredAt(), s.conditions());
     }
 
     /** The status of a closed record: the node is back. */
     public static NodeFencingStatus recovered(NodeFencingStatus s, String why, Instant now) {
         return new NodeFencingStatus(NodeFencingPhase.Recovered, null, s.stages(), s.recovery(), s.startedAt(),
-                s.lastKdumpAt(), s.fencedAt(), s.taintedAt(), now.toString(),
+                s.kdumpStartedAt(), s.lastKdumpAt(), s.fencedAt(), s.taintedAt(), now.toString(),
                 condition(s.conditions(), "Recovered", "True", "NodeReturned", why, now));
     }
 
     /** The status of a new record. */
     public static NodeFencingStatus empty(Instant now) {
-        return new NodeFencingStatus(NodeFencingPhase.Pending, null, List.of(), null, now.toString(), null, null,
+        return new NodeFencingStatus(NodeFencingPhase.Pending, null, List.of(), null, now.toString(), null, null, null,
                 null, null, List.of());
     }
 
     private static NodeFencingStatus failed(NodeFencingStatus s, List<StageRun> stages, String reason,
                                             String message, Instant now) {
         return new NodeFencingStatus(NodeFencingPhase.Failed, null, stages, s.recovery(), s.startedAt(),
-                s.lastKdumpAt(), s.fencedAt(), s.taintedAt(), s.recoveredAt(),
+                s.kdumpStartedAt(), s.lastKdumpAt(), s.fencedAt(), s.taintedAt(), s.recoveredAt(),
                 condition(s.conditions(), "Fenced", "False", reason, message, now));
     }
 

@@ -13,7 +13,11 @@ public sealed interface EscalationStep {
     record RunStage(FenceStage stage, boolean recovery, int attempt) implements EscalationStep {
     }
 
-    /** Apply the out-of-service taint: a stage confirmed the node off. */
+    /** The node is dumping (fence_kdump messages): record it, the power stages wait. */
+    record Dumping(java.time.Instant lastMessage) implements EscalationStep {
+    }
+
+    /** Apply the out-of-service taint: a stage confirmed the node off, or it is dumping. */
     record Taint() implements EscalationStep {
     }
 

@@ -60,6 +60,7 @@ public final class NodeFencingController implements AutoCloseable {
     private final FenceStageExecutor executor;
     private final ClusterWriter writer;
     private final Sources sources;
+    private final KdumpSightings kdump;
     private final FencingAdmission admission;
     private final BooleanSupplier leading;
     private final InstantSource clock;
@@ -74,6 +75,7 @@ public final class NodeFencingController implements AutoCloseable {
     /**
      * @param executor   runs stages
      * @param writer     the out-of-service taint
+     * @param kdump      fence_kdump messages received (empty without a listener)
      * @param admission  storm limits, asked before a power stage or a taint
      * @param leading    true while this replica leads
      * @param identity   this replica (leader election identity)
@@ -82,13 +84,15 @@ public final class NodeFencingController implements AutoCloseable {
      * @param workers    stages run at once on this replica (for different nodes)
      */
     public NodeFencingController(KubernetesClient client, FenceStageExecutor executor, ClusterWriter writer,
-                                 Sources sources, FencingAdmission admission, BooleanSupplier leading,
+                                 Sources sources, KdumpSightings kdump, FencingAdmission admission,
+                                 BooleanSupplier leading,
                                  InstantSource clock, String identity, Duration goneWithin, Duration interval,
                                  int workers) {
         this.client = client;
         this.executor = executor;
         this.writer = writer;
         this.sources = sources;
+        this.kdump = kdump;
         this.admission = admission;
         this.leading = leading;
         this.clock = clock;
@@ -200,7 +204,8 @@ public final class NodeFencingController implements AutoCloseable {
         String node = record.getSpec().nodeName();
         Node n = client.nodes().withName(node).get();
         EscalationPlanner.NodeState state = new EscalationPlanner.NodeState(
-                n != null && NodeFacts.of(n, null).outOfServiceByUs(), n != null, sources.returned(node));
+                n != null && NodeFacts.of(n, null).outOfServiceByUs(), n != null, sources.returned(node),
+                n == null ? null : kdump.last(n).orElse(null));
         EscalationStep step = EscalationPlanner.next(record, config, state, running.contains(node), identity, now);
         String group = record.getSpec().nodeGroup();
         boolean fencingAction = step instanceof EscalationStep.Taint
@@ -235,6 +240,15 @@ public final class NodeFencingController implements AutoCloseable {
             if (after != null && NodeFacts.of(after, null).outOfServiceByUs()) {
                 updateStatus(record.getMetadata().getName(), s -> EscalationPlanner.tainted(s, clock.instant()));
                 LOG.warn("event=node_fencing_tainted node={} record={}", node, record.getMetadata().getName());
+            }
+        } else if (step instanceof EscalationStep.Dumping dumping) {
+            NodeFencingStatus next = EscalationPlanner.dumped(record.getStatus() == null
+                    ? EscalationPlanner.empty(now) : record.getStatus(), dumping.lastMessage());
+            if (next != null) {
+                updateStatus(record.getMetadata().getName(), s -> Optional.ofNullable(
+                        EscalationPlanner.dumped(s, dumping.lastMessage())).orElse(s));
+                LOG.warn("event=node_fencing_dumping node={} record={} last_message={}", node,
+                        record.getMetadata().getName(), dumping.lastMessage());
             }
         } else if (step instanceof EscalationStep.MarkRecovered recovered) {
             updateStatus(record.getMetadata().getName(),

@@ -7,6 +7,7 @@ import dev.fencing.api.fencing.v1alpha1.ExecutionPolicy;
 import dev.fencing.api.fencing.v1alpha1.FenceMethod;
 import dev.fencing.api.fencing.v1alpha1.FenceParameter;
 import dev.fencing.api.fencing.v1alpha1.FenceStage;
+import dev.fencing.api.fencing.v1alpha1.KdumpSpec;
 import dev.fencing.api.fencing.v1alpha1.NodeFencing;
 import dev.fencing.api.fencing.v1alpha1.NodeFencingConfig;
 import dev.fencing.api.fencing.v1alpha1.NodeFencingConfigSpec;
@@ -64,6 +65,7 @@ class NodeFencingControllerTest {
     private final AtomicBoolean returned = new AtomicBoolean();
     private final AtomicBoolean leading = new AtomicBoolean(true);
     private final List<NodeFencingController> controllers = new ArrayList<>();
+    private final KdumpSightings kdump = new KdumpSightings();
     private final AtomicReference<String> stormLimit = new AtomicReference<>();
     private final List<String> finished = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final FencingAdmission admission = new FencingAdmission() {
@@ -93,7 +95,8 @@ class NodeFencingControllerTest {
         client.nodes().resource(new NodeBuilder().withNewMetadata().withName("node-a")
                 .withLabels(Map.of("node.deckhouse.io/group", "worker"))
                 .withAnnotations(Map.of(PLUG_ANNOTATION, "plug-a")).endMetadata().withNewStatus().addNewCondition()
-                .withType("Ready").withStatus("False").endCondition().endStatus().build()).create();
+                .withType("Ready").withStatus("False").endCondition().addNewAddress().withType("InternalIP")
+                .withAddress("198.18.0.3").endAddress().endStatus().build()).create();
     }
 
     @AfterEach
@@ -108,10 +111,14 @@ class NodeFencingControllerTest {
     }
 
     private void config(FenceStage... stages) {
+        config(null, stages);
+    }
+
+    private void config(KdumpSpec kdump, FenceStage... stages) {
         NodeFencingConfig config = new NodeFencingConfig();
         config.setMetadata(new ObjectMetaBuilder().withName("worker").build());
         config.setSpec(new NodeFencingConfigSpec(Map.of("node.deckhouse.io/group", "worker"), null,
-                List.of(stages), stage("power-on", "fence_good", false), "30s", null));
+                List.of(stages), stage("power-on", "fence_good", false), "30s", kdump));
         client.resources(NodeFencingConfig.class).resource(config).create();
     }
 
@@ -132,7 +139,7 @@ class NodeFencingControllerTest {
         InstantSource clock = now::get;
         NodeFencingController c = new NodeFencingController(client, new FenceStageExecutor(
                 new ProcessFenceAgentRunner(dir), new KubernetesSecretSource(client), clock, identity),
-                new ClusterWriter(client, clock), sources, admission, leading::get, clock, identity,
+                new ClusterWriter(client, clock), sources, kdump, admission, leading::get, clock, identity,
                 Duration.ofSeconds(40),
                 Duration.ofMillis(100), 2);
         controllers.add(c);
@@ -199,6 +206,51 @@ class NodeFencingControllerTest {
         c.tick();
         assertThat(records()).isEmpty();
         assertThat(agents.power("plug-a")).isEqualTo("on");
+    }
+
+    @Test
+    void aDumpingNodeIsTaintedAtOnceAndItsPowerStageWaitsUntilTheMessagesStop() throws Exception {
+        config(new KdumpSpec(true, "10m"), stage("bmc", "fence_good", false));
+        kdump.record(java.net.InetAddress.getByName("198.18.0.3"), now.get().minusSeconds(5));
+        controller("replica-1").start();
+
+        await().atMost(20, TimeUnit.SECONDS).until(() -> phase() == NodeFencingPhase.Dumping && tainted());
+        NodeFencingStatus s = record().getStatus();
+        assertThat(s.kdumpStartedAt()).isEqualTo(now.get().minusSeconds(5).toString());
+        assertThat(s.taintedAt()).isNotNull();
+        await().during(1, TimeUnit.SECONDS).atMost(5, TimeUnit.SECONDS).until(() -> agents.log("fence_good")
+                .isEmpty());
+
+        // No message for 30 s: the dump is over, the power stage runs.
+        now.set(now.get().plusSeconds(30));
+        await().atMost(20, TimeUnit.SECONDS).until(() -> phase() == NodeFencingPhase.Fenced);
+        assertThat(agents.power("plug-a")).isEqualTo("off");
+    }
+
+    @Test
+    void aDumpLongerThanTheKdumpTimeoutNoLongerHoldsThePowerStageBack() throws Exception {
+        config(new KdumpSpec(true, "1m"), stage("bmc", "fence_good", false));
+        kdump.record(java.net.InetAddress.getByName("198.18.0.3"), now.get());
+        NodeFencingController c = controller("replica-1");
+        c.tick();
+        c.tick();
+        await().atMost(10, TimeUnit.SECONDS).until(() -> phase() == NodeFencingPhase.Dumping);
+
+        // Messages keep coming, but a minute has passed since the first one.
+        now.set(now.get().plusSeconds(61));
+        kdump.record(java.net.InetAddress.getByName("198.18.0.3"), now.get());
+        c.start();
+        await().atMost(20, TimeUnit.SECONDS).until(() -> phase() == NodeFencingPhase.Fenced);
+    }
+
+    @Test
+    void kdumpMessagesAreIgnoredWhenTheConfigDoesNotEnableKdump() throws Exception {
+        config(stage("bmc", "fence_good", false));
+        kdump.record(java.net.InetAddress.getByName("198.18.0.3"), now.get());
+        controller("replica-1").start();
+
+        await().atMost(20, TimeUnit.SECONDS).until(() -> phase() == NodeFencingPhase.Fenced);
+        assertThat(record().getStatus().kdumpStartedAt()).isNull();
     }
 
     @Test
@@ -298,7 +350,7 @@ class NodeFencingControllerTest {
         left = client.resources(NodeFencing.class).resource(left).create();
         left.setStatus(new NodeFencingStatus(NodeFencingPhase.Fencing, "bmc", List.of(new StageRun("bmc",
                 StageRun.RUNNING, 1, now.get().toString(), "replica-dead", null, null, null)), null,
-                now.get().toString(), null, null, null, null, List.of()));
+                now.get().toString(), null, null, null, null, null, List.of()));
         client.resources(NodeFencing.class).resource(left).updateStatus();
 
         NodeFencingController c = controller("replica-2");

@@ -124,7 +124,7 @@ class PowerFencingOperatorTest {
                 "127.0.0.1");
         TestAgentPods pods = new TestAgentPods(server, client, "ns");
         manager = new NodeManager(client, cc, now::get, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))
-                .powerFencing(new PowerFencingSettings(agentsDir, Duration.ofMillis(200), 2)).start();
+                .powerFencing(new PowerFencingSettings(agentsDir, Duration.ofMillis(200), 2, -1)).start();
         channel = NettyChannelBuilder.forAddress("127.0.0.1", manager.grpcPort()).usePlaintext().build();
         NodeGroup group = new NodeGroup();
         group.setMetadata(new ObjectMetaBuilder().withName("workers").build());

@@ -13,6 +13,7 @@ import java.util.List;
  * @param stages       every stage run so far, in order
  * @param recovery     the recovery stage's run
  * @param startedAt    when the escalation started
+ * @param kdumpStartedAt the first kdump message from the node in this event
  * @param lastKdumpAt  the last kdump message from the node
  * @param fencedAt     when a stage confirmed power off
  * @param taintedAt    when the out-of-service taint was applied
@@ -31,7 +32,10 @@ public record NodeFencingStatus(
         StageRun recovery,
         @JsonPropertyDescription("RFC 3339 time the escalation started.")
         String startedAt,
-        @JsonPropertyDescription("RFC 3339 time of the last fence_kdump message from the node.")
+        @JsonPropertyDescription("RFC 3339 time of the node's first fence_kdump message in this event.")
+        String kdumpStartedAt,
+        @JsonPropertyDescription("RFC 3339 time of the last fence_kdump message from the node (written when it "
+                + "advanced by 10s or more).")
         String lastKdumpAt,
         @JsonPropertyDescription("RFC 3339 time a stage confirmed the node powered off.")
         String fencedAt,

@@ -28,6 +28,6 @@ class ExampleNodeFencingConfigTest {
         assertThat(spec.recovery().methods()).extracting(FenceMethod::agent).containsExactly("fence_ipmilan");
         assertThat(spec.kdump().enabledOrDefault()).isTrue();
         assertThat(Durations.parse("kdump.timeout", spec.kdump().timeout(), Duration.ZERO))
-                .isEqualTo(Duration.ofMinutes(5));
+                .isEqualTo(Duration.ofMinutes(10));
     }
 }
