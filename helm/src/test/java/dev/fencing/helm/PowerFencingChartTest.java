@@ -2,6 +2,7 @@ package dev.fencing.helm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
@@ -42,7 +43,8 @@ class PowerFencingChartTest {
                 "controller.powerFencing.interval", "5s");
 
         assertThat(r.args()).contains("--power-fencing", "--fence-agents-dir=/opt/fence-agents/sbin",
-                "--power-fencing-interval=5s");
+                "--power-fencing-interval=5s", "--kdump-port=-1");
+        assertThat(r.all(Service.class)).noneMatch(svc -> svc.getMetadata().getName().endsWith("-kdump"));
         for (String name : CRDS) {
             CustomResourceDefinition crd = r.named(CustomResourceDefinition.class, name);
             CustomResourceDefinition want = FencingChart.parse(Files.readString(generated(name)),
@@ -50,6 +52,35 @@ class PowerFencingChartTest {
             assertThat(crd.getSpec()).isEqualTo(want.getSpec());
             assertThat(crd.getMetadata().getAnnotations()).containsEntry("helm.sh/resource-policy", "keep");
         }
+    }
+
+    @Test
+    void kdumpAddsTheUdpPortAndItsService() {
+        Rendered r = FencingChart.render("controller.powerFencing.enabled", true,
+                "controller.powerFencing.kdump.enabled", true, "controller.powerFencing.kdump.port", 17410);
+
+        assertThat(r.args()).contains("--kdump-port=17410");
+        assertThat(r.controllerContainer().getPorts()).filteredOn(p -> "kdump".equals(p.getName()))
+                .singleElement().satisfies(p -> {
+                    assertThat(p.getContainerPort()).isEqualTo(17410);
+                    assertThat(p.getProtocol()).isEqualTo("UDP");
+                });
+        Service svc = r.all(Service.class).stream().filter(s -> s.getMetadata().getName().endsWith("-kdump"))
+                .findFirst().orElseThrow();
+        assertThat(svc.getSpec().getPorts()).singleElement().satisfies(p -> {
+            assertThat(p.getPort()).isEqualTo(17410);
+            assertThat(p.getProtocol()).isEqualTo("UDP");
+            assertThat(p.getTargetPort().getStrVal()).isEqualTo("kdump");
+        });
+    }
+
+    @Test
+    void kdumpWithoutPowerFencingRendersNothing() {
+        Rendered r = FencingChart.render("controller.powerFencing.kdump.enabled", true);
+
+        assertThat(r.args()).noneMatch(a -> a.startsWith("--kdump-port"));
+        assertThat(r.controllerContainer().getPorts()).noneMatch(p -> "kdump".equals(p.getName()));
+        assertThat(r.all(Service.class)).noneMatch(svc -> svc.getMetadata().getName().endsWith("-kdump"));
     }
 
     @Test
