@@ -112,10 +112,16 @@ public final class NodeFencingController implements AutoCloseable {
     /**
      * Starts ticking. Reads the NodeFencingConfigs once first, so {@link #ownsTaint} answers from the start.
      *
-     * @throws KubernetesClientException when they cannot be listed (e.g. the CRDs are not installed)
+     * @throws IllegalStateException when they cannot be listed (e.g. the CRDs are not installed)
      */
     public NodeFencingController start() {
-        configs = client.resources(NodeFencingConfig.class).list().getItems();
+        try {
+            configs = client.resources(NodeFencingConfig.class).list().getItems();
+        } catch (KubernetesClientException e) {
+            throw new IllegalStateException("--power-fencing: cannot list NodeFencingConfigs (HTTP " + e.getCode()
+                    + "); install the fencing.deckhouse.io CRDs (chart controller.powerFencing.enabled) and allow "
+                    + "the controller to list them: " + e.getMessage(), e);
+        }
         ticks.scheduleWithFixedDelay(this::tickLogged, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
         return this;
     }
