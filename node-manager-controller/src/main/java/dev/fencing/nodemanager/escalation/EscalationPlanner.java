@@ -66,15 +66,16 @@ public final class EscalationPlanner {
         }
         if ((phase == NodeFencingPhase.Pending || phase == NodeFencingPhase.Dumping)
                 && dumping(status, config, node, now)) {
-            if (node.exists() && !node.tainted() && status.taintedAt() == null) {
+            if (node.exists() && !node.tainted() && (status == null || status.taintedAt() == null)) {
                 return new EscalationStep.Taint();
             }
             return new EscalationStep.Dumping(node.lastKdump());
         }
         switch (phase) {
             case Pending, Dumping -> {
-                return claimable(config.stages().get(0), run(status.stages(), config.stages().get(0).name()), false,
-                        identity, now);
+                FenceStage first = config.stages().get(0);
+                return claimable(first, status == null ? null : run(status.stages(), first.name()), false, identity,
+                        now);
             }
             case Fencing -> {
                 Optional<FenceStage> stage = stage(config, status.currentStage());
@@ -116,10 +117,29 @@ public final class EscalationPlanner {
                 return node.returned() ? new EscalationStep.MarkRecovered("node returned after the escalation failed")
                         : new EscalationStep.Wait("escalation failed");
             }
+            case Recovered -> {
+                if (closed(record)) {
+                    return new EscalationStep.Wait("closed");
+                }
+                return node.returned() ? new EscalationStep.MarkRecovered("node returned after the recovery stage "
+                        + "powered it on") : new EscalationStep.Wait("powered on; waiting for the node to return");
+            }
             default -> {
                 return new EscalationStep.Wait("closed");
             }
         }
+    }
+
+    /**
+     * True once a record no longer holds its node: the node returned (Ready, agent reporting). A record whose
+     * recovery stage powered the node on still holds it until then, so the boot that follows (the node still
+     * unheard, still recorded as fenced) does not start a new escalation that would power it off again.
+     */
+    public static boolean closed(NodeFencing record) {
+        NodeFencingStatus s = record.getStatus();
+        return s != null && s.phase() == NodeFencingPhase.Recovered && s.conditions() != null
+                && s.conditions().stream().anyMatch(c -> "Recovered".equals(c.getType())
+                        && "NodeReturned".equals(c.getReason()));
     }
 
     // The node sends fence_kdump messages: it is dumping, so it counts as fenced (its pods may move) and the power
@@ -234,7 +254,8 @@ public final class EscalationPlanner {
     /** The status of a closed record: the node is back. */
     public static NodeFencingStatus recovered(NodeFencingStatus s, String why, Instant now) {
         return new NodeFencingStatus(NodeFencingPhase.Recovered, null, s.stages(), s.recovery(), s.startedAt(),
-                s.kdumpStartedAt(), s.lastKdumpAt(), s.fencedAt(), s.taintedAt(), now.toString(),
+                s.kdumpStartedAt(), s.lastKdumpAt(), s.fencedAt(), s.taintedAt(),
+                s.recoveredAt() != null ? s.recoveredAt() : now.toString(),
                 condition(s.conditions(), "Recovered", "True", "NodeReturned", why, now));
     }
 

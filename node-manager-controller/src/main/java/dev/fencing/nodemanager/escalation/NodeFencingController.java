@@ -154,7 +154,7 @@ public final class NodeFencingController implements AutoCloseable {
         this.configs = configs;
         Map<String, NodeFencing> open = new HashMap<>();
         for (NodeFencing r : client.resources(NodeFencing.class).list().getItems()) {
-            if (r.getSpec() == null || phase(r) == NodeFencingPhase.Recovered) {
+            if (r.getSpec() == null || EscalationPlanner.closed(r)) {
                 continue;
             }
             open.merge(r.getSpec().nodeName(), r, (a, b) -> created(a).isAfter(created(b)) ? a : b);

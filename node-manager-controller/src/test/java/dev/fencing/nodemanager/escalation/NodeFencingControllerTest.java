@@ -320,7 +320,16 @@ class NodeFencingControllerTest {
         await().atMost(20, TimeUnit.SECONDS).until(() -> phase() == NodeFencingPhase.Recovered);
         assertThat(agents.power("plug-a")).isEqualTo("on");
         assertThat(record().getStatus().recovery().result()).isEqualTo(StageRun.SUCCEEDED);
-        assertThat(record().getStatus().recoveredAt()).isNotNull();
+        String poweredOnAt = record().getStatus().recoveredAt();
+        assertThat(poweredOnAt).isNotNull();
+
+        // The node boots: still unheard and recorded as fenced, yet nothing powers it off again.
+        await().during(1500, TimeUnit.MILLISECONDS).atMost(5, TimeUnit.SECONDS)
+                .until(() -> records().size() == 1 && agents.power("plug-a").equals("on"));
+
+        returned.set(true);
+        await().atMost(20, TimeUnit.SECONDS).until(() -> EscalationPlanner.closed(record()));
+        assertThat(record().getStatus().recoveredAt()).isEqualTo(poweredOnAt);
     }
 
     @Test
