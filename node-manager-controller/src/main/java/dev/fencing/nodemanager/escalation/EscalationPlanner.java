@@ -187,7 +187,13 @@ public final class EscalationPlanner {
 
     /** The longest a stage can take: every method's status, action and status at the stage's timeout, plus margin. */
     static Duration bound(FenceStage stage) {
-        Duration timeout = Durations.parse("timeout", stage.timeout(), FenceStageExecutor.DEFAULT_TIMEOUT);
+        Duration timeout;
+        try {
+            timeout = Durations.parse("timeout", stage.timeout(), FenceStageExecutor.DEFAULT_TIMEOUT);
+        } catch (IllegalArgumentException e) {
+            // The stage itself fails on it at once (FenceStageExecutor); its bound is the default's.
+            timeout = FenceStageExecutor.DEFAULT_TIMEOUT;
+        }
         return timeout.multipliedBy(3L * stage.methods().size()).plus(TAKEOVER_MARGIN);
     }
 

@@ -56,7 +56,14 @@ public final class FenceStageExecutor {
     public StageRun run(FenceStage stage, PowerAction target, String node, Map<String, String> annotations,
                         int attempt) {
         Instant started = clock.instant();
-        Duration timeout = Durations.parse("stage " + stage.name() + " timeout", stage.timeout(), DEFAULT_TIMEOUT);
+        Duration timeout;
+        try {
+            timeout = Durations.parse("stage " + stage.name() + " timeout", stage.timeout(), DEFAULT_TIMEOUT);
+        } catch (IllegalArgumentException e) {
+            // The CRD's pattern refuses this; a config written around the schema still gets a clear result.
+            return new StageRun(stage.name(), StageRun.FAILED, attempt, started.toString(), identity,
+                    clock.instant().toString(), e.getMessage(), List.of());
+        }
         List<MethodRun> methods = new ArrayList<>();
         boolean all = stage.policyOrDefault() == ExecutionPolicy.All;
         boolean succeeded = all;

@@ -164,11 +164,16 @@ public final class NodeFencingController implements AutoCloseable {
             if (open.containsKey(node)) {
                 continue;
             }
-            EscalationTrigger.due(c, configs, goneWithin, now).ifPresent(d -> {
-                if (admitted(d.group(), node, now)) {
-                    open.put(node, create(d, now));
-                }
-            });
+            // One node's failure (a bad config value, a failed write) must not hold back the others.
+            try {
+                EscalationTrigger.due(c, configs, goneWithin, now).ifPresent(d -> {
+                    if (admitted(d.group(), node, now)) {
+                        open.put(node, create(d, now));
+                    }
+                });
+            } catch (RuntimeException e) {
+                LOG.warn("event=node_fencing_start_failed node={} error=\"{}\"", node, e.getMessage());
+            }
         }
         for (NodeFencing record : open.values()) {
             Optional<NodeFencingConfigSpec> config = configs.stream()
@@ -179,7 +184,12 @@ public final class NodeFencingController implements AutoCloseable {
                         record.getMetadata().getName(), record.getSpec().config());
                 continue;
             }
-            advance(record, config.get(), now);
+            try {
+                advance(record, config.get(), now);
+            } catch (RuntimeException e) {
+                LOG.warn("event=node_fencing_step_failed node={} record={} error=\"{}\"",
+                        record.getSpec().nodeName(), record.getMetadata().getName(), e.getMessage());
+            }
         }
     }
 

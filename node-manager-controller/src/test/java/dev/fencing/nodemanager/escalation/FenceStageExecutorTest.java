@@ -125,6 +125,16 @@ class FenceStageExecutorTest {
     }
 
     @Test
+    void aTimeoutTheSchemaWouldRefuseFailsTheStageWithTheReasonAndRunsNothing() throws Exception {
+        StageRun run = executor.run(stage(null, "500ms", method("m1", "fence_good", "node-a")), PowerAction.OFF,
+                "node-a", Map.of(), 1);
+
+        assertThat(run.result()).isEqualTo(StageRun.FAILED);
+        assertThat(run.message()).contains("stage bmc timeout", "500ms");
+        assertThat(agents.log("fence_good")).isEmpty();
+    }
+
+    @Test
     void theRecoveryActionPowersOnAndIsConfirmedByStatusOn() throws Exception {
         executor.run(stage(null, "10s", method("m1", "fence_good", "node-a")), PowerAction.OFF, "node-a", Map.of(),
                 1);

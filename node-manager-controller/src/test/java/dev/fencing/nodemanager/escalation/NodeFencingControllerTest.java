@@ -254,6 +254,47 @@ class NodeFencingControllerTest {
     }
 
     @Test
+    void aConfigWithAnInvalidKdumpTimeoutDoesNotHoldBackAnotherNode() throws Exception {
+        // Written around the schema (the mock does not validate): node-a dumps, its config's kdump.timeout is bad.
+        kdump.record(java.net.InetAddress.getByName("198.18.0.3"), now.get());
+        NodeFencingConfig bad = new NodeFencingConfig();
+        bad.setMetadata(new ObjectMetaBuilder().withName("a-bad").build());
+        bad.setSpec(new NodeFencingConfigSpec(null, List.of("node-a"), List.of(stage("bmc", "fence_good", false)),
+                null, "30s", new KdumpSpec(true, "soon")));
+        client.resources(NodeFencingConfig.class).resource(bad).create();
+        client.nodes().resource(new NodeBuilder().withNewMetadata().withName("node-b")
+                .withAnnotations(Map.of(PLUG_ANNOTATION, "plug-b")).endMetadata().build()).create();
+        NodeFencingConfig good = new NodeFencingConfig();
+        good.setMetadata(new ObjectMetaBuilder().withName("b-good").build());
+        good.setSpec(new NodeFencingConfigSpec(null, List.of("node-b"), List.of(stage("bmc", "fence_good", false)),
+                null, "30s", null));
+        client.resources(NodeFencingConfig.class).resource(good).create();
+        InstantSource clock = now::get;
+        NodeFencingController.Sources sources = new NodeFencingController.Sources() {
+            @Override
+            public List<EscalationTrigger.Candidate> candidates() {
+                return List.of("node-a", "node-b").stream().map(n -> client.nodes().withName(n).get())
+                        .map(n -> new EscalationTrigger.Candidate(n, "worker", fencedAt.get(), "ok", false,
+                                NodeFacts.of(n, null))).toList();
+            }
+
+            @Override
+            public boolean returned(String node) {
+                return false;
+            }
+        };
+        NodeFencingController c = new NodeFencingController(client, new FenceStageExecutor(
+                new ProcessFenceAgentRunner(dir), new KubernetesSecretSource(client), clock, "replica-1"),
+                new ClusterWriter(client, clock), sources, kdump, admission, leading::get, clock, "replica-1",
+                Duration.ofSeconds(40), Duration.ofMillis(100), 2);
+        controllers.add(c);
+        c.start();
+
+        await().atMost(20, TimeUnit.SECONDS).until(() -> agents.power("plug-b").equals("off"));
+        assertThat(agents.power("plug-a")).isEqualTo("on");
+    }
+
+    @Test
     void aStormLimitHoldsTheEscalationBackUntilItIsLifted() throws Exception {
         config(stage("bmc", "fence_good", false));
         stormLimit.set("only 1 of 3 nodes of group worker are healthy");
