@@ -26,6 +26,15 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import dev.fencing.nodemanager.health.HealthServer;
 import dev.fencing.nodemanager.metrics.ControllerMetrics;
 import dev.fencing.nodemanager.model.NodeLabels;
+import dev.fencing.nodemanager.escalation.CachedEscalationSources;
+import dev.fencing.nodemanager.escalation.FenceStageExecutor;
+import dev.fencing.nodemanager.escalation.FencingAdmission;
+import dev.fencing.nodemanager.escalation.KdumpListener;
+import dev.fencing.nodemanager.escalation.KdumpSightings;
+import dev.fencing.nodemanager.escalation.KubernetesSecretSource;
+import dev.fencing.nodemanager.escalation.NodeFencingController;
+import dev.fencing.nodemanager.escalation.PowerFencingSettings;
+import dev.fencing.nodemanager.escalation.ProcessFenceAgentRunner;
 import dev.fencing.nodemanager.reconciler.ClusterWriter;
 import dev.fencing.nodemanager.reconciler.NodeGroupReconciler;
 import dev.fencing.nodemanager.storm.CachedStormCensus;
@@ -99,6 +108,11 @@ public final class NodeManager implements AutoCloseable {
     private AgentControlServer server;
     private HealthServer health;
     private volatile boolean closing;
+    private PowerFencingSettings powerFencing;
+    // Storm limits for power fencing; FencingAdmission.of(stormGuard) once the controller builds a StormGuard.
+    private FencingAdmission powerFencingAdmission = FencingAdmission.UNLIMITED;
+    private NodeFencingController nodeFencing;
+    private KdumpListener kdumpListener;
 
     public NodeManager(KubernetesClient client, ControllerConfig config, InstantSource clock,
                        PrometheusMeterRegistry registry) {
@@ -249,6 +263,15 @@ public final class NodeManager implements AutoCloseable {
         return name + "-" + Long.toHexString(new SecureRandom().nextLong() >>> 16) + "@" + hostPort;
     }
 
+    /**
+     * Turns on power fencing (escalation through NodeFencingConfig stages, leader only); call before {@link #start}.
+     * The NodeFencingConfig and NodeFencing CRDs must be installed.
+     */
+    public NodeManager powerFencing(PowerFencingSettings settings) {
+        this.powerFencing = settings;
+        return this;
+    }
+
     /** Starts caches, the AgentControl server, the operator and the health server. */
     public NodeManager start() throws IOException {
         cache.start();
@@ -266,6 +289,20 @@ public final class NodeManager implements AutoCloseable {
             // the system clock, so its age is taken on that clock (not on the injected status clock).
             leaderLeaseWatch = new LeaderLeaseWatch(client, config.namespace(), config.leaseName(), identity,
                     InstantSource.system(), System::nanoTime, arbiter::leaseRenewed).start();
+        }
+        // Before the operator: the reconciler must know from its first pass which taints power fencing owns.
+        if (powerFencing != null) {
+            KdumpSightings sightings = new KdumpSightings();
+            if (powerFencing.kdumpPort() >= 0) {
+                kdumpListener = KdumpListener.start(null, powerFencing.kdumpPort(), sightings, clock);
+            }
+            nodeFencing = new NodeFencingController(client, new FenceStageExecutor(
+                    new ProcessFenceAgentRunner(powerFencing.agentsDir()), new KubernetesSecretSource(client), clock,
+                    identity), writer, new CachedEscalationSources(cache, reports, nodeLeases,
+                    config.reportStaleAfter(), clock), sightings, powerFencingAdmission, leadership::isLeader, clock,
+                    identity,
+                    config.reportStaleAfter(), powerFencing.interval(), powerFencing.workers()).start();
+            reconciler.taintOwnedElsewhere(nodeFencing::ownsTaint);
         }
         operator = newOperator(identity);
         operator.start();
@@ -410,6 +447,12 @@ public final class NodeManager implements AutoCloseable {
     @Override
     public void close() {
         closing = true;
+        if (nodeFencing != null) {
+            nodeFencing.close();
+        }
+        if (kdumpListener != null) {
+            kdumpListener.close();
+        }
         metrics.close();
         if (health != null) {
             health.close();

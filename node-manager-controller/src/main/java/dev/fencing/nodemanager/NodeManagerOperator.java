@@ -35,6 +35,7 @@ import dev.fencing.nodemanager.storm.ClusterStormLimits;
 import dev.fencing.policy.MinHealthy;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import dev.fencing.nodemanager.escalation.PowerFencingSettings;
 import picocli.CommandLine.Option;
 
 /**
@@ -257,6 +258,26 @@ public final class NodeManagerOperator implements Callable<Integer> {
             description = "The agents' run --log-format, passed in the DaemonSet (empty: the agent's default, text).")
     String agentLogFormat;
 
+    @Option(names = "--power-fencing", negatable = true, defaultValue = "${env:NMC_POWER_FENCING:-false}",
+            fallbackValue = "true", description = "Escalate to power fencing through NodeFencingConfig stages of"
+                    + " ClusterLabs fence agents (needs the NodeFencingConfig and NodeFencing CRDs, and the agents"
+                    + " in --fence-agents-dir; default: ${DEFAULT-VALUE}).")
+    boolean powerFencing;
+
+    @Option(names = "--fence-agents-dir", defaultValue = "${env:NMC_FENCE_AGENTS_DIR:-/usr/sbin}",
+            description = "Where the fence_* agents are (Debian fence-agents: /usr/sbin; default: ${DEFAULT-VALUE}).")
+    File fenceAgentsDir;
+
+    @Option(names = "--power-fencing-interval", defaultValue = "${env:NMC_POWER_FENCING_INTERVAL:-2s}",
+            description = "How often the leader checks escalation candidates and NodeFencing records"
+                    + " (default: ${DEFAULT-VALUE}).")
+    String powerFencingInterval;
+
+    @Option(names = "--kdump-port", defaultValue = "${env:NMC_KDUMP_PORT:-7410}",
+            description = "With --power-fencing: UDP port for fence_kdump_send messages from dumping nodes; -1: no"
+                    + " listener (default: ${DEFAULT-VALUE}).")
+    int kdumpPort;
+
     public static void main(String[] args) {
         System.exit(new CommandLine(new NodeManagerOperator()).execute(args));
     }
@@ -337,6 +358,19 @@ public final class NodeManagerOperator implements Callable<Integer> {
         LogSetup.configure(levels, format, Map.of("replica", replica));
     }
 
+    /** The power fencing settings, or empty without {@code --power-fencing}. */
+    Optional<PowerFencingSettings> powerFencingSettings() {
+        if (!powerFencing) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(new PowerFencingSettings(fenceAgentsDir.toPath(),
+                    duration("--power-fencing-interval", powerFencingInterval), 4, kdumpPort));
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
+        }
+    }
+
     /** The validated leader election timings. */
     LeaderElectionTimings electionTimings() {
         try {
@@ -396,6 +430,7 @@ public final class NodeManagerOperator implements Callable<Integer> {
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         NodeManager manager = new NodeManager(client, config, streamLimits, writeLimits, electionTimings,
                 InstantSource.system(), registry);
+        powerFencingSettings().ifPresent(manager::powerFencing);
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             LOG.info("event=shutdown");

@@ -48,6 +48,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
 import java.util.concurrent.ConcurrentHashMap;
 import dev.fencing.api.v1.NodeGroupStatus;
 
@@ -77,6 +78,7 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
     private static final String REMOVED = "\u0000removed";
     private final ReportWriteLimiter writeLimiter;
     private final StormGuard stormGuard;
+    private volatile Predicate<Node> taintOwnedElsewhere = n -> false;
 
     /**
      * @param keyrings       null when gossip encryption is off
@@ -109,6 +111,14 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
         if (leading.getAsBoolean()) {
             reportEvents.propagateEvent(new ResourceID(group));
         }
+    }
+
+    /**
+     * Nodes whose out-of-service taint another actor adds (power fencing adds it only once a fence stage confirmed
+     * the node off); this reconciler still removes its taint from them when they return.
+     */
+    public void taintOwnedElsewhere(Predicate<Node> owned) {
+        this.taintOwnedElsewhere = owned;
     }
 
     /** Label patches held back by the per-node rate limit. */
@@ -235,6 +245,8 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
         if (status.getFencedNodes() != null) {
             status.getFencedNodes().forEach(f -> fenced.add(f.getName()));
         }
+        // Nodes whose taint the power-fencing escalation owns (it follows a confirmed power-off).
+        fenced.removeIf(n -> nodes.containsKey(n) && taintOwnedElsewhere.test(nodes.get(n)));
         boolean fencesNodes = GroupStatusCalculator.fencesNodes(model);
         FencedNodeRecovery.Plan recovery = FencedNodeRecovery.plan(fenced, facts, outcome.reporting(),
                 model.fencingEnabled(), fencesNodes, config.maxOutOfService(), afterFence(group));

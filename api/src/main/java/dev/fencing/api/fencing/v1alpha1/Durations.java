@@ -1,0 +1,37 @@
+package dev.fencing.api.fencing.v1alpha1;
+
+import java.time.Duration;
+import java.util.regex.Matcher;
+
+/** The duration strings of the fencing CRDs: a whole number and one unit, {@code s}, {@code m} or {@code h}. */
+public final class Durations {
+
+    /** Schema pattern of a duration field. */
+    public static final String PATTERN = "^[0-9]{1,6}(s|m|h)$";
+
+    private static final java.util.regex.Pattern COMPILED = java.util.regex.Pattern.compile(PATTERN);
+
+    private Durations() {
+    }
+
+    /**
+     * Parses {@code value}, or returns {@code fallback} when it is null.
+     *
+     * @throws IllegalArgumentException naming {@code field} when the value does not match {@link #PATTERN}
+     */
+    public static Duration parse(String field, String value, Duration fallback) {
+        if (value == null) {
+            return fallback;
+        }
+        Matcher m = COMPILED.matcher(value);
+        if (!m.matches()) {
+            throw new IllegalArgumentException(field + ": '" + value + "' is not a duration such as 30s, 5m or 1h");
+        }
+        long amount = Long.parseLong(value.substring(0, value.length() - 1));
+        return switch (m.group(1)) {
+            case "s" -> Duration.ofSeconds(amount);
+            case "m" -> Duration.ofMinutes(amount);
+            default -> Duration.ofHours(amount);
+        };
+    }
+}

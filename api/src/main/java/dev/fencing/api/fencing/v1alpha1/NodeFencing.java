@@ -1,0 +1,46 @@
+package dev.fencing.api.fencing.v1alpha1;
+
+import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
+import io.fabric8.crd.generator.annotation.PrinterColumnFormat;
+import io.fabric8.kubernetes.client.CustomResource;
+import io.fabric8.kubernetes.model.annotation.Group;
+import io.fabric8.kubernetes.model.annotation.Kind;
+import io.fabric8.kubernetes.model.annotation.Plural;
+import io.fabric8.kubernetes.model.annotation.Singular;
+import io.fabric8.kubernetes.model.annotation.Version;
+
+/**
+ * One fencing event of one node ({@code fencing.deckhouse.io/v1alpha1}, cluster-scoped), created and driven by the
+ * node-manager controller's leader: the stages it ran, each agent invocation with its exit code and output (secrets
+ * removed), and the out-of-service taint and recovery that followed. The status is the escalation's only state, so a
+ * new leader continues where the previous one stopped.
+ */
+@Group(NodeFencingConfig.GROUP)
+@Version(NodeFencingConfig.VERSION)
+@Kind("NodeFencing")
+@Plural(NodeFencing.PLURAL)
+@Singular("nodefencing")
+@AdditionalPrinterColumn(name = "Node", jsonPath = ".spec.nodeName", type = AdditionalPrinterColumn.Type.STRING,
+        getDescription = "The fenced node.")
+@AdditionalPrinterColumn(name = "Phase", jsonPath = ".status.phase", type = AdditionalPrinterColumn.Type.STRING,
+        getDescription = "Where the escalation is.")
+@AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp",
+        type = AdditionalPrinterColumn.Type.DATE, format = PrinterColumnFormat.NONE,
+        getDescription = "Time since the fencing event started.")
+public final class NodeFencing extends CustomResource<NodeFencingSpec, NodeFencingStatus> {
+
+    private static final long serialVersionUID = 1L;
+
+    /** Plural resource name. */
+    public static final String PLURAL = "nodefencings";
+    /** CRD name, also the base name of the generated YAML. */
+    public static final String CRD_NAME = PLURAL + "." + NodeFencingConfig.GROUP;
+    /** Annotation asking the controller to run the recovery stage (power on); any value. */
+    public static final String RECOVER_ANNOTATION = NodeFencingConfig.GROUP + "/recover";
+    /** Label naming the node, so a node's records are listed with a selector. */
+    public static final String NODE_LABEL = NodeFencingConfig.GROUP + "/node";
+
+    /** An empty record; Jackson fills it. */
+    public NodeFencing() {
+    }
+}

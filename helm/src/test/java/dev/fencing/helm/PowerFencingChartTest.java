@@ -1,0 +1,128 @@
+package dev.fencing.helm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** controller.powerFencing: the flags, the two fencing.deckhouse.io CRDs and their RBAC, all only when enabled. */
+class PowerFencingChartTest {
+
+    private static final List<String> CRDS = List.of("nodefencingconfigs.fencing.deckhouse.io",
+            "nodefencings.fencing.deckhouse.io");
+
+    private static Path generated(String crd) {
+        return Path.of(System.getProperty("crd.generated.file", "../api/crds/nodegroups.deckhouse.io-v1.yml"))
+                .toAbsolutePath().normalize().resolveSibling(crd + "-v1.yml");
+    }
+
+    @Test
+    void offByDefault() {
+        Rendered r = FencingChart.render();
+
+        assertThat(r.args()).noneMatch(a -> a.startsWith("--power-fencing") || a.startsWith("--fence-agents-dir"));
+        assertThat(r.all(CustomResourceDefinition.class)).isEmpty();
+        assertThat(r.all(ClusterRole.class)).flatExtracting(ClusterRole::getRules)
+                .noneMatch(rule -> rule.getApiGroups().contains("fencing.deckhouse.io"));
+    }
+
+    @Test
+    void enabledPassesTheFlagsAndInstallsTheGeneratedCrdsKeptOnUninstall() throws IOException {
+        Rendered r = FencingChart.render("controller.powerFencing.enabled", true,
+                "controller.powerFencing.fenceAgentsDir", "/opt/fence-agents/sbin",
+                "controller.powerFencing.interval", "5s");
+
+        assertThat(r.args()).contains("--power-fencing", "--fence-agents-dir=/opt/fence-agents/sbin",
+                "--power-fencing-interval=5s", "--kdump-port=-1");
+        assertThat(r.all(Service.class)).noneMatch(svc -> svc.getMetadata().getName().endsWith("-kdump"));
+        for (String name : CRDS) {
+            CustomResourceDefinition crd = r.named(CustomResourceDefinition.class, name);
+            CustomResourceDefinition want = FencingChart.parse(Files.readString(generated(name)),
+                    CustomResourceDefinition.class);
+            assertThat(crd.getSpec()).isEqualTo(want.getSpec());
+            assertThat(crd.getMetadata().getAnnotations()).containsEntry("helm.sh/resource-policy", "keep");
+        }
+    }
+
+    @Test
+    void kdumpAddsTheUdpPortAndItsService() {
+        Rendered r = FencingChart.render("controller.powerFencing.enabled", true,
+                "controller.powerFencing.kdump.enabled", true, "controller.powerFencing.kdump.port", 17410);
+
+        assertThat(r.args()).contains("--kdump-port=17410");
+        assertThat(r.controllerContainer().getPorts()).filteredOn(p -> "kdump".equals(p.getName()))
+                .singleElement().satisfies(p -> {
+                    assertThat(p.getContainerPort()).isEqualTo(17410);
+                    assertThat(p.getProtocol()).isEqualTo("UDP");
+                });
+        Service svc = r.all(Service.class).stream().filter(s -> s.getMetadata().getName().endsWith("-kdump"))
+                .findFirst().orElseThrow();
+        assertThat(svc.getSpec().getPorts()).singleElement().satisfies(p -> {
+            assertThat(p.getPort()).isEqualTo(17410);
+            assertThat(p.getProtocol()).isEqualTo("UDP");
+            assertThat(p.getTargetPort().getStrVal()).isEqualTo("kdump");
+        });
+    }
+
+    @Test
+    void kdumpWithoutPowerFencingRendersNothing() {
+        Rendered r = FencingChart.render("controller.powerFencing.kdump.enabled", true);
+
+        assertThat(r.args()).noneMatch(a -> a.startsWith("--kdump-port"));
+        assertThat(r.controllerContainer().getPorts()).noneMatch(p -> "kdump".equals(p.getName()));
+        assertThat(r.all(Service.class)).noneMatch(svc -> svc.getMetadata().getName().endsWith("-kdump"));
+    }
+
+    @Test
+    void theChartsCrdCopiesAreIdenticalToTheGeneratedOnes() throws IOException {
+        for (String name : CRDS) {
+            Optional<String> problem = CrdCopyCheck.problem(FencingChart.dir().resolve("crds-fencing")
+                    .resolve(name + "-v1.yml"), generated(name));
+            assertThat(problem).as(problem.orElse("")).isEmpty();
+        }
+    }
+
+    @Test
+    void enabledGrantsTheRecordsAndSecretReadsInTheNamedNamespacesOnly() {
+        Rendered r = FencingChart.render("controller.powerFencing.enabled", true,
+                "controller.powerFencing.secretNamespaces[0]", "bmc-credentials",
+                "controller.powerFencing.secretNamespaces[1]", FencingChart.NAMESPACE);
+
+        List<PolicyRule> rules = r.all(ClusterRole.class).stream().flatMap(c -> c.getRules().stream()).toList();
+        assertThat(rules).anySatisfy(rule -> {
+            assertThat(rule.getResources()).containsExactly("nodefencings/status");
+            assertThat(rule.getVerbs()).contains("update");
+        });
+        assertThat(rules).anySatisfy(rule -> {
+            assertThat(rule.getResources()).containsExactly("nodefencings");
+            assertThat(rule.getVerbs()).contains("create", "list");
+        });
+        assertThat(rules).anySatisfy(rule -> {
+            assertThat(rule.getResources()).containsExactly("nodefencingconfigs");
+            assertThat(rule.getVerbs()).containsExactly("get", "list", "watch");
+        });
+        assertThat(rules).noneMatch(rule -> rule.getResources().contains("secrets"));
+        List<Role> secretRoles = r.all(Role.class).stream()
+                .filter(role -> role.getMetadata().getName().endsWith("-fence-secrets")).toList();
+        assertThat(secretRoles).singleElement().satisfies(role -> {
+            assertThat(role.getMetadata().getNamespace()).isEqualTo("bmc-credentials");
+            assertThat(role.getRules()).singleElement().satisfies(rule -> {
+                assertThat(rule.getResources()).containsExactly("secrets");
+                assertThat(rule.getVerbs()).containsExactly("get");
+            });
+        });
+        assertThat(r.all(RoleBinding.class)).filteredOn(b -> b.getMetadata().getName().endsWith("-fence-secrets"))
+                .singleElement().satisfies(b -> assertThat(b.getMetadata().getNamespace())
+                        .isEqualTo("bmc-credentials"));
+    }
+}

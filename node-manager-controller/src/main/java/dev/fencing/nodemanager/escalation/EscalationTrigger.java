@@ -1,0 +1,117 @@
+package dev.fencing.nodemanager.escalation;
+
+import dev.fencing.api.fencing.v1alpha1.Durations;
+import dev.fencing.api.fencing.v1alpha1.NodeFencingConfig;
+import dev.fencing.api.fencing.v1alpha1.NodeFencingConfigSpec;
+import dev.fencing.nodemanager.status.NodeFacts;
+import io.fabric8.kubernetes.api.model.Node;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * When a node is escalated to power fencing, pure. A node of a Watchdog + Fence group with a matching
+ * NodeFencingConfig is escalated
+ * <ul>
+ * <li>when it is recorded as fenced (the majority has not heard it and Kubernetes agrees, past
+ *     safe-to-assume-fenced) and still is {@code escalationGrace} later: it should have fenced itself, and a node
+ *     whose agent hangs while something still feeds its watchdog would not have; or</li>
+ * <li>at once when its agent's last report said its watchdog does not work (condition other than {@code ok}) and
+ *     it is silent with Kubernetes agreeing it is gone: it cannot fence itself at all.</li>
+ * </ul>
+ */
+public final class EscalationTrigger {
+
+    /** Watchdog condition of an agent whose watchdog works. */
+    static final String WATCHDOG_OK = "ok";
+
+    private EscalationTrigger() {
+    }
+
+    /**
+     * One node of a fencing group as the caches see it.
+     *
+     * @param node              the Node
+     * @param group             its NodeGroup
+     * @param fencedAt          when it counts as fenced (the group's {@code status.fencedNodes}), or null
+     * @param watchdogCondition its agent's last reported watchdog condition, or null without any report
+     * @param reporting         its agent reported within the staleness window
+     * @param facts             Kubernetes' view of it
+     */
+    public record Candidate(Node node, String group, Instant fencedAt, String watchdogCondition, boolean reporting,
+                            NodeFacts facts) {
+    }
+
+    /**
+     * An escalation to start.
+     *
+     * @param node   node name
+     * @param group  its NodeGroup
+     * @param config the NodeFencingConfig whose stages run
+     * @param reason why
+     */
+    public record Due(String node, String group, String config, String reason) {
+    }
+
+    /**
+     * Whether {@code c} is due now.
+     *
+     * @param configs    every NodeFencingConfig
+     * @param goneWithin how long Kubernetes must have not heard the node (kubelet Lease) for the no-watchdog case
+     */
+    public static Optional<Due> due(Candidate c, List<NodeFencingConfig> configs, Duration goneWithin, Instant now) {
+        Optional<NodeFencingConfig> config = configFor(c.node(), configs);
+        if (config.isEmpty()) {
+            return Optional.empty();
+        }
+        String name = c.node().getMetadata().getName();
+        NodeFencingConfigSpec spec = config.get().getSpec();
+        if (c.fencedAt() != null) {
+            Duration grace;
+            try {
+                grace = Durations.parse("escalationGrace", spec.escalationGrace(),
+                        Durations.parse("default", NodeFencingConfigSpec.DEFAULT_ESCALATION_GRACE, Duration.ZERO));
+            } catch (IllegalArgumentException e) {
+                return Optional.empty();
+            }
+            if (!now.isBefore(c.fencedAt().plus(grace)) && !c.reporting()) {
+                return Optional.of(new Due(name, c.group(), config.get().getMetadata().getName(),
+                        "still unheard " + format(grace) + " (escalationGrace) after safe-to-assume-fenced at "
+                                + c.fencedAt()));
+            }
+            return Optional.empty();
+        }
+        String condition = c.watchdogCondition();
+        if (condition != null && !condition.isEmpty() && !WATCHDOG_OK.equals(condition) && !c.reporting()
+                && c.facts().goneFor(now, goneWithin)) {
+            return Optional.of(new Due(name, c.group(), config.get().getMetadata().getName(),
+                    "its agent last reported no working watchdog (" + condition + ") and it is gone: Node not "
+                            + "Ready, agent and kubelet silent"));
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * The config for {@code node}: the first by name whose {@code nodeNames} lists it or whose {@code nodeSelector}
+     * its labels match.
+     */
+    public static Optional<NodeFencingConfig> configFor(Node node, List<NodeFencingConfig> configs) {
+        Map<String, String> labels = node.getMetadata().getLabels() == null ? Map.of()
+                : node.getMetadata().getLabels();
+        String name = node.getMetadata().getName();
+        return configs.stream()
+                .filter(c -> c.getSpec() != null && c.getSpec().stages() != null && !c.getSpec().stages().isEmpty())
+                .filter(c -> (c.getSpec().nodeNames() != null && c.getSpec().nodeNames().contains(name))
+                        || (c.getSpec().nodeSelector() != null && !c.getSpec().nodeSelector().isEmpty()
+                                && c.getSpec().nodeSelector().entrySet().stream()
+                                        .allMatch(e -> e.getValue().equals(labels.get(e.getKey())))))
+                .min(Comparator.comparing(c -> c.getMetadata().getName()));
+    }
+
+    private static String format(Duration d) {
+        return d.toSeconds() + "s";
+    }
+}

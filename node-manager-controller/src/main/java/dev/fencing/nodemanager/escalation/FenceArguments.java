@@ -1,0 +1,129 @@
+package dev.fencing.nodemanager.escalation;
+
+import dev.fencing.api.fencing.v1alpha1.FenceMethod;
+import dev.fencing.api.fencing.v1alpha1.FenceParameter;
+import dev.fencing.api.fencing.v1alpha1.SecretParameter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A method's stdin parameters for one node: templates expanded, Secret values filled in, and checked again after
+ * expansion (an annotation value with a line break would otherwise smuggle another parameter, e.g. a second
+ * {@code action}, onto the agent's stdin). Pure apart from the {@link SecretSource}.
+ */
+public final class FenceArguments {
+
+    private static final Pattern TEMPLATE = Pattern.compile("\\$\\(([A-Z_]+)(?::([^)]*))?\\)");
+
+    private FenceArguments() {
+    }
+
+    /**
+     * The arguments, or why there are none.
+     *
+     * @param arguments    stdin parameters in order, {@code action} first
+     * @param secretValues values that must never appear in logs or status
+     * @param error        what is wrong (names the parameter, never a secret value), or null
+     */
+    public record Resolved(Map<String, String> arguments, List<String> secretValues, String error) {
+
+        static Resolved failed(String error) {
+            return new Resolved(Map.of(), List.of(), error);
+        }
+    }
+
+    /**
+     * @param method      the method
+     * @param action      {@code status}, {@code off} or {@code on}
+     * @param node        the node's name
+     * @param annotations the Node's annotations (empty when the Node is gone)
+     * @param secrets     where secret parameters are read
+     */
+    public static Resolved resolve(FenceMethod method, String action, String node, Map<String, String> annotations,
+                                   SecretSource secrets) {
+        Map<String, String> out = new LinkedHashMap<>();
+        out.put("action", action);
+        List<String> secretValues = new ArrayList<>();
+        if (method.parameters() != null) {
+            for (FenceParameter p : method.parameters()) {
+                if (out.containsKey(p.name())) {
+                    return Resolved.failed("parameter " + p.name() + " is listed twice (or is 'action', which the "
+                            + "controller sets)");
+                }
+                StringBuilder value = new StringBuilder();
+                Matcher m = TEMPLATE.matcher(p.value());
+                while (m.find()) {
+                    Optional<String> expanded = expand(m.group(1), m.group(2), node, annotations);
+                    if (expanded.isEmpty()) {
+                        return Resolved.failed("parameter " + p.name() + ": " + unresolved(m.group(1), m.group(2),
+                                node));
+                    }
+                    m.appendReplacement(value, Matcher.quoteReplacement(expanded.get()));
+                }
+                m.appendTail(value);
+                if (hasLineBreak(value)) {
+                    return Resolved.failed("parameter " + p.name() + " contains a line break after expanding its "
+                            + "templates; each parameter must be one stdin line");
+                }
+                out.put(p.name(), value.toString());
+            }
+        }
+        if (method.secretParameters() != null) {
+            for (SecretParameter s : method.secretParameters()) {
+                if (out.containsKey(s.parameter())) {
+                    return Resolved.failed("secret parameter " + s.parameter() + " is also a parameter (or is "
+                            + "'action')");
+                }
+                Optional<String> value = secrets.read(s.secretRef());
+                if (value.isEmpty()) {
+                    return Resolved.failed("secret parameter " + s.parameter() + ": Secret "
+                            + s.secretRef().namespace() + "/" + s.secretRef().name() + " has no key "
+                            + s.secretRef().key() + " (or does not exist, or the controller may not read it)");
+                }
+                if (hasLineBreak(value.get())) {
+                    return Resolved.failed("secret parameter " + s.parameter() + ": the value in Secret "
+                            + s.secretRef().namespace() + "/" + s.secretRef().name() + " key " + s.secretRef().key()
+                            + " contains a line break; each parameter must be one stdin line");
+                }
+                out.put(s.parameter(), value.get());
+                if (!value.get().isEmpty()) {
+                    secretValues.add(value.get());
+                }
+            }
+        }
+        return new Resolved(out, List.copyOf(secretValues), null);
+    }
+
+    private static Optional<String> expand(String name, String argument, String node,
+                                           Map<String, String> annotations) {
+        if ("NODE_NAME".equals(name) && argument == null) {
+            return Optional.of(node);
+        }
+        if ("NODE_ANNOTATION".equals(name) && argument != null) {
+            return Optional.ofNullable(annotations.get(argument));
+        }
+        return Optional.empty();
+    }
+
+    private static String unresolved(String name, String argument, String node) {
+        if ("NODE_ANNOTATION".equals(name) && argument != null) {
+            return "Node " + node + " has no annotation " + argument;
+        }
+        return "unknown template $(" + name + (argument == null ? "" : ":" + argument) + "); use $(NODE_NAME) or "
+                + "$(NODE_ANNOTATION:<key>)";
+    }
+
+    private static boolean hasLineBreak(CharSequence s) {
+        for (int i = 0; i < s.length(); i++) {
+            if (s.charAt(i) == '\n' || s.charAt(i) == '\r') {
+                return true;
+            }
+        }
+        return false;
+    }
+}

@@ -1,0 +1,344 @@
+package dev.fencing.nodemanager.escalation;
+
+import dev.fencing.api.fencing.v1alpha1.NodeFencing;
+import dev.fencing.api.fencing.v1alpha1.NodeFencingConfig;
+import dev.fencing.api.fencing.v1alpha1.NodeFencingConfigSpec;
+import dev.fencing.api.fencing.v1alpha1.NodeFencingPhase;
+import dev.fencing.api.fencing.v1alpha1.NodeFencingSpec;
+import dev.fencing.api.fencing.v1alpha1.NodeFencingStatus;
+import dev.fencing.api.fencing.v1alpha1.StageRun;
+import dev.fencing.nodemanager.reconciler.ClusterWriter;
+import dev.fencing.nodemanager.status.NodeFacts;
+import dev.fencing.nodemanager.storm.StormGuard;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * node-fencing-escalation-controller (leader only). Goal: a node that should have fenced itself but may not have is
+ * powered off through its NodeFencingConfig's stages before its workloads move, and powered on again when asked.
+ * Trigger: a tick every {@code interval} while leading (escalation candidates from the caches, NodeFencing records
+ * from the API). Output: NodeFencing records and their status, ClusterLabs fence agent runs, the out-of-service taint.
+ *
+ * <p>The record's status is the only state: a stage is claimed by writing it {@code Running} with this replica as
+ * runner (an optimistic-lock update, so two replicas cannot both claim it), run on a worker, and its result written
+ * back. A stage left {@code Running} by a replica that died is started again by the leader once the stage's bound
+ * has passed ({@link EscalationPlanner#bound}); a node never has two stages running at once on this replica.
+ */
+public final class NodeFencingController implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(NodeFencingController.class);
+    private static final int WRITE_RETRIES = 5;
+
+    /** Where the controller's inputs come from. */
+    public interface Sources {
+        /** Every node of a Watchdog + Fence group, as the caches see it now. */
+        List<EscalationTrigger.Candidate> candidates();
+
+        /** The node is back: Node Ready and its agent reporting. */
+        boolean returned(String node);
+    }
+
+    private final KubernetesClient client;
+    private final FenceStageExecutor executor;
+    private final ClusterWriter writer;
+    private final Sources sources;
+    private final KdumpSightings kdump;
+    private final FencingAdmission admission;
+    private final BooleanSupplier leading;
+    private final InstantSource clock;
+    private final String identity;
+    private final Duration goneWithin;
+    private final Duration interval;
+    private final ScheduledExecutorService ticks;
+    private final ExecutorService workers;
+    private final Set<String> running = ConcurrentHashMap.newKeySet();
+    private volatile List<NodeFencingConfig> configs = List.of();
+
+    /**
+     * @param executor   runs stages
+     * @param writer     the out-of-service taint
+     * @param kdump      fence_kdump messages received (empty without a listener)
+     * @param admission  storm limits, asked before a power stage or a taint
+     * @param leading    true while this replica leads
+     * @param identity   this replica (leader election identity)
+     * @param goneWithin how long Kubernetes must have not heard a node without a working watchdog
+     * @param interval   tick period
+     * @param workers    stages run at once on this replica (for different nodes)
+     */
+    public NodeFencingController(KubernetesClient client, FenceStageExecutor executor, ClusterWriter writer,
+                                 Sources sources, KdumpSightings kdump, FencingAdmission admission,
+                                 BooleanSupplier leading,
+                                 InstantSource clock, String identity, Duration goneWithin, Duration interval,
+                                 int workers) {
+        this.client = client;
+        this.executor = executor;
+        this.writer = writer;
+        this.sources = sources;
+        this.kdump = kdump;
+        this.admission = admission;
+        this.leading = leading;
+        this.clock = clock;
+        this.identity = identity;
+        this.goneWithin = goneWithin;
+        this.interval = interval;
+        this.ticks = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "node-fencing-ticks"));
+        this.workers = Executors.newFixedThreadPool(workers, r -> daemon(r, "node-fencing-stage"));
+    }
+
+    private static Thread daemon(Runnable r, String name) {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        return t;
+    }
+
+    /**
+     * Starts ticking. Reads the NodeFencingConfigs once first, so {@link #ownsTaint} answers from the start.
+     *
+     * @throws IllegalStateException when they cannot be listed (e.g. the CRDs are not installed)
+     */
+    public NodeFencingController start() {
+        try {
+            configs = client.resources(NodeFencingConfig.class).list().getItems();
+        } catch (KubernetesClientException e) {
+            throw new IllegalStateException("--power-fencing: cannot list NodeFencingConfigs (HTTP " + e.getCode()
+                    + "); install the fencing.deckhouse.io CRDs (chart controller.powerFencing.enabled) and allow "
+                    + "the controller to list them: " + e.getMessage(), e);
+        }
+        ticks.scheduleWithFixedDelay(this::tickLogged, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+        return this;
+    }
+
+    /**
+     * True for a node a NodeFencingConfig covers: its out-of-service taint comes from this controller once a stage
+     * confirmed it powered off, not from the safe-to-assume-fenced rule alone.
+     */
+    public boolean ownsTaint(Node node) {
+        return EscalationTrigger.configFor(node, configs).isPresent();
+    }
+
+    private void tickLogged() {
+        try {
+            tick();
+        } catch (KubernetesClientException e) {
+            LOG.warn("event=node_fencing_tick_failed code={} error=\"{}\"", e.getCode(), e.getMessage());
+        } catch (RuntimeException e) {
+            LOG.error("event=node_fencing_tick_failed", e);
+        }
+    }
+
+    /** One round: start due escalations, advance every open record by one step. Leader only. */
+    void tick() {
+        if (!leading.getAsBoolean()) {
+            return;
+        }
+        Instant now = clock.instant();
+        List<NodeFencingConfig> configs = client.resources(NodeFencingConfig.class).list().getItems();
+        this.configs = configs;
+        Map<String, NodeFencing> open = new HashMap<>();
+        for (NodeFencing r : client.resources(NodeFencing.class).list().getItems()) {
+            if (r.getSpec() == null || EscalationPlanner.closed(r)) {
+                continue;
+            }
+            open.merge(r.getSpec().nodeName(), r, (a, b) -> created(a).isAfter(created(b)) ? a : b);
+        }
+        for (EscalationTrigger.Candidate c : sources.candidates()) {
+            String node = c.node().getMetadata().getName();
+            if (open.containsKey(node)) {
+                continue;
+            }
+            // One node's failure (a bad config value, a failed write) must not hold back the others.
+            try {
+                EscalationTrigger.due(c, configs, goneWithin, now).ifPresent(d -> {
+                    if (admitted(d.group(), node, now)) {
+                        open.put(node, create(d, now));
+                    }
+                });
+            } catch (RuntimeException e) {
+                LOG.warn("event=node_fencing_start_failed node={} error=\"{}\"", node, e.getMessage());
+            }
+        }
+        for (NodeFencing record : open.values()) {
+            Optional<NodeFencingConfigSpec> config = configs.stream()
+                    .filter(c -> c.getMetadata().getName().equals(record.getSpec().config()))
+                    .map(NodeFencingConfig::getSpec).findFirst();
+            if (config.isEmpty()) {
+                LOG.warn("event=node_fencing_config_missing node={} record={} config={}", record.getSpec().nodeName(),
+                        record.getMetadata().getName(), record.getSpec().config());
+                continue;
+            }
+            try {
+                advance(record, config.get(), now);
+            } catch (RuntimeException e) {
+                LOG.warn("event=node_fencing_step_failed node={} record={} error=\"{}\"",
+                        record.getSpec().nodeName(), record.getMetadata().getName(), e.getMessage());
+            }
+        }
+    }
+
+    // Storm limits: when one holds, nothing is done for the node now; the next tick asks again.
+    private boolean admitted(String group, String node, Instant now) {
+        StormGuard.Admission a = admission.admit(group, node, now);
+        if (!a.allowed()) {
+            LOG.warn("event=power_fencing_storm_limited node={} group={} reason=\"{}\"", node, group, a.reason());
+        }
+        return a.allowed();
+    }
+
+    private NodeFencing create(EscalationTrigger.Due due, Instant now) {
+        String base = due.node().length() > 240 ? due.node().substring(0, 240) : due.node();
+        NodeFencing record = new NodeFencing();
+        record.setMetadata(new ObjectMetaBuilder().withName(base + "-" + now.getEpochSecond())
+                .withLabels(Map.of(NodeFencing.NODE_LABEL, base)).build());
+        record.setSpec(new NodeFencingSpec(due.node(), due.group(), due.reason(), due.config()));
+        NodeFencing created = client.resources(NodeFencing.class).resource(record).create();
+        created.setStatus(EscalationPlanner.empty(now));
+        created = client.resources(NodeFencing.class).resource(created).updateStatus();
+        LOG.warn("event=node_fencing_started node={} group={} record={} config={} reason=\"{}\"", due.node(),
+                due.group(), created.getMetadata().getName(), due.config(), due.reason());
+        return created;
+    }
+
+    private void advance(NodeFencing record, NodeFencingConfigSpec config, Instant now) {
+        String node = record.getSpec().nodeName();
+        Node n = client.nodes().withName(node).get();
+        EscalationPlanner.NodeState state = new EscalationPlanner.NodeState(
+                n != null && NodeFacts.of(n, null).outOfServiceByUs(), n != null, sources.returned(node),
+                n == null ? null : kdump.last(n).orElse(null));
+        EscalationStep step = EscalationPlanner.next(record, config, state, running.contains(node), identity, now);
+        String group = record.getSpec().nodeGroup();
+        boolean fencingAction = step instanceof EscalationStep.Taint
+                || step instanceof EscalationStep.RunStage r && !r.recovery();
+        if (fencingAction && !admitted(group, node, now)) {
+            return;
+        }
+        if (step instanceof EscalationStep.RunStage run) {
+            NodeFencingStatus claimed = EscalationPlanner.claimed(record.getStatus(), run, identity, now);
+            if (!running.add(node)) {
+                return;
+            }
+            NodeFencing claimedRecord;
+            try {
+                claimedRecord = writeStatus(record, claimed);
+            } catch (KubernetesClientException e) {
+                running.remove(node);
+                // 409: another replica (or a newer status) got there first; the next tick reads it.
+                LOG.info("event=node_fencing_claim_lost node={} stage={} code={}", node, run.stage().name(),
+                        e.getCode());
+                return;
+            }
+            Map<String, String> annotations = n == null || n.getMetadata().getAnnotations() == null ? Map.of()
+                    : Map.copyOf(n.getMetadata().getAnnotations());
+            LOG.warn("event=fence_stage_started node={} record={} stage={} action={} attempt={}", node,
+                    record.getMetadata().getName(), run.stage().name(), run.recovery() ? "on" : "off",
+                    run.attempt());
+            workers.execute(() -> runStage(claimedRecord, config, run, annotations));
+        } else if (step instanceof EscalationStep.Taint) {
+            writer.setOutOfService(node, true);
+            Node after = client.nodes().withName(node).get();
+            if (after != null && NodeFacts.of(after, null).outOfServiceByUs()) {
+                updateStatus(record.getMetadata().getName(), s -> EscalationPlanner.tainted(s, clock.instant()));
+                LOG.warn("event=node_fencing_tainted node={} record={}", node, record.getMetadata().getName());
+            }
+        } else if (step instanceof EscalationStep.Dumping dumping) {
+            NodeFencingStatus next = EscalationPlanner.dumped(record.getStatus() == null
+                    ? EscalationPlanner.empty(now) : record.getStatus(), dumping.lastMessage());
+            if (next != null) {
+                updateStatus(record.getMetadata().getName(), s -> Optional.ofNullable(
+                        EscalationPlanner.dumped(s, dumping.lastMessage())).orElse(s));
+                LOG.warn("event=node_fencing_dumping node={} record={} last_message={}", node,
+                        record.getMetadata().getName(), dumping.lastMessage());
+            }
+        } else if (step instanceof EscalationStep.MarkRecovered recovered) {
+            updateStatus(record.getMetadata().getName(),
+                    s -> EscalationPlanner.recovered(s, recovered.why(), clock.instant()));
+            admission.finished(group, node, clock.instant());
+            LOG.info("event=node_fencing_closed node={} record={} why=\"{}\"", node, record.getMetadata().getName(),
+                    recovered.why());
+        }
+    }
+
+    private void runStage(NodeFencing record, NodeFencingConfigSpec config, EscalationStep.RunStage run,
+                          Map<String, String> annotations) {
+        String node = record.getSpec().nodeName();
+        try {
+            StageRun result = executor.run(run.stage(), run.recovery() ? PowerAction.ON : PowerAction.OFF, node,
+                    annotations, run.attempt());
+            NodeFencing written = updateStatus(record.getMetadata().getName(), s -> run.recovery()
+                    ? EscalationPlanner.recoveryFinished(s, result, clock.instant())
+                    : EscalationPlanner.stageFinished(s, config, result, clock.instant()));
+            LOG.warn("event=fence_stage_recorded node={} record={} stage={} result={} phase={}", node,
+                    record.getMetadata().getName(), result.name(), result.result(),
+                    written == null ? null : phase(written));
+            if (written != null && (phase(written) == NodeFencingPhase.Failed
+                    || phase(written) == NodeFencingPhase.Recovered)) {
+                admission.finished(record.getSpec().nodeGroup(), node, clock.instant());
+            }
+        } catch (RuntimeException e) {
+            // The record stays Running; this replica (or the next leader, after the stage's bound) runs it again.
+            LOG.error("event=fence_stage_failed node={} record={} stage={}", node, record.getMetadata().getName(),
+                    run.stage().name(), e);
+        } finally {
+            running.remove(node);
+            if (!ticks.isShutdown()) {
+                ticks.execute(this::tickLogged);
+            }
+        }
+    }
+
+    /** Applies {@code change} to the record's latest status, retrying on conflicts. Null when the record is gone. */
+    private NodeFencing updateStatus(String name, java.util.function.UnaryOperator<NodeFencingStatus> change) {
+        for (int i = 0; ; i++) {
+            NodeFencing latest = client.resources(NodeFencing.class).withName(name).get();
+            if (latest == null) {
+                return null;
+            }
+            try {
+                return writeStatus(latest, change.apply(latest.getStatus() == null
+                        ? EscalationPlanner.empty(clock.instant()) : latest.getStatus()));
+            } catch (KubernetesClientException e) {
+                if (e.getCode() != 409 || i + 1 >= WRITE_RETRIES) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private NodeFencing writeStatus(NodeFencing record, NodeFencingStatus status) {
+        record.setStatus(status);
+        return client.resources(NodeFencing.class).resource(record).updateStatus();
+    }
+
+    private static NodeFencingPhase phase(NodeFencing r) {
+        return r.getStatus() == null || r.getStatus().phase() == null ? NodeFencingPhase.Pending
+                : r.getStatus().phase();
+    }
+
+    private static Instant created(NodeFencing r) {
+        String ts = r.getMetadata().getCreationTimestamp();
+        return ts == null ? Instant.EPOCH : Instant.parse(ts);
+    }
+
+    @Override
+    public void close() {
+        ticks.shutdownNow();
+        workers.shutdownNow();
+    }
+}

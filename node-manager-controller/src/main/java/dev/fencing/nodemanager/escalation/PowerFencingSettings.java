@@ -1,0 +1,29 @@
+package dev.fencing.nodemanager.escalation;
+
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * The escalation's flags ({@code --power-fencing}, {@code --fence-agents-dir}, {@code --power-fencing-interval},
+ * {@code --kdump-port}).
+ *
+ * @param agentsDir where the ClusterLabs fence agents are ({@code /usr/sbin} with Debian's fence-agents)
+ * @param interval  how often the leader looks at escalation candidates and NodeFencing records
+ * @param workers   stages run at once (for different nodes)
+ * @param kdumpPort UDP port for fence_kdump_send messages ({@code --kdump-port}, 7410), -1: no listener
+ */
+public record PowerFencingSettings(Path agentsDir, Duration interval, int workers, int kdumpPort) {
+
+    /** Checks the values. */
+    public PowerFencingSettings {
+        if (interval.isNegative() || interval.isZero()) {
+            throw new IllegalArgumentException("--power-fencing-interval must be positive");
+        }
+        if (kdumpPort < -1 || kdumpPort > 65535) {
+            throw new IllegalArgumentException("--kdump-port must be a UDP port, 0 (any) or -1 (off)");
+        }
+        if (workers < 1) {
+            throw new IllegalArgumentException("power fencing needs at least one worker");
+        }
+    }
+}

@@ -1,0 +1,421 @@
+package dev.fencing.nodemanager.escalation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.fencing.api.fencing.v1alpha1.ExecutionPolicy;
+import dev.fencing.api.fencing.v1alpha1.FenceMethod;
+import dev.fencing.api.fencing.v1alpha1.FenceParameter;
+import dev.fencing.api.fencing.v1alpha1.FenceStage;
+import dev.fencing.api.fencing.v1alpha1.KdumpSpec;
+import dev.fencing.api.fencing.v1alpha1.NodeFencing;
+import dev.fencing.api.fencing.v1alpha1.NodeFencingConfig;
+import dev.fencing.api.fencing.v1alpha1.NodeFencingConfigSpec;
+import dev.fencing.api.fencing.v1alpha1.NodeFencingPhase;
+import dev.fencing.api.fencing.v1alpha1.NodeFencingSpec;
+import dev.fencing.api.fencing.v1alpha1.NodeFencingStatus;
+import dev.fencing.api.fencing.v1alpha1.SecretKeyRef;
+import dev.fencing.api.fencing.v1alpha1.SecretParameter;
+import dev.fencing.api.fencing.v1alpha1.StageRun;
+import dev.fencing.nodemanager.reconciler.ClusterWriter;
+import dev.fencing.nodemanager.status.NodeFacts;
+import dev.fencing.nodemanager.storm.StormGuard;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import java.io.InputStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The escalation controller on the fabric8 CRUD mock with fake fence agents (real processes speaking the stdin
+ * protocol): records, stage order, mustSucceed, the taint, recovery on request, and the hand-over of a stage a dead
+ * replica left running.
+ */
+@EnableKubernetesMockClient(crud = true)
+class NodeFencingControllerTest {
+
+    private static final SecretKeyRef PASSWORD = new SecretKeyRef("ns", "bmc", "password");
+    private static final String PLUG_ANNOTATION = "example.com/plug";
+
+    KubernetesClient client;
+
+    @TempDir
+    Path dir;
+    private FakeFenceAgents agents;
+    private final AtomicReference<Instant> now = new AtomicReference<>(Instant.parse("2026-11-23T10:00:00Z"));
+    private final AtomicReference<Instant> fencedAt = new AtomicReference<>(Instant.parse("2026-11-23T09:59:00Z"));
+    private final AtomicReference<String> watchdog = new AtomicReference<>("ok");
+    private final AtomicBoolean returned = new AtomicBoolean();
+    private final AtomicBoolean leading = new AtomicBoolean(true);
+    private final List<NodeFencingController> controllers = new ArrayList<>();
+    private final KdumpSightings kdump = new KdumpSightings();
+    private final AtomicReference<String> stormLimit = new AtomicReference<>();
+    private final List<String> finished = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final FencingAdmission admission = new FencingAdmission() {
+        @Override
+        public StormGuard.Admission admit(String group, String node, Instant at) {
+            String limit = stormLimit.get();
+            return new StormGuard.Admission(limit == null, limit == null ? "admitted" : limit);
+        }
+
+        @Override
+        public void finished(String group, String node, Instant at) {
+            finished.add(group + "/" + node);
+        }
+    };
+
+    @BeforeEach
+    void setUp() throws Exception {
+        for (String crd : List.of(NodeFencingConfig.CRD_NAME, NodeFencing.CRD_NAME)) {
+            try (InputStream in = getClass().getResourceAsStream("/META-INF/fabric8/" + crd + "-v1.yml")) {
+                client.apiextensions().v1().customResourceDefinitions().resource(client.getKubernetesSerialization()
+                        .unmarshal(in, CustomResourceDefinition.class)).create();
+            }
+        }
+        agents = new FakeFenceAgents(dir).working("fence_good", "s3cret").working("fence_other", "other-pw");
+        client.secrets().inNamespace("ns").resource(new SecretBuilder().withNewMetadata().withName("bmc")
+                .withNamespace("ns").endMetadata().withStringData(Map.of("password", "s3cret")).build()).create();
+        client.nodes().resource(new NodeBuilder().withNewMetadata().withName("node-a")
+                .withLabels(Map.of("node.deckhouse.io/group", "worker"))
+                .withAnnotations(Map.of(PLUG_ANNOTATION, "plug-a")).endMetadata().withNewStatus().addNewCondition()
+                .withType("Ready").withStatus("False").endCondition().addNewAddress().withType("InternalIP")
+                .withAddress("198.18.0.3").endAddress().endStatus().build()).create();
+    }
+
+    @AfterEach
+    void tearDown() {
+        controllers.forEach(NodeFencingController::close);
+    }
+
+    private static FenceStage stage(String name, String agent, boolean mustSucceed) {
+        return new FenceStage(name, ExecutionPolicy.One, mustSucceed, "10s", List.of(new FenceMethod("m", agent,
+                List.of(new FenceParameter("plug", "$(NODE_ANNOTATION:" + PLUG_ANNOTATION + ")")),
+                List.of(new SecretParameter("password", PASSWORD)))));
+    }
+
+    private void config(FenceStage... stages) {
+        config(null, stages);
+    }
+
+    private void config(KdumpSpec kdump, FenceStage... stages) {
+        NodeFencingConfig config = new NodeFencingConfig();
+        config.setMetadata(new ObjectMetaBuilder().withName("worker").build());
+        config.setSpec(new NodeFencingConfigSpec(Map.of("node.deckhouse.io/group", "worker"), null,
+                List.of(stages), stage("power-on", "fence_good", false), "30s", kdump));
+        client.resources(NodeFencingConfig.class).resource(config).create();
+    }
+
+    private NodeFencingController controller(String identity) {
+        NodeFencingController.Sources sources = new NodeFencingController.Sources() {
+            @Override
+            public List<EscalationTrigger.Candidate> candidates() {
+                Node n = client.nodes().withName("node-a").get();
+                return List.of(new EscalationTrigger.Candidate(n, "worker", fencedAt.get(), watchdog.get(), false,
+                        NodeFacts.of(n, null)));
+            }
+
+            @Override
+            public boolean returned(String node) {
+                return returned.get();
+            }
+        };
+        InstantSource clock = now::get;
+        NodeFencingController c = new NodeFencingController(client, new FenceStageExecutor(
+                new ProcessFenceAgentRunner(dir), new KubernetesSecretSource(client), clock, identity),
+                new ClusterWriter(client, clock), sources, kdump, admission, leading::get, clock, identity,
+                Duration.ofSeconds(40),
+                Duration.ofMillis(100), 2);
+        controllers.add(c);
+        return c;
+    }
+
+    private List<NodeFencing> records() {
+        return client.resources(NodeFencing.class).list().getItems();
+    }
+
+    private NodeFencing record() {
+        List<NodeFencing> all = records();
+        assertThat(all).hasSize(1);
+        return all.get(0);
+    }
+
+    private NodeFencingPhase phase() {
+        List<NodeFencing> all = records();
+        return all.isEmpty() || all.get(0).getStatus() == null ? null : all.get(0).getStatus().phase();
+    }
+
+    private boolean tainted() {
+        return NodeFacts.of(client.nodes().withName("node-a").get(), null).outOfServiceByUs();
+    }
+
+    @Test
+    void aNodeStillUnheardAfterTheGraceIsPoweredOffAndThenTainted() throws Exception {
+        config(stage("bmc", "fence_good", false));
+        controller("replica-1").start();
+
+        await().atMost(20, TimeUnit.SECONDS).until(() -> record().getStatus().taintedAt() != null);
+        NodeFencing r = record();
+        assertThat(r.getSpec()).isEqualTo(new NodeFencingSpec("node-a", "worker", "still unheard 30s "
+                + "(escalationGrace) after safe-to-assume-fenced at 2026-11-23T09:59:00Z", "worker"));
+        assertThat(r.getMetadata().getLabels()).containsEntry(NodeFencing.NODE_LABEL, "node-a");
+        NodeFencingStatus s = r.getStatus();
+        assertThat(s.phase()).isEqualTo(NodeFencingPhase.Fenced);
+        assertThat(s.fencedAt()).isNotNull();
+        assertThat(s.stages()).singleElement().satisfies(run -> {
+            assertThat(run.result()).isEqualTo(StageRun.SUCCEEDED);
+            assertThat(run.runner()).isEqualTo("replica-1");
+            assertThat(run.methods().get(0).invocations()).extracting(i -> i.action() + ":" + i.exitCode())
+                    .containsExactly("status:0", "off:0", "status:2");
+        });
+        assertThat(s.conditions()).anySatisfy(c -> {
+            assertThat(c.getType()).isEqualTo("Fenced");
+            assertThat(c.getStatus()).isEqualTo("True");
+        });
+        assertThat(tainted()).isTrue();
+        assertThat(agents.power("plug-a")).isEqualTo("off");
+        assertThat(client.getKubernetesSerialization().asJson(r)).doesNotContain("s3cret");
+    }
+
+    @Test
+    void nothingHappensBeforeTheGraceOrOnAFollower() throws Exception {
+        config(stage("bmc", "fence_good", false));
+        fencedAt.set(now.get().minusSeconds(10));
+        NodeFencingController c = controller("replica-1");
+        c.tick();
+        assertThat(records()).isEmpty();
+
+        fencedAt.set(now.get().minusSeconds(60));
+        leading.set(false);
+        c.tick();
+        assertThat(records()).isEmpty();
+        assertThat(agents.power("plug-a")).isEqualTo("on");
+    }
+
+    @Test
+    void aDumpingNodeIsTaintedAtOnceAndItsPowerStageWaitsUntilTheMessagesStop() throws Exception {
+        config(new KdumpSpec(true, "10m"), stage("bmc", "fence_good", false));
+        kdump.record(java.net.InetAddress.getByName("198.18.0.3"), now.get().minusSeconds(5));
+        controller("replica-1").start();
+
+        await().atMost(20, TimeUnit.SECONDS).until(() -> phase() == NodeFencingPhase.Dumping && tainted());
+        NodeFencingStatus s = record().getStatus();
+        assertThat(s.kdumpStartedAt()).isEqualTo(now.get().minusSeconds(5).toString());
+        assertThat(s.taintedAt()).isNotNull();
+        await().during(1, TimeUnit.SECONDS).atMost(5, TimeUnit.SECONDS).until(() -> agents.log("fence_good")
+                .isEmpty());
+
+        // No message for 30 s: the dump is over, the power stage runs.
+        now.set(now.get().plusSeconds(30));
+        await().atMost(20, TimeUnit.SECONDS).until(() -> phase() == NodeFencingPhase.Fenced);
+        assertThat(agents.power("plug-a")).isEqualTo("off");
+    }
+
+    @Test
+    void aDumpLongerThanTheKdumpTimeoutNoLongerHoldsThePowerStageBack() throws Exception {
+        config(new KdumpSpec(true, "1m"), stage("bmc", "fence_good", false));
+        kdump.record(java.net.InetAddress.getByName("198.18.0.3"), now.get());
+        NodeFencingController c = controller("replica-1");
+        c.tick();
+        c.tick();
+        await().atMost(10, TimeUnit.SECONDS).until(() -> phase() == NodeFencingPhase.Dumping);
+
+        // Messages keep coming, but a minute has passed since the first one.
+        now.set(now.get().plusSeconds(61));
+        kdump.record(java.net.InetAddress.getByName("198.18.0.3"), now.get());
+        c.start();
+        await().atMost(20, TimeUnit.SECONDS).until(() -> phase() == NodeFencingPhase.Fenced);
+    }
+
+    @Test
+    void kdumpMessagesAreIgnoredWhenTheConfigDoesNotEnableKdump() throws Exception {
+        config(stage("bmc", "fence_good", false));
+        kdump.record(java.net.InetAddress.getByName("198.18.0.3"), now.get());
+        controller("replica-1").start();
+
+        await().atMost(20, TimeUnit.SECONDS).until(() -> phase() == NodeFencingPhase.Fenced);
+        assertThat(record().getStatus().kdumpStartedAt()).isNull();
+    }
+
+    @Test
+    void aConfigWithAnInvalidKdumpTimeoutDoesNotHoldBackAnotherNode() throws Exception {
+        // Written around the schema (the mock does not validate): node-a dumps, its config's kdump.timeout is bad.
+        kdump.record(java.net.InetAddress.getByName("198.18.0.3"), now.get());
+        NodeFencingConfig bad = new NodeFencingConfig();
+        bad.setMetadata(new ObjectMetaBuilder().withName("a-bad").build());
+        bad.setSpec(new NodeFencingConfigSpec(null, List.of("node-a"), List.of(stage("bmc", "fence_good", false)),
+                null, "30s", new KdumpSpec(true, "soon")));
+        client.resources(NodeFencingConfig.class).resource(bad).create();
+        client.nodes().resource(new NodeBuilder().withNewMetadata().withName("node-b")
+                .withAnnotations(Map.of(PLUG_ANNOTATION, "plug-b")).endMetadata().build()).create();
+        NodeFencingConfig good = new NodeFencingConfig();
+        good.setMetadata(new ObjectMetaBuilder().withName("b-good").build());
+        good.setSpec(new NodeFencingConfigSpec(null, List.of("node-b"), List.of(stage("bmc", "fence_good", false)),
+                null, "30s", null));
+        client.resources(NodeFencingConfig.class).resource(good).create();
+        InstantSource clock = now::get;
+        NodeFencingController.Sources sources = new NodeFencingController.Sources() {
+            @Override
+            public List<EscalationTrigger.Candidate> candidates() {
+                return List.of("node-a", "node-b").stream().map(n -> client.nodes().withName(n).get())
+                        .map(n -> new EscalationTrigger.Candidate(n, "worker", fencedAt.get(), "ok", false,
+                                NodeFacts.of(n, null))).toList();
+            }
+
+            @Override
+            public boolean returned(String node) {
+                return false;
+            }
+        };
+        NodeFencingController c = new NodeFencingController(client, new FenceStageExecutor(
+                new ProcessFenceAgentRunner(dir), new KubernetesSecretSource(client), clock, "replica-1"),
+                new ClusterWriter(client, clock), sources, kdump, admission, leading::get, clock, "replica-1",
+                Duration.ofSeconds(40), Duration.ofMillis(100), 2);
+        controllers.add(c);
+        c.start();
+
+        await().atMost(20, TimeUnit.SECONDS).until(() -> agents.power("plug-b").equals("off"));
+        assertThat(agents.power("plug-a")).isEqualTo("on");
+    }
+
+    @Test
+    void aStormLimitHoldsTheEscalationBackUntilItIsLifted() throws Exception {
+        config(stage("bmc", "fence_good", false));
+        stormLimit.set("only 1 of 3 nodes of group worker are healthy");
+        NodeFencingController c = controller("replica-1");
+        c.tick();
+        assertThat(records()).isEmpty();
+        assertThat(agents.log("fence_good")).isEmpty();
+
+        stormLimit.set(null);
+        c.start();
+        await().atMost(20, TimeUnit.SECONDS).until(() -> phase() == NodeFencingPhase.Fenced && tainted());
+    }
+
+    @Test
+    void aNodeWithoutAWorkingWatchdogIsFencedWithoutWaitingForSafeToAssumeFenced() throws Exception {
+        config(stage("bmc", "fence_good", false));
+        fencedAt.set(null);
+        watchdog.set("missing: /dev/watchdog not found");
+        controller("replica-1").start();
+
+        await().atMost(20, TimeUnit.SECONDS).until(() -> phase() == NodeFencingPhase.Fenced && tainted());
+        assertThat(record().getSpec().reason()).contains("no working watchdog (missing: /dev/watchdog not found)");
+    }
+
+    @Test
+    void aFailedStageMovesToTheNextOne() throws Exception {
+        // fence_other expects another password: the BMC refuses, the PDU stage fences.
+        config(stage("bmc", "fence_other", false), stage("pdu", "fence_good", false));
+        controller("replica-1").start();
+
+        await().atMost(20, TimeUnit.SECONDS).until(() -> phase() == NodeFencingPhase.Fenced && tainted());
+        assertThat(record().getStatus().stages()).extracting(StageRun::name, StageRun::result)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("bmc", StageRun.FAILED),
+                        org.assertj.core.groups.Tuple.tuple("pdu", StageRun.SUCCEEDED));
+    }
+
+    @Test
+    void aMustSucceedStageThatFailsStopsTheEscalationWithoutATaint() throws Exception {
+        config(stage("bmc", "fence_other", true), stage("pdu", "fence_good", false));
+        controller("replica-1").start();
+
+        await().atMost(20, TimeUnit.SECONDS).until(() -> phase() == NodeFencingPhase.Failed);
+        NodeFencingStatus s = record().getStatus();
+        assertThat(s.stages()).extracting(StageRun::name).containsExactly("bmc");
+        assertThat(s.conditions()).anySatisfy(c -> assertThat(c.getReason()).isEqualTo("MustSucceedStageFailed"));
+        assertThat(tainted()).isFalse();
+        assertThat(agents.log("fence_good")).isEmpty();
+        assertThat(records()).hasSize(1);
+        assertThat(finished).containsExactly("worker/node-a");
+    }
+
+    @Test
+    void theRecoveryStagePowersTheNodeOnWhenTheRecordIsAnnotated() throws Exception {
+        config(stage("bmc", "fence_good", false));
+        controller("replica-1").start();
+        await().atMost(20, TimeUnit.SECONDS).until(() -> phase() == NodeFencingPhase.Fenced && tainted());
+
+        client.resources(NodeFencing.class).withName(record().getMetadata().getName())
+                .edit(r -> {
+                    r.getMetadata().setAnnotations(Map.of(NodeFencing.RECOVER_ANNOTATION, "ticket-42"));
+                    return r;
+                });
+
+        await().atMost(20, TimeUnit.SECONDS).until(() -> phase() == NodeFencingPhase.Recovered);
+        assertThat(agents.power("plug-a")).isEqualTo("on");
+        assertThat(record().getStatus().recovery().result()).isEqualTo(StageRun.SUCCEEDED);
+        String poweredOnAt = record().getStatus().recoveredAt();
+        assertThat(poweredOnAt).isNotNull();
+
+        // The node boots: still unheard and recorded as fenced, yet nothing powers it off again.
+        await().during(1500, TimeUnit.MILLISECONDS).atMost(5, TimeUnit.SECONDS)
+                .until(() -> records().size() == 1 && agents.power("plug-a").equals("on"));
+
+        returned.set(true);
+        await().atMost(20, TimeUnit.SECONDS).until(() -> EscalationPlanner.closed(record()));
+        assertThat(record().getStatus().recoveredAt()).isEqualTo(poweredOnAt);
+    }
+
+    @Test
+    void aRecordClosesWhenTheNodeReturnsAndANewEventGetsANewRecord() throws Exception {
+        config(stage("bmc", "fence_good", false));
+        controller("replica-1").start();
+        await().atMost(20, TimeUnit.SECONDS).until(() -> phase() == NodeFencingPhase.Fenced && tainted());
+
+        returned.set(true);
+        fencedAt.set(null);
+        await().atMost(20, TimeUnit.SECONDS).until(() -> phase() == NodeFencingPhase.Recovered);
+        assertThat(finished).containsExactly("worker/node-a");
+
+        returned.set(false);
+        now.set(now.get().plusSeconds(600));
+        fencedAt.set(now.get().minusSeconds(60));
+        await().atMost(20, TimeUnit.SECONDS).until(() -> records().size() == 2);
+    }
+
+    @Test
+    void aStageADeadReplicaLeftRunningIsRunAgainOnlyOnceItsBoundHasPassed() throws Exception {
+        config(stage("bmc", "fence_good", false));
+        NodeFencing left = new NodeFencing();
+        left.setMetadata(new ObjectMetaBuilder().withName("node-a-1").withLabels(Map.of(NodeFencing.NODE_LABEL,
+                "node-a")).build());
+        left.setSpec(new NodeFencingSpec("node-a", "worker", "test", "worker"));
+        left = client.resources(NodeFencing.class).resource(left).create();
+        left.setStatus(new NodeFencingStatus(NodeFencingPhase.Fencing, "bmc", List.of(new StageRun("bmc",
+                StageRun.RUNNING, 1, now.get().toString(), "replica-dead", null, null, null)), null,
+                now.get().toString(), null, null, null, null, null, List.of()));
+        client.resources(NodeFencing.class).resource(left).updateStatus();
+
+        NodeFencingController c = controller("replica-2");
+        c.tick();
+        assertThat(record().getStatus().stages().get(0).runner()).isEqualTo("replica-dead");
+        assertThat(agents.log("fence_good")).isEmpty();
+
+        // bound: 1 method x (status, off, status) x 10s + 30s margin
+        now.set(now.get().plus(Duration.ofSeconds(60)));
+        c.start();
+
+        await().atMost(20, TimeUnit.SECONDS).until(() -> phase() == NodeFencingPhase.Fenced && tainted());
+        StageRun run = record().getStatus().stages().get(0);
+        assertThat(run.attempts()).isEqualTo(2);
+        assertThat(run.runner()).isEqualTo("replica-2");
+        assertThat(records()).hasSize(1);
+    }
+}

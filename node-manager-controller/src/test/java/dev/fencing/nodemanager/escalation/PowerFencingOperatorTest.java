@@ -1,0 +1,176 @@
+package dev.fencing.nodemanager.escalation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.fencing.api.fencing.v1alpha1.ExecutionPolicy;
+import dev.fencing.api.fencing.v1alpha1.FenceMethod;
+import dev.fencing.api.fencing.v1alpha1.FenceParameter;
+import dev.fencing.api.fencing.v1alpha1.FenceStage;
+import dev.fencing.api.fencing.v1alpha1.NodeFencing;
+import dev.fencing.api.fencing.v1alpha1.NodeFencingConfig;
+import dev.fencing.api.fencing.v1alpha1.NodeFencingConfigSpec;
+import dev.fencing.api.fencing.v1alpha1.NodeFencingPhase;
+import dev.fencing.api.v1.FencedNode;
+import dev.fencing.api.v1.Fencing;
+import dev.fencing.api.v1.NodeGroup;
+import dev.fencing.api.v1.NodeGroupFencing;
+import dev.fencing.api.v1.NodeGroupSpec;
+import dev.fencing.api.v1.NodeType;
+import dev.fencing.nodemanager.NodeManager;
+import dev.fencing.nodemanager.config.ControllerConfig;
+import dev.fencing.nodemanager.grpc.TestAgent;
+import dev.fencing.nodemanager.grpc.auth.TestAgentPods;
+import dev.fencing.nodemanager.model.TestNodes;
+import dev.fencing.nodemanager.status.NodeFacts;
+import dev.fencing.policy.PolicyResolver;
+import dev.fencing.proto.fencing.v1.FencingMode;
+import dev.fencing.proto.nodemanager.v1.AgentMessage;
+import dev.fencing.proto.nodemanager.v1.AgentReport;
+import dev.fencing.proto.nodemanager.v1.PeerReport;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.grpc.ManagedChannel;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.InputStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The whole controller with {@code --power-fencing} on the CRUD mock: a node that self-fencing records as fenced, and
+ * that a NodeFencingConfig covers, is not tainted by the safe-to-assume-fenced rule alone; escalationGrace later the
+ * leader powers it off through its stage (a fake fence agent) and only then taints it.
+ */
+@EnableKubernetesMockClient(crud = true)
+class PowerFencingOperatorTest {
+
+    KubernetesClient client;
+    KubernetesMockServer server;
+    @TempDir
+    Path agentsDir;
+    private final AtomicReference<Instant> now = new AtomicReference<>(Instant.parse("2026-11-23T10:00:00Z"));
+    private final List<TestAgent> agents = new ArrayList<>();
+    private NodeManager manager;
+    private ManagedChannel channel;
+
+    @AfterEach
+    void tearDown() throws Exception {
+        agents.forEach(TestAgent::close);
+        if (channel != null) {
+            channel.shutdownNow().awaitTermination(2, TimeUnit.SECONDS);
+        }
+        if (manager != null) {
+            manager.close();
+        }
+    }
+
+    private void install(String crd) throws Exception {
+        try (InputStream in = getClass().getResourceAsStream("/META-INF/fabric8/" + crd + "-v1.yml")) {
+            client.apiextensions().v1().customResourceDefinitions().resource(client.getKubernetesSerialization()
+                    .unmarshal(in, CustomResourceDefinition.class)).create();
+        }
+    }
+
+    private static void report(TestAgent a, int confirmed, Duration sinceHeard3) {
+        AgentReport.Builder r = AgentReport.newBuilder().setArmed(true).setQuorumHeld(true).setConfirmed(confirmed)
+                .setMode(FencingMode.FENCING_MODE_WATCHDOG).setWatchdogCondition("ok");
+        if (sinceHeard3 != null) {
+            r.addPeers(PeerReport.newBuilder().setName("workers-3").setConfirmed(false)
+                    .setSinceLastHeard(com.google.protobuf.Duration.newBuilder().setSeconds(sinceHeard3.getSeconds())));
+        }
+        a.send(AgentMessage.newBuilder().setReport(r).build());
+    }
+
+    private boolean tainted(String node) {
+        return NodeFacts.of(client.nodes().withName(node).get(), null).outOfServiceByUs();
+    }
+
+    private List<FencedNode> fencedNodes() {
+        NodeGroup g = client.resources(NodeGroup.class).withName("workers").get();
+        return g.getStatus() == null ? null : g.getStatus().getFencedNodes();
+    }
+
+    @Test
+    void aCoveredNodeIsTaintedOnlyAfterItsFenceStageConfirmedPowerOff() throws Exception {
+        install("nodegroups.deckhouse.io");
+        install(NodeFencingConfig.CRD_NAME);
+        install(NodeFencing.CRD_NAME);
+        FakeFenceAgents fence = new FakeFenceAgents(agentsDir).working("fence_good", "");
+        NodeFencingConfig config = new NodeFencingConfig();
+        config.setMetadata(new ObjectMetaBuilder().withName("workers-bmc").build());
+        config.setSpec(new NodeFencingConfigSpec(null, List.of("workers-3"), List.of(new FenceStage("bmc",
+                ExecutionPolicy.One, null, "10s", List.of(new FenceMethod("ipmi", "fence_good",
+                        List.of(new FenceParameter("plug", "$(NODE_NAME)")), null)))), null, "30s", null));
+        client.resources(NodeFencingConfig.class).resource(config).create();
+
+        ControllerConfig b = ControllerConfig.forTests("ns");
+        ControllerConfig cc = new ControllerConfig("ns", 0, -1, 7946, b.agentImage(), b.agentControllerAddress(),
+                b.agentResources(), b.agentTolerations(), b.agentPriorityClass(), false, "l", null, null,
+                Duration.ofMillis(300), Duration.ofSeconds(30), 100, 100, Duration.ofSeconds(30), 1, true,
+                "127.0.0.1");
+        TestAgentPods pods = new TestAgentPods(server, client, "ns");
+        manager = new NodeManager(client, cc, now::get, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))
+                .powerFencing(new PowerFencingSettings(agentsDir, Duration.ofMillis(200), 2, -1)).start();
+        channel = NettyChannelBuilder.forAddress("127.0.0.1", manager.grpcPort()).usePlaintext().build();
+        NodeGroup group = new NodeGroup();
+        group.setMetadata(new ObjectMetaBuilder().withName("workers").build());
+        group.setSpec(new NodeGroupSpec().withNodeType(NodeType.STATIC).withFencing(new Fencing().withMode("Watchdog")
+                .withQuorumLossAction("Fence")));
+        client.resource(group).create();
+        for (int i = 1; i <= 3; i++) {
+            client.nodes().resource(new NodeBuilder(TestNodes.node("workers-" + i, "workers", i)).editStatus()
+                    .addNewCondition().withType("Ready").withStatus(i == 3 ? "False" : "True").endCondition()
+                    .endStatus().build()).create();
+        }
+        Duration delay = PolicyResolver.resolve(NodeGroupFencing.toFencingSpec(group), 3).timings()
+                .safeToAssumeFencedDelay();
+        await().atMost(10, TimeUnit.SECONDS).until(() -> manager.distributor().ready("workers"));
+        List<TestAgent> connected = new ArrayList<>();
+        for (int i = 1; i <= 3; i++) {
+            TestAgent a = TestAgent.connect(channel, "workers-" + i, pods.token("workers-" + i));
+            agents.add(a);
+            a.next();
+            connected.add(a);
+            report(a, 3, null);
+        }
+        Instant lastContact = now.get();
+        await().atMost(10, TimeUnit.SECONDS).until(() -> manager.reports().latest("workers-3").isPresent());
+        // workers-3 goes silent (its kubelet never renewed a Lease here); the majority stops hearing it.
+        connected.get(2).close();
+        now.set(lastContact.plus(delay).plusSeconds(1));
+        report(connected.get(0), 2, Duration.between(lastContact, now.get()));
+        report(connected.get(1), 2, Duration.between(lastContact, now.get()));
+
+        await().atMost(10, TimeUnit.SECONDS).until(() -> fencedNodes() != null && !fencedNodes().isEmpty());
+        // Recorded as fenced, but the taint waits for the power stage, which waits for escalationGrace.
+        await().during(1500, TimeUnit.MILLISECONDS).atMost(5, TimeUnit.SECONDS)
+                .until(() -> !tainted("workers-3") && client.resources(NodeFencing.class).list().getItems().isEmpty());
+        assertThat(fence.power("workers-3")).isEqualTo("on");
+
+        now.set(now.get().plusSeconds(31));
+        report(connected.get(0), 2, Duration.between(lastContact, now.get()));
+        report(connected.get(1), 2, Duration.between(lastContact, now.get()));
+
+        await().atMost(20, TimeUnit.SECONDS).until(() -> tainted("workers-3"));
+        NodeFencing record = client.resources(NodeFencing.class).list().getItems().get(0);
+        assertThat(record.getSpec().nodeGroup()).isEqualTo("workers");
+        assertThat(record.getStatus().phase()).isEqualTo(NodeFencingPhase.Fenced);
+        assertThat(record.getStatus().fencedAt()).isNotNull();
+        assertThat(fence.power("workers-3")).isEqualTo("off");
+        assertThat(tainted("workers-1")).isFalse();
+    }
+}
