@@ -109,8 +109,6 @@ public final class NodeManager implements AutoCloseable {
     private HealthServer health;
     private volatile boolean closing;
     private PowerFencingSettings powerFencing;
-    // Storm limits for power fencing; FencingAdmission.of(stormGuard) once the controller builds a StormGuard.
-    private FencingAdmission powerFencingAdmission = FencingAdmission.UNLIMITED;
     private NodeFencingController nodeFencing;
     private KdumpListener kdumpListener;
 
@@ -299,7 +297,7 @@ public final class NodeManager implements AutoCloseable {
             nodeFencing = new NodeFencingController(client, new FenceStageExecutor(
                     new ProcessFenceAgentRunner(powerFencing.agentsDir()), new KubernetesSecretSource(client), clock,
                     identity), writer, new CachedEscalationSources(cache, reports, nodeLeases,
-                    config.reportStaleAfter(), clock), sightings, powerFencingAdmission, leadership::isLeader, clock,
+                    config.reportStaleAfter(), clock), sightings, FencingAdmission.of(stormGuard), leadership::isLeader, clock,
                     identity,
                     config.reportStaleAfter(), powerFencing.interval(), powerFencing.workers()).start();
             reconciler.taintOwnedElsewhere(nodeFencing::ownsTaint);

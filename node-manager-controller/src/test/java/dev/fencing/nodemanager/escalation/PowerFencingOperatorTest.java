@@ -106,6 +106,40 @@ class PowerFencingOperatorTest {
 
     @Test
     void aCoveredNodeIsTaintedOnlyAfterItsFenceStageConfirmedPowerOff() throws Exception {
+        FakeFenceAgents fence = silenceWorkers3PastEscalationGrace(new Fencing().withMode("Watchdog")
+                .withQuorumLossAction("Fence"));
+
+        await().atMost(20, TimeUnit.SECONDS).until(() -> tainted("workers-3"));
+        NodeFencing record = client.resources(NodeFencing.class).list().getItems().get(0);
+        assertThat(record.getSpec().nodeGroup()).isEqualTo("workers");
+        assertThat(record.getStatus().phase()).isEqualTo(NodeFencingPhase.Fenced);
+        assertThat(record.getStatus().fencedAt()).isNotNull();
+        assertThat(fence.power("workers-3")).isEqualTo("off");
+        assertThat(tainted("workers-1")).isFalse();
+    }
+
+    @Test
+    void aStormLimitKeepsThePowerStageFromRunning() throws Exception {
+        // minHealthy 100%: one node of three down already holds the limit, so nothing may be fenced.
+        FakeFenceAgents fence = silenceWorkers3PastEscalationGrace(new Fencing().withMode("Watchdog")
+                .withQuorumLossAction("Fence").withStorm(new dev.fencing.api.v1.FencingStorm()
+                        .withMinHealthy(new io.fabric8.kubernetes.api.model.IntOrString("100%"))));
+
+        await().during(3, TimeUnit.SECONDS).atMost(6, TimeUnit.SECONDS)
+                .until(() -> !tainted("workers-3") && "on".equals(fence.power("workers-3")));
+        NodeGroup g = client.resources(NodeGroup.class).withName("workers").get();
+        assertThat(g.getStatus().getConditions()).anySatisfy(c -> {
+            assertThat(c.getType()).isEqualTo("FencingStormLimit");
+            assertThat(c.getStatus()).isEqualTo("True");
+        });
+    }
+
+    /**
+     * Starts the controller with power fencing, a three-node Watchdog + Fence group with {@code fencing} and a
+     * NodeFencingConfig covering workers-3 (a fake fence agent), lets workers-3 fall silent until it is recorded as
+     * fenced, checks nothing is tainted before escalationGrace, then moves past escalationGrace.
+     */
+    private FakeFenceAgents silenceWorkers3PastEscalationGrace(Fencing fencing) throws Exception {
         install("nodegroups.deckhouse.io");
         install(NodeFencingConfig.CRD_NAME);
         install(NodeFencing.CRD_NAME);
@@ -128,8 +162,7 @@ class PowerFencingOperatorTest {
         channel = NettyChannelBuilder.forAddress("127.0.0.1", manager.grpcPort()).usePlaintext().build();
         NodeGroup group = new NodeGroup();
         group.setMetadata(new ObjectMetaBuilder().withName("workers").build());
-        group.setSpec(new NodeGroupSpec().withNodeType(NodeType.STATIC).withFencing(new Fencing().withMode("Watchdog")
-                .withQuorumLossAction("Fence")));
+        group.setSpec(new NodeGroupSpec().withNodeType(NodeType.STATIC).withFencing(fencing));
         client.resource(group).create();
         for (int i = 1; i <= 3; i++) {
             client.nodes().resource(new NodeBuilder(TestNodes.node("workers-" + i, "workers", i)).editStatus()
@@ -164,13 +197,6 @@ class PowerFencingOperatorTest {
         now.set(now.get().plusSeconds(31));
         report(connected.get(0), 2, Duration.between(lastContact, now.get()));
         report(connected.get(1), 2, Duration.between(lastContact, now.get()));
-
-        await().atMost(20, TimeUnit.SECONDS).until(() -> tainted("workers-3"));
-        NodeFencing record = client.resources(NodeFencing.class).list().getItems().get(0);
-        assertThat(record.getSpec().nodeGroup()).isEqualTo("workers");
-        assertThat(record.getStatus().phase()).isEqualTo(NodeFencingPhase.Fenced);
-        assertThat(record.getStatus().fencedAt()).isNotNull();
-        assertThat(fence.power("workers-3")).isEqualTo("off");
-        assertThat(tainted("workers-1")).isFalse();
+        return fence;
     }
 }
