@@ -30,6 +30,7 @@ import java.util.List;
  * @param quorumSize       explicit votes needed for quorum; null = Auto
  * @param tieBreakers      asked in order on an exact half split; an empty list means "never break a tie"
  * @param timings          overrides of the profile
+ * @param disk             the shared-disk arbiter; null = none
  */
 public record FencingSpec(
         Mode mode,
@@ -38,7 +39,8 @@ public record FencingSpec(
         Profile profile,
         Integer quorumSize,
         List<TieBreakerKind> tieBreakers,
-        TimingOverrides timings) {
+        TimingOverrides timings,
+        DiskSpec disk) {
 
     /** Default mode, as Deckhouse's NodeGroup. */
     public static final Mode DEFAULT_MODE = Mode.WATCHDOG;
@@ -50,6 +52,12 @@ public record FencingSpec(
     public static final List<TieBreakerKind> DEFAULT_TIE_BREAKERS = List.of(TieBreakerKind.CONTROL_PLANE);
     /** Everything at its default. */
     public static final FencingSpec DEFAULTS = new FencingSpec(null, null, null, null, null, null, null);
+
+    /** A spec without a shared disk. */
+    public FencingSpec(Mode mode, Duration watchdogTimeout, QuorumLossAction quorumLossAction, Profile profile,
+            Integer quorumSize, List<TieBreakerKind> tieBreakers, TimingOverrides timings) {
+        this(mode, watchdogTimeout, quorumLossAction, profile, quorumSize, tieBreakers, timings, null);
+    }
 
     /** Copies the tie-breaker list (null entries are kept for validation to report). */
     public FencingSpec {
@@ -93,36 +101,46 @@ public record FencingSpec(
 
     /** A copy with another mode. */
     public FencingSpec withMode(Mode newMode) {
-        return new FencingSpec(newMode, watchdogTimeout, quorumLossAction, profile, quorumSize, tieBreakers, timings);
+        return new FencingSpec(newMode, watchdogTimeout, quorumLossAction, profile, quorumSize, tieBreakers,
+                timings, disk);
     }
 
     /** A copy with another watchdog timeout. */
     public FencingSpec withWatchdogTimeout(Duration newTimeout) {
-        return new FencingSpec(mode, newTimeout, quorumLossAction, profile, quorumSize, tieBreakers, timings);
+        return new FencingSpec(mode, newTimeout, quorumLossAction, profile, quorumSize, tieBreakers, timings, disk);
     }
 
     /** A copy with another quorum-loss action. */
     public FencingSpec withQuorumLossAction(QuorumLossAction newAction) {
-        return new FencingSpec(mode, watchdogTimeout, newAction, profile, quorumSize, tieBreakers, timings);
+        return new FencingSpec(mode, watchdogTimeout, newAction, profile, quorumSize, tieBreakers, timings, disk);
     }
 
     /** A copy with another profile. */
     public FencingSpec withProfile(Profile newProfile) {
-        return new FencingSpec(mode, watchdogTimeout, quorumLossAction, newProfile, quorumSize, tieBreakers, timings);
+        return new FencingSpec(mode, watchdogTimeout, quorumLossAction, newProfile, quorumSize, tieBreakers,
+                timings, disk);
     }
 
     /** A copy with another explicit quorum size (null = Auto). */
     public FencingSpec withQuorumSize(Integer newSize) {
-        return new FencingSpec(mode, watchdogTimeout, quorumLossAction, profile, newSize, tieBreakers, timings);
+        return new FencingSpec(mode, watchdogTimeout, quorumLossAction, profile, newSize, tieBreakers, timings, disk);
     }
 
     /** A copy with other tie-breakers. */
     public FencingSpec withTieBreakers(List<TieBreakerKind> newTieBreakers) {
-        return new FencingSpec(mode, watchdogTimeout, quorumLossAction, profile, quorumSize, newTieBreakers, timings);
+        return new FencingSpec(mode, watchdogTimeout, quorumLossAction, profile, quorumSize, newTieBreakers,
+                timings, disk);
+    }
+
+    /** A copy with another shared-disk arbiter (null = none). */
+    public FencingSpec withDisk(DiskSpec newDisk) {
+        return new FencingSpec(mode, watchdogTimeout, quorumLossAction, profile, quorumSize, tieBreakers, timings,
+                newDisk);
     }
 
     /** A copy with other timing overrides. */
     public FencingSpec withTimings(TimingOverrides newTimings) {
-        return new FencingSpec(mode, watchdogTimeout, quorumLossAction, profile, quorumSize, tieBreakers, newTimings);
+        return new FencingSpec(mode, watchdogTimeout, quorumLossAction, profile, quorumSize, tieBreakers,
+                newTimings, disk);
     }
 }

@@ -17,12 +17,14 @@ import java.util.function.Function;
  *
  * <p>Shape: {@code mode}, {@code watchdog.timeout} ({@code ^[0-9]+[smh]$}), {@code quorumLossAction},
  * {@code profile}, {@code quorum.size} ({@code Auto} or an integer), {@code quorum.tieBreakers} (list),
- * {@code timings.*} (durations as strings such as {@code 500ms}, counts as integers, {@code localHealthCap} a number).
+ * {@code timings.*} (durations as strings such as {@code 500ms}, counts as integers, {@code localHealthCap} a number),
+ * {@code disk.device} (string), {@code disk.required} (boolean), {@code disk.ioTimeout} (duration).
  */
 public final class FencingSpecReader {
 
     private static final Set<String> FENCING_FIELDS =
-            Set.of("mode", "watchdog", "quorumLossAction", "profile", "quorum", "timings");
+            Set.of("mode", "watchdog", "quorumLossAction", "profile", "quorum", "timings", "disk");
+    private static final Set<String> DISK_FIELDS = Set.of("device", "required", "ioTimeout");
     private static final Set<String> WATCHDOG_FIELDS = Set.of("timeout");
     private static final Set<String> QUORUM_FIELDS = Set.of("size", "tieBreakers");
     private static final Set<String> TIMING_FIELDS = Set.of("probeInterval", "probeTimeout", "suspicionMult",
@@ -103,10 +105,26 @@ public final class FencingSpecReader {
         }
         Map<String, ?> t = object(f.get("timings"), path + ".timings");
         TimingOverrides timings = t == null ? null : timings(t, path + ".timings");
+        Map<String, ?> d = object(f.get("disk"), path + ".disk");
+        DiskSpec disk = d == null ? null : disk(d, path + ".disk");
         if (!violations.isEmpty()) {
             return new Result(null, violations);
         }
-        return new Result(new FencingSpec(mode, timeout, action, profile, size, tieBreakers, timings), List.of());
+        return new Result(new FencingSpec(mode, timeout, action, profile, size, tieBreakers, timings, disk),
+                List.of());
+    }
+
+    private DiskSpec disk(Map<String, ?> d, String at) {
+        unknown(d, DISK_FIELDS, at);
+        String device = enumValue(d.get("device"), s -> s, at + ".device");
+        Boolean required = null;
+        Object r = d.get("required");
+        if (r instanceof Boolean b) {
+            required = b;
+        } else if (r != null) {
+            violations.add(new Violation(at + ".required", "required must be true or false, not '" + r + "'"));
+        }
+        return new DiskSpec(device, required, duration(d, "ioTimeout", at));
     }
 
     private TimingOverrides timings(Map<String, ?> t, String at) {

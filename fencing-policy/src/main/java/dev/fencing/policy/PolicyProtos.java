@@ -28,6 +28,8 @@ public final class PolicyProtos {
                 .setQuorumSize(policy.quorumSize())
                 .setTimings(toProto(policy.timings()));
         policy.tieBreakers().forEach(kind -> builder.addTieBreakers(toProto(kind)));
+        policy.disk().ifPresent(d -> builder.setDisk(dev.fencing.proto.nodemanager.v1.DiskArbiter.newBuilder()
+                .setDevice(d.device()).setRequired(d.required()).setIoTimeout(toProto(d.ioTimeout()))));
         return builder.build();
     }
 
@@ -50,7 +52,11 @@ public final class PolicyProtos {
         }
         ResolvedPolicy resolved = new ResolvedPolicy(fromProto(policy.getMode()),
                 fromProto(policy.getQuorumLossAction()), expected, policy.getQuorumSize(), tieBreakers,
-                fromProto(policy.getTimings()));
+                fromProto(policy.getTimings()), policy.hasDisk()
+                        ? java.util.Optional.of(new ResolvedDisk(policy.getDisk().getDevice(),
+                                policy.getDisk().getRequired(), policy.getDisk().hasIoTimeout()
+                                        ? fromProto(policy.getDisk().getIoTimeout()) : DiskSpec.DEFAULT_IO_TIMEOUT))
+                        : java.util.Optional.empty());
         List<Violation> broken = PolicyResolver.verify(resolved);
         if (!broken.isEmpty()) {
             throw new IllegalArgumentException("FencingPolicy for " + expected + " expected members breaks the policy "

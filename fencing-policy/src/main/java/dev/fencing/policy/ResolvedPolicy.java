@@ -2,6 +2,7 @@ package dev.fencing.policy;
 
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * What {@code spec.fencing} means for a group of a given size now.
@@ -12,6 +13,7 @@ import java.util.Objects;
  * @param quorumSize       votes needed to hold quorum
  * @param tieBreakers      asked in order on an exact half split
  * @param timings          every resolved timing
+ * @param disk             the shared-disk arbiter, when the group has one
  */
 public record ResolvedPolicy(
         Mode mode,
@@ -19,7 +21,8 @@ public record ResolvedPolicy(
         int expected,
         int quorumSize,
         List<TieBreakerKind> tieBreakers,
-        ResolvedTimings timings) {
+        ResolvedTimings timings,
+        Optional<ResolvedDisk> disk) {
 
     /** Rejects missing values and copies the list. */
     public ResolvedPolicy {
@@ -27,5 +30,12 @@ public record ResolvedPolicy(
         Objects.requireNonNull(quorumLossAction, "quorumLossAction");
         tieBreakers = List.copyOf(tieBreakers);
         Objects.requireNonNull(timings, "timings");
+        Objects.requireNonNull(disk, "disk");
+    }
+
+    /** A policy without a shared disk. */
+    public ResolvedPolicy(Mode mode, QuorumLossAction quorumLossAction, int expected, int quorumSize,
+            List<TieBreakerKind> tieBreakers, ResolvedTimings timings) {
+        this(mode, quorumLossAction, expected, quorumSize, tieBreakers, timings, Optional.empty());
     }
 }

@@ -24,6 +24,10 @@ import java.util.Objects;
         + " || (has(self.profile) && self.profile == 'Critical')",
         message = PolicyResolver.WATCHDOG_TIMEOUT_NEEDS_CRITICAL_MESSAGE,
         fieldPath = ".watchdog.timeout")
+@ValidationRule(value = "!has(self.quorum) || !has(self.quorum.tieBreakers)"
+        + " || !self.quorum.tieBreakers.exists(t, t == 'Disk') || (has(self.disk) && has(self.disk.device))",
+        message = PolicyResolver.DISK_NEEDS_DEVICE_MESSAGE,
+        fieldPath = ".quorum.tieBreakers")
 public final class Fencing {
 
     @JsonPropertyDescription("Watchdog: agents arm the watchdog; Notify: never armed, observe and report only. "
@@ -52,6 +56,10 @@ public final class Fencing {
 
     @JsonPropertyDescription("Optional overrides of the profile's timings.")
     private FencingTimings timings;
+
+    @JsonPropertyDescription("Shared-disk arbiter (SBD layout): poison pill, cut-off detection and the Disk "
+            + "tie-breaker. Absent = none.")
+    private FencingDisk disk;
 
     /** An empty instance; Jackson fills it. */
     public Fencing() {
@@ -153,6 +161,22 @@ public final class Fencing {
         return this;
     }
 
+    /** The shared-disk arbiter. */
+    public FencingDisk getDisk() {
+        return disk;
+    }
+
+    /** Sets {@code disk}. */
+    public void setDisk(FencingDisk disk) {
+        this.disk = disk;
+    }
+
+    /** Sets {@code disk} and returns this. */
+    public Fencing withDisk(FencingDisk disk) {
+        this.disk = disk;
+        return this;
+    }
+
     @Override
     public boolean equals(Object o) {
         if (this == o) {
@@ -166,12 +190,13 @@ public final class Fencing {
                 && Objects.equals(quorumLossAction, other.quorumLossAction)
                 && Objects.equals(profile, other.profile)
                 && Objects.equals(quorum, other.quorum)
-                && Objects.equals(timings, other.timings);
+                && Objects.equals(timings, other.timings)
+                && Objects.equals(disk, other.disk);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(mode, watchdog, quorumLossAction, profile, quorum, timings);
+        return Objects.hash(mode, watchdog, quorumLossAction, profile, quorum, timings, disk);
     }
 
     @Override
@@ -182,6 +207,7 @@ public final class Fencing {
                 + ", profile=" + profile
                 + ", quorum=" + quorum
                 + ", timings=" + timings
+                + ", disk=" + disk
                 + "}";
     }
 }

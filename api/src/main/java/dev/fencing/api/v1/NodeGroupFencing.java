@@ -107,6 +107,13 @@ public final class NodeGroupFencing {
             put(timings, "fenceMargin", t.getFenceMargin());
             out.put("timings", timings);
         }
+        if (f.getDisk() != null) {
+            Map<String, Object> disk = new LinkedHashMap<>();
+            put(disk, "device", f.getDisk().getDevice());
+            put(disk, "required", f.getDisk().getRequired());
+            put(disk, "ioTimeout", f.getDisk().getIoTimeout());
+            out.put("disk", disk);
+        }
         return out;
     }
 

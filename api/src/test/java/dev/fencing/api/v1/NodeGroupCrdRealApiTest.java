@@ -176,8 +176,8 @@ class NodeGroupCrdRealApiTest {
                 cel("tieBreakers repeat", TIE_BREAKERS,
                         fencing("quorum: {tieBreakers: [LowestName, ControlPlane, LowestName]}"), TIE_BREAKERS,
                         TIE_BREAKER_REPEAT),
-                cel("Disk is refused", TIE_BREAKERS, fencing("quorum: {tieBreakers: [ControlPlane, Disk]}"),
-                        TIE_BREAKERS, PolicyResolver.DISK_NOT_AVAILABLE_MESSAGE),
+                cel("Disk needs disk.device", F, fencing("quorum: {tieBreakers: [ControlPlane, Disk]}"),
+                        TIE_BREAKERS, PolicyResolver.DISK_NEEDS_DEVICE_MESSAGE),
                 // Four spellings and no repeats: a fifth entry always repeats one; the server reports the length
                 // and skips the CEL rules.
                 new Case("tieBreakers maxItems", TIE_BREAKERS + " maxItems",

@@ -21,6 +21,7 @@ import dev.fencing.agent.quorum.QuorumEvaluator;
 import dev.fencing.agent.quorum.QuorumSettings;
 import dev.fencing.agent.quorum.QuorumVerdict;
 import dev.fencing.agent.quorum.TieBreaker;
+import dev.fencing.agent.disk.DirectBlockDevice;
 import dev.fencing.agent.watchdog.ArmingConditions;
 import dev.fencing.agent.watchdog.WatchdogDevice;
 import dev.fencing.agent.watchdog.WatchdogFeeder;
@@ -205,6 +206,7 @@ public final class FencingAgent implements AutoCloseable {
   private final MultiGauge peerConfirmed;
   private volatile java.util.function.Consumer<AgentSnapshot> watchdogListener = s -> { };
   private final AtomicBoolean watchdogShutDown = new AtomicBoolean();
+  private final SharedDisk disk;
   // Quorum thread: the watchdog state last handed to the listener.
   private WatchdogStatus lastNotified;
 
@@ -213,7 +215,16 @@ public final class FencingAgent implements AutoCloseable {
    * @param deps clocks, device, gossip factory, event hub, metrics
    */
   public FencingAgent(String node, Dependencies deps) {
+    this(node, deps, device -> DirectBlockDevice.open(java.nio.file.Path.of(device)));
+  }
+
+  /**
+   * As {@link #FencingAgent(String, Dependencies)}, opening the shared disk with {@code diskOpener} (tests use a
+   * device in memory).
+   */
+  FencingAgent(String node, Dependencies deps, SharedDisk.Opener diskOpener) {
     this.node = Objects.requireNonNull(node, "node");
+    this.disk = new SharedDisk(node, deps.clock(), diskOpener, deps.fatalErrors());
     this.deps = deps;
     this.bootId = new SecureRandom().nextLong() | 1L;
     this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "fencing-quorum"));
@@ -364,6 +375,7 @@ public final class FencingAgent implements AutoCloseable {
     feederStopped.set(true);
     feeder.wake();
     scheduler.shutdownNow();
+    disk.stop();
     joiner.shutdownNow();
     sender.shutdownNow();
     io.execute(() -> stopIoGossip(Duration.ofSeconds(1)));
@@ -434,8 +446,9 @@ public final class FencingAgent implements AutoCloseable {
     QuorumVerdict verdict = evaluator.evaluate(now);
     // A fresh reading for the feed decision: time spent since the evaluation must count against heldUntil.
     long feedNow = deps.clock().nanoTime();
-    verdict = freshVerdict(evaluator, verdict, feedNow);
-    WatchdogStatus status = supervisor.tick(feedNow, verdict, conditions());
+    verdict = disk.adjust(freshVerdict(evaluator, verdict, feedNow), feedNow);
+    WatchdogStatus status = supervisor.tick(feedNow, verdict, conditions().withPoisonPill(disk.poisonPill()));
+    disk.publish(verdict, evaluatorExpected(), config.revision(), heardWithinNanos(t));
     logQuorumTransitions(verdict, status);
     if (status.isolated() != meta.isolated()) {
       announceIsolated(status.isolated());
@@ -450,8 +463,26 @@ public final class FencingAgent implements AutoCloseable {
       rejoinUnknownPeers();
     }
     snapshot = new AgentSnapshot(node, deps.agentVersion(), now, Optional.of(config), Optional.of(verdict), status,
-        peerViews(), lag, meta.isolated());
+        peerViews(), lag, meta.isolated(), disk.condition(feedNow));
     notifyWatchdogChange(status);
+  }
+
+  private java.util.SortedSet<String> evaluatorExpected() {
+    return new TreeSet<>(config.members().stream().map(ExpectedMember::name).toList());
+  }
+
+  /**
+   * A peer counts as heard (cut-off evidence written to the disk) while its latest heartbeat is younger than two
+   * heartbeat intervals and a tick, or half the window when that is longer: a lost heartbeat or two is not a cut.
+   */
+  static long heardWithinNanos(ResolvedTimings t) {
+    return Math.max(2 * t.heartbeatInterval().toNanos() + t.evaluationTick().toNanos(),
+        t.quorumWindow().toNanos() / 2);
+  }
+
+  /** The shared-disk arbiter, when the group has one (tests, metrics). */
+  Optional<dev.fencing.agent.disk.DiskMonitor> diskMonitor() {
+    return disk.monitor();
   }
 
   private static List<dev.fencing.proto.fencing.v1.DisarmReason.Kind> reasonKinds(WatchdogStatus status) {
@@ -655,7 +686,8 @@ public final class FencingAgent implements AutoCloseable {
     return new QuorumSettings(node,
         new TreeSet<>(newConfig.members().stream().map(ExpectedMember::name).toList()),
         newConfig.policy().quorumSize(), t.quorumWindow(), t.localHealthCap(), t.evaluationTick(),
-        TieBreakers.of(newConfig.policy().tieBreakers(), deps.controlPlane(), deps.apiReachable()),
+        TieBreakers.of(newConfig.policy().tieBreakers(), deps.controlPlane(), deps.apiReachable(),
+            newConfig.policy().disk().map(d -> disk.tieBreaker())),
         QuorumSettings.defaultTieBreakLead(t.quorumWindow(), t.heartbeatInterval(), t.evaluationTick()));
   }
 
@@ -690,6 +722,7 @@ public final class FencingAgent implements AutoCloseable {
     if (old == null || !old.group().equals(newConfig.group())) {
       supervisor = rebuildSupervisorIfIdle(newConfig);
     }
+    disk.apply(newConfig.policy().disk(), t, logContext());
     meta = new NodeMeta(newConfig.selfMember().addresses(), meta.isolated());
     if (newConfig.gossipKeys().isEmpty() && (old == null || !old.gossipKeys().isEmpty())) {
       LOG.warn("{} event=gossip_unencrypted arming_allowed={} msg=\"the group has no gossip keyring: gossip and"

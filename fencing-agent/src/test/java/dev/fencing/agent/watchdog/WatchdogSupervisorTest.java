@@ -95,6 +95,44 @@ class WatchdogSupervisorTest {
   }
 
   @Test
+  void aPoisonPillStopsFeedingAtOnceUnderEveryActionWhileQuorumHolds() {
+    for (QuorumLossAction action : QuorumLossAction.values()) {
+      RecordingWatchdogDevice d = new RecordingWatchdogDevice();
+      WatchdogFeeder f = feeder(d);
+      WatchdogSupervisor s = new WatchdogSupervisor(f, Duration.ofSeconds(5), "node=a group=g");
+      ArmingConditions healthy = conditions(Mode.WATCHDOG, action);
+      for (int i = 0; i < 21; i++) {
+        now += TICK;
+        s.tick(now, verdict(true), healthy);
+        f.feedIfDue();
+      }
+      assertThat(s.status().armed()).as(action.name()).isTrue();
+      long feeds = d.keepalives();
+      ArmingConditions pill = healthy.withPoisonPill(Optional.of("reset from vm"));
+      WatchdogStatus status = null;
+      for (int i = 0; i < 20; i++) {
+        now += TICK;
+        status = s.tick(now, verdict(true), i < 10 ? pill : healthy);
+        f.feedIfDue();
+      }
+      assertThat(status.fencingInProgress()).as(action.name()).isTrue();
+      assertThat(d.keepalives()).as("no feed after the pill, even once it is cleared: %s", action).isEqualTo(feeds);
+      assertThat(d.events()).doesNotContain("magic-close");
+    }
+  }
+
+  @Test
+  void aPoisonPillKeepsADisarmedNodeFromArmingUntilCleared() {
+    ArmingConditions pill = FENCE.withPoisonPill(Optional.of("off from controller"));
+    WatchdogStatus status = run(40, true, pill);
+    assertThat(status.armed()).isFalse();
+    assertThat(status.disarmReasons()).extracting(DisarmReason::getKind)
+        .containsExactly(DisarmReason.Kind.KIND_POISON_PILL);
+    assertThat(status.disarmReasons().get(0).getDetail()).startsWith("off from controller");
+    assertThat(run(1, true, FENCE).armed()).as("cleared: arms (quorum held long enough)").isTrue();
+  }
+
+  @Test
   void feedingNeverOutlivesTheVerdictsHeldUntil() {
     run(21, true, FENCE);
     long feeds = device.keepalives();
