@@ -41,6 +41,7 @@ public final class DiskMonitor {
   private volatile long ioSinceNanos = IDLE;
   private volatile DiskArbiter.TieRequest tieRequest;
   private volatile long cycles;
+  private volatile Thread diskThread;
 
   /**
    * @param opener opens the device (O_DIRECT in production)
@@ -95,7 +96,13 @@ public final class DiskMonitor {
 
   /** Asks the disk thread to claim (or keep claiming) the tie for {@code side}; renewed every evaluation tick. */
   public void requestTie(SortedSet<String> side, long nowNanos) {
+    DiskArbiter.TieRequest previous = tieRequest;
     tieRequest = new DiskArbiter.TieRequest(side, nowNanos);
+    Thread t = diskThread;
+    if (t != null && (previous == null || !previous.side().equals(side))) {
+      // a new claim: write it now rather than up to one interval later (the tie is due within tieBreakLead)
+      LockSupport.unpark(t);
+    }
   }
 
   /**
@@ -131,6 +138,9 @@ public final class DiskMonitor {
     if (s.poisonPill().isPresent()) {
       return "poison pill: " + s.poisonPill().get();
     }
+    if (s.problem().isEmpty() && s.lastGoodReadNanos().present() && s.slot().isEmpty()) {
+      return "allocating a slot";
+    }
     return lostReason(nowNanos).map(r -> "unreadable: " + r).orElse("ok");
   }
 
@@ -141,6 +151,7 @@ public final class DiskMonitor {
 
   /** The disk thread's loop: one cycle per interval until {@code running} turns false. */
   public void run(BooleanSupplier running) {
+    diskThread = Thread.currentThread();
     BlockDevice device = null;
     long next = clock.nanoTime();
     while (running.getAsBoolean()) {

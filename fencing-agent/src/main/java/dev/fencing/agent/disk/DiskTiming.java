@@ -16,15 +16,22 @@ public record DiskTiming(Duration interval, Duration ioTimeout) {
     }
   }
 
-  /** One write per half heartbeat interval, between 50 ms and 1 s. */
-  public static DiskTiming forHeartbeat(Duration heartbeatInterval, Duration ioTimeout) {
-    long half = heartbeatInterval.toMillis() / 2;
-    return new DiskTiming(Duration.ofMillis(Math.max(50, Math.min(1000, half))), ioTimeout);
+  /**
+   * One cycle per eighth of the tie-break lead (the time between the tie-breakers being prepared and the tie), between
+   * 20 ms and 1 s: the side without priority must be able to wait out {@link #claimWaitNanos()} and still answer
+   * before the tie is due.
+   */
+  public static DiskTiming forTieBreakLead(Duration tieBreakLead, Duration ioTimeout) {
+    long eighth = tieBreakLead.toMillis() / 8;
+    return new DiskTiming(Duration.ofMillis(Math.max(20, Math.min(1000, eighth))), ioTimeout);
   }
 
-  /** A slot whose generation changed within this is fresh: its owner is alive and reaches the disk. */
+  /**
+   * A slot whose generation changed within this is fresh: its owner is alive and reaches the disk (at least 500 ms,
+   * so a writer delayed by a few cycles still counts).
+   */
   public long freshNanos() {
-    return 3 * interval.toNanos();
+    return Math.max(3 * interval.toNanos(), 500_000_000L);
   }
 
   /** A tie win lasts this long after the start of the latest write that carried it (renewed by every write). */
@@ -42,12 +49,15 @@ public record DiskTiming(Duration interval, Duration ioTimeout) {
 
   /** The prioritised side treats a competing claim as young (it cannot have won yet) if it appeared within this. */
   public long youngNanos() {
-    return 2 * interval.toNanos();
+    return 4 * interval.toNanos();
   }
 
-  /** The other side waits this long after its claim landed before it may win (more than {@link #youngNanos()}). */
+  /**
+   * The other side waits this long after its claim landed before it may win: more than {@link #youngNanos()}, with
+   * room for the two clocks' rates to differ.
+   */
   public long claimWaitNanos() {
-    return 3 * interval.toNanos();
+    return 6 * interval.toNanos();
   }
 
   /** A tie request not renewed by the quorum loop (every evaluation tick) for this long is dropped. */

@@ -7,6 +7,7 @@ import dev.fencing.agent.disk.DiskTiming;
 import dev.fencing.agent.disk.LocalView;
 import dev.fencing.agent.quorum.MonotonicClock;
 import dev.fencing.agent.quorum.PeerQuorumView;
+import dev.fencing.agent.quorum.QuorumSettings;
 import dev.fencing.agent.quorum.QuorumVerdict;
 import dev.fencing.agent.quorum.TieBreakVerdict;
 import dev.fencing.agent.quorum.TieBreaker;
@@ -74,8 +75,8 @@ final class SharedDisk {
 
   /** Applies a group's disk settings: starts, replaces or stops the disk thread. Quorum thread. */
   synchronized void apply(Optional<ResolvedDisk> newDisk, ResolvedTimings timings, String logContext) {
-    DiskTiming newTiming = newDisk.map(d -> DiskTiming.forHeartbeat(timings.heartbeatInterval(), d.ioTimeout()))
-        .orElse(null);
+    DiskTiming newTiming = newDisk.map(d -> DiskTiming.forTieBreakLead(QuorumSettings.defaultTieBreakLead(
+        timings.quorumWindow(), timings.heartbeatInterval(), timings.evaluationTick()), d.ioTimeout())).orElse(null);
     if (newDisk.map(ResolvedDisk::device).equals(disk.map(ResolvedDisk::device))
         && java.util.Objects.equals(newTiming, timing)) {
       disk = newDisk;
