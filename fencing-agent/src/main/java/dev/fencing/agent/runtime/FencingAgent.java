@@ -966,6 +966,17 @@ public final class FencingAgent implements AutoCloseable {
       }).tag("state", state.name().toLowerCase(java.util.Locale.ROOT))
           .description("Group members known to gossip, by state").register(registry);
     }
+    // The shared disk: NaN without one, so a group without a disk draws no line rather than a false "down".
+    Gauge.builder("fencing.disk.up", this, a -> a.disk.monitor()
+        .map(m -> m.lostReason(a.deps.clock().nanoTime()).isEmpty() ? 1.0 : 0.0).orElse(Double.NaN))
+        .description("1 while the shared disk is read and written within its I/O timeout, 0 while not, NaN without"
+            + " a disk").register(registry);
+    Gauge.builder("fencing.disk.write.seconds", this, a -> a.disk.monitor()
+        .map(m -> m.lastWriteNanos() < 0 ? Double.NaN : m.lastWriteNanos() / 1e9).orElse(Double.NaN))
+        .description("Duration of the latest write of this node's slot on the shared disk").register(registry);
+    Gauge.builder("fencing.disk.poison.pill", this, a -> a.disk.poisonPill().isPresent() ? 1 : 0)
+        .description("1 while a reset/off/crashdump message is in this node's slot on the shared disk")
+        .register(registry);
     trafficCounter(registry, "memberlist.packets.sent", "Gossip datagrams sent", g -> g.traffic().packetsSent());
     trafficCounter(registry, "memberlist.packets.received", "Gossip datagrams received",
         g -> g.traffic().packetsReceived());

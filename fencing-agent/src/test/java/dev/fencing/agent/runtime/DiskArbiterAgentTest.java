@@ -85,6 +85,10 @@ class DiskArbiterAgentTest {
       assertThat(cluster.agent("node-b").agent().snapshot().toReport(System.nanoTime()).getDiskCondition())
           .isEqualTo("poison pill: reset from controller");
       assertThat(fencing(cluster, "node-a") || fencing(cluster, "node-c")).isFalse();
+      assertThat(cluster.agent("node-b").registry().get("fencing.disk.poison.pill").gauge().value()).isEqualTo(1);
+      assertThat(cluster.agent("node-a").registry().get("fencing.disk.poison.pill").gauge().value()).isZero();
+      assertThat(cluster.agent("node-a").registry().get("fencing.disk.up").gauge().value()).isEqualTo(1);
+      assertThat(cluster.agent("node-a").registry().get("fencing.disk.write.seconds").gauge().value()).isPositive();
     }
   }
 
@@ -115,6 +119,7 @@ class DiskArbiterAgentTest {
       try {
         await().atMost(Duration.ofSeconds(5)).until(() -> cluster.agent("node-a").agent().snapshot()
             .toStatus(System.nanoTime()).getDiskCondition().startsWith("unreadable: I/O pending"));
+        assertThat(cluster.agent("node-a").registry().get("fencing.disk.up").gauge().value()).isZero();
         long feeds = cluster.agent("node-a").device().keepalives();
         await().atMost(Duration.ofSeconds(5)).until(() -> cluster.agent("node-a").device().keepalives() > feeds + 5);
         assertThat(cluster.agents).noneMatch(a -> a.agent().snapshot().watchdog().fencingInProgress());
