@@ -24,7 +24,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -576,10 +575,7 @@ class QuorumFencingIT {
     }
 
     private long awaitReset(String node, long sinceNanos) {
-        ObservedLine reset = cluster.node(node).watchdog().await(node + " watchdog reset",
-                l -> l.receivedNanos() >= sinceNanos && "reset".equals(l.text("event")),
-                fenceBound().plus(Duration.ofSeconds(30)));
-        return (reset.receivedNanos() - sinceNanos) / 1_000_000;
+        return ResetWatch.awaitReset(cluster, node, sinceNanos, fenceBound().plus(Duration.ofSeconds(30)));
     }
 
     private long awaitLeft(String observer, String gone, long sinceNanos) {
@@ -625,12 +621,6 @@ class QuorumFencingIT {
 
     /** Watches {@code nodes} until {@code after} has passed since {@code startNanos}: a reset fails at once. */
     private void holdWithoutResets(Set<String> nodes, long startNanos, Duration after) {
-        long left = Math.max(1, (startNanos + after.toNanos() - System.nanoTime()) / 1_000_000);
-        Awaitility.await("no reset on " + nodes)
-                .during(Duration.ofMillis(left))
-                .atMost(Duration.ofMillis(left).plusSeconds(5))
-                .pollInterval(Duration.ofMillis(200))
-                .until(() -> cluster.resetsSince(startNanos).entrySet().stream()
-                        .filter(e -> nodes.contains(e.getKey())).allMatch(e -> e.getValue().isEmpty()));
+        ResetWatch.holdWithoutResets(cluster, nodes, startNanos, after);
     }
 }
