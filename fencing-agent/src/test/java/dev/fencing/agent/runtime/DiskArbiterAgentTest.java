@@ -113,6 +113,13 @@ class DiskArbiterAgentTest {
   }
 
   @Test
+  void theDiskDeviceIsOpenedUnderTheHostRootTheDaemonSetMounts() {
+    assertThat(AgentRuntime.diskPath(java.nio.file.Path.of("/host"), "/dev/disk/by-id/wwn-0x1"))
+        .isEqualTo(java.nio.file.Path.of("/host/dev/disk/by-id/wwn-0x1"));
+    assertThat(AgentRuntime.diskPath(java.nio.file.Path.of("/"), "/dev/sdb")).isEqualTo(java.nio.file.Path.of("/dev/sdb"));
+  }
+
+  @Test
   void losingTheDiskChangesNothingWhileTheNetworkQuorumHolds() throws Exception {
     try (AgentCluster cluster = start(3, "LowestName", AgentCluster.FAST_TIMINGS, DISK)) {
       lun.hang();
