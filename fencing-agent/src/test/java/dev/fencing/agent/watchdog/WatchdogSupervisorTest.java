@@ -42,6 +42,17 @@ class WatchdogSupervisorTest {
         "none", 2_000 * MS, 0, List.of());
   }
 
+  /** A fresh supervisor on {@code feeds}, ticked 21 times with quorum held: past the 2 s arming delay. */
+  WatchdogSupervisor armedFor21Ticks(WatchdogFeeder feeds, ArmingConditions conditions) {
+    WatchdogSupervisor sup = new WatchdogSupervisor(feeds, Duration.ofSeconds(5), "node=a group=g");
+    for (int i = 0; i < 21; i++) {
+      now += TICK;
+      sup.tick(now, verdict(true), conditions);
+      feeds.feedIfDue();
+    }
+    return sup;
+  }
+
   WatchdogStatus run(int ticks, boolean held, ArmingConditions conditions) {
     WatchdogStatus status = null;
     for (int i = 0; i < ticks; i++) {
@@ -99,13 +110,8 @@ class WatchdogSupervisorTest {
     for (QuorumLossAction action : QuorumLossAction.values()) {
       RecordingWatchdogDevice d = new RecordingWatchdogDevice();
       WatchdogFeeder f = feeder(d);
-      WatchdogSupervisor s = new WatchdogSupervisor(f, Duration.ofSeconds(5), "node=a group=g");
       ArmingConditions healthy = conditions(Mode.WATCHDOG, action);
-      for (int i = 0; i < 21; i++) {
-        now += TICK;
-        s.tick(now, verdict(true), healthy);
-        f.feedIfDue();
-      }
+      WatchdogSupervisor s = armedFor21Ticks(f, healthy);
       assertThat(s.status().armed()).as(action.name()).isTrue();
       long feeds = d.keepalives();
       ArmingConditions pill = healthy.withPoisonPill(Optional.of("reset from vm"));
@@ -150,13 +156,8 @@ class WatchdogSupervisorTest {
     for (QuorumLossAction action : List.of(QuorumLossAction.EXCLUDE, QuorumLossAction.WAIT)) {
       RecordingWatchdogDevice dev = new RecordingWatchdogDevice();
       WatchdogFeeder feeds = feeder(dev);
-      WatchdogSupervisor sup = new WatchdogSupervisor(feeds, Duration.ofSeconds(5), "node=a group=g");
       ArmingConditions c = conditions(Mode.WATCHDOG, action);
-      for (int i = 0; i < 21; i++) {
-        now += TICK;
-        sup.tick(now, verdict(true), c);
-        feeds.feedIfDue();
-      }
+      WatchdogSupervisor sup = armedFor21Ticks(feeds, c);
       WatchdogStatus status = null;
       for (int i = 0; i < 30; i++) {
         now += TICK;
