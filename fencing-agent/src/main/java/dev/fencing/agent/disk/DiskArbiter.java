@@ -27,7 +27,8 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Poison pill</b>: reset, off or crashdump in this node's mailbox. Kept until the mailbox reads clear.
  *       Mailboxes are never written here, so a pill can never be overwritten by this agent.
  *   <li><b>Cut-off</b>: at least a quorum of other expected members write fresh slots (generation changed within
- *       {@link DiskTiming#freshNanos()} on this node's clock), each holding quorum and none hearing this node.
+ *       {@link DiskTiming#freshNanos()} on this node's clock), each holding quorum, none hearing this node and none
+ *       heard by it.
  *   <li><b>Tie</b>: see {@link #onRead}'s claim rules and docs/architecture.md ("Shared-disk arbiter").
  * </ul>
  */
@@ -219,7 +220,9 @@ public final class DiskArbiter {
     List<String> without = new ArrayList<>();
     for (String member : local.expected()) {
       Integer slot = slotOf.get(member.toLowerCase(java.util.Locale.ROOT));
-      if (member.equals(self) || slot == null || slot >= slots.size()) {
+      // a member this node still hears is no evidence: after a stall of this node its peers' bitmaps lag behind,
+      // while the heartbeats that queued up meanwhile show the network is there
+      if (member.equals(self) || slot == null || slot >= slots.size() || local.heard().contains(member)) {
         continue;
       }
       Optional<SlotView> view = slots.get(slot).slot().view();

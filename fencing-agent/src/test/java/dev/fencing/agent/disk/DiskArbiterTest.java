@@ -174,6 +174,23 @@ class DiskArbiterTest {
   }
 
   @Test
+  void peersThisNodeStillHearsAreNoEvidenceOfCutOff() throws Exception {
+    List<Node> n = nodes("a", "b", "c", "d");
+    Node d = n.get(3);
+    for (Node other : n.subList(0, 3)) {
+      other.view = healthy(set("a", "b", "c"));
+    }
+    // d was stalled: the others' bitmaps have not caught up, but d hears them (its inbox drained on resume)
+    d.view = new LocalView(ALL, 3, true, 1, ALL, ALL);
+    for (long t = 600; t <= 800; t += 100) {
+      for (Node x : n) {
+        x.cycle(t * MS);
+      }
+    }
+    assertTrue(d.arbiter.state().cutOff().isEmpty());
+  }
+
+  @Test
   void staleSlotsAreNoEvidenceOfCutOff() throws Exception {
     List<Node> n = nodes("a", "b", "c", "d");
     for (Node other : n.subList(0, 3)) {
