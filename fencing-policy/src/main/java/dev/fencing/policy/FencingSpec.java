@@ -38,6 +38,7 @@ import java.util.List;
  * @param storm            storm limits (controller only)
  * @param afterFence       what the controller does with a fenced node (controller only)
  * @param networks         the gossip networks and the reachability rule
+ * @param disk             the shared-disk arbiter; null = none
  */
 public record FencingSpec(
         Mode mode,
@@ -50,7 +51,8 @@ public record FencingSpec(
         GossipLabel gossipLabel,
         StormLimits storm,
         AfterFence afterFence,
-        GossipNetworks networks) {
+        GossipNetworks networks,
+        DiskSpec disk) {
 
     /** Default mode, as Deckhouse's NodeGroup. */
     public static final Mode DEFAULT_MODE = Mode.WATCHDOG;
@@ -75,7 +77,7 @@ public record FencingSpec(
     /** A spec of the first seven components; every later one at its default. */
     public FencingSpec(Mode mode, Duration watchdogTimeout, QuorumLossAction quorumLossAction, Profile profile,
             Integer quorumSize, List<TieBreakerKind> tieBreakers, TimingOverrides timings) {
-        this(mode, watchdogTimeout, quorumLossAction, profile, quorumSize, tieBreakers, timings, null, null, null, null);
+        this(mode, watchdogTimeout, quorumLossAction, profile, quorumSize, tieBreakers, timings, null, null, null, null, null);
     }
 
     /** A builder with every component absent (= its default). */
@@ -191,6 +193,11 @@ public record FencingSpec(
         return toBuilder().networks(newNetworks).build();
     }
 
+    /** A copy with another shared-disk arbiter (null = none). */
+    public FencingSpec withDisk(DiskSpec newDisk) {
+        return toBuilder().disk(newDisk).build();
+    }
+
     /** A copy with another afterFence. */
     public FencingSpec withAfterFence(AfterFence newAfterFence) {
         return toBuilder().afterFence(newAfterFence).build();
@@ -212,6 +219,7 @@ public record FencingSpec(
         private StormLimits storm;
         private AfterFence afterFence;
         private GossipNetworks networks;
+        private DiskSpec disk;
 
         private Builder() {
         }
@@ -228,6 +236,7 @@ public record FencingSpec(
             storm = spec.storm;
             afterFence = spec.afterFence;
             networks = spec.networks;
+            disk = spec.disk;
         }
 
         /** Sets {@code mode}. */
@@ -296,10 +305,16 @@ public record FencingSpec(
             return this;
         }
 
+        /** Sets {@code disk}. */
+        public Builder disk(DiskSpec value) {
+            disk = value;
+            return this;
+        }
+
         /** The spec. */
         public FencingSpec build() {
             return new FencingSpec(mode, watchdogTimeout, quorumLossAction, profile, quorumSize, tieBreakers, timings,
-                    gossipLabel, storm, afterFence, networks);
+                    gossipLabel, storm, afterFence, networks, disk);
         }
     }
 }

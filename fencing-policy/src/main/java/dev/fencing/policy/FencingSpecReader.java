@@ -22,14 +22,16 @@ import java.util.function.Function;
  * {@code storm.maxConcurrent} (at least 1), {@code storm.cooldown} (a duration), {@code afterFence} ({@code Auto},
  * {@code Taint} or {@code DeleteNode}),
  * {@code networks} (a list of at most four distinct, non-overlapping CIDRs), {@code reachability} ({@code Any} or
- * {@code All}).
+ * {@code All}),
+ * {@code disk.device} (string), {@code disk.required} (boolean), {@code disk.ioTimeout} (duration).
  */
 public final class FencingSpecReader {
 
     private static final Set<String> FENCING_FIELDS =
             Set.of("mode", "watchdog", "quorumLossAction", "profile", "quorum", "timings", "gossipLabel", "storm",
-                    "afterFence", "networks", "reachability");
+                    "afterFence", "networks", "reachability", "disk");
     private static final Set<String> STORM_FIELDS = Set.of("minHealthy", "maxConcurrent", "cooldown");
+    private static final Set<String> DISK_FIELDS = Set.of("device", "required", "ioTimeout");
     private static final Set<String> WATCHDOG_FIELDS = Set.of("timeout");
     private static final Set<String> QUORUM_FIELDS = Set.of("size", "tieBreakers");
     private static final Set<String> TIMING_FIELDS = Set.of("probeInterval", "probeTimeout", "suspicionMult",
@@ -115,12 +117,15 @@ public final class FencingSpecReader {
         StormLimits storm = s == null ? null : storm(s, path + ".storm");
         AfterFence afterFence = enumValue(f.get("afterFence"), AfterFence::parse, path + ".afterFence");
         GossipNetworks networks = networks(f.get("networks"), f.get("reachability"));
+        Map<String, ?> d = object(f.get("disk"), path + ".disk");
+        DiskSpec disk = d == null ? null : disk(d, path + ".disk");
         if (!violations.isEmpty()) {
             return new Result(null, violations);
         }
         return new Result(FencingSpec.builder().mode(mode).watchdogTimeout(timeout).quorumLossAction(action)
                 .profile(profile).quorumSize(size).tieBreakers(tieBreakers).timings(timings).gossipLabel(gossipLabel)
-                .storm(storm).afterFence(afterFence).networks(networks).build(), List.of());
+                .storm(storm).afterFence(afterFence).networks(networks).disk(disk)
+                .build(), List.of());
     }
 
     private StormLimits storm(Map<String, ?> s, String at) {
@@ -139,6 +144,19 @@ public final class FencingSpecReader {
                     + maxConcurrent + "; to stop fencing actions for a while, raise minHealthy to 100%"));
         }
         return new StormLimits(minHealthy, maxConcurrent, duration(s, "cooldown", at));
+    }
+
+    private DiskSpec disk(Map<String, ?> d, String at) {
+        unknown(d, DISK_FIELDS, at);
+        String device = enumValue(d.get("device"), s -> s, at + ".device");
+        Boolean required = null;
+        Object r = d.get("required");
+        if (r instanceof Boolean b) {
+            required = b;
+        } else if (r != null) {
+            violations.add(new Violation(at + ".required", "required must be true or false, not '" + r + "'"));
+        }
+        return new DiskSpec(device, required, duration(d, "ioTimeout", at));
     }
 
     private TimingOverrides timings(Map<String, ?> t, String at) {

@@ -33,6 +33,8 @@ public final class PolicyProtos {
         if (policy.networks().multiple()) {
             builder.addAllNetworks(policy.networks().texts()).setReachability(toProto(policy.networks().reachability()));
         }
+        policy.disk().ifPresent(d -> builder.setDisk(dev.fencing.proto.nodemanager.v1.DiskArbiter.newBuilder()
+                .setDevice(d.device()).setRequired(d.required()).setIoTimeout(toProto(d.ioTimeout()))));
         return builder.build();
     }
 
@@ -62,7 +64,11 @@ public final class PolicyProtos {
         ResolvedPolicy resolved = new ResolvedPolicy(fromProto(policy.getMode()),
                 fromProto(policy.getQuorumLossAction()), expected, policy.getQuorumSize(), tieBreakers,
                 fromProto(policy.getTimings()),
-                policy.getNoGossipLabel() ? GossipLabel.NONE : GossipLabel.GROUP_NAME, networks);
+                policy.getNoGossipLabel() ? GossipLabel.NONE : GossipLabel.GROUP_NAME, networks, policy.hasDisk()
+                        ? java.util.Optional.of(new ResolvedDisk(policy.getDisk().getDevice(),
+                                policy.getDisk().getRequired(), policy.getDisk().hasIoTimeout()
+                                        ? fromProto(policy.getDisk().getIoTimeout()) : DiskSpec.DEFAULT_IO_TIMEOUT))
+                        : java.util.Optional.empty());
         List<Violation> broken = PolicyResolver.verify(resolved);
         if (!broken.isEmpty()) {
             throw new IllegalArgumentException("FencingPolicy for " + expected + " expected members breaks the policy "

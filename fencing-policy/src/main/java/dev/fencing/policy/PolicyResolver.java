@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The single home of fencing-policy resolution: profile / Auto / overrides → concrete timings, quorum size,
@@ -76,9 +77,12 @@ public final class PolicyResolver {
      */
     public static final String WATCHDOG_TIMEOUT_NEEDS_CRITICAL_MESSAGE = "a watchdog timeout below 5s needs "
             + "profile Critical, which allows down to 2s; set profile: Critical, or a timeout of at least 5s";
-    /** Why {@code Disk} is refused; the CRD's CEL rule on {@code quorum.tieBreakers} carries the same text. */
-    public static final String DISK_NOT_AVAILABLE_MESSAGE =
-            "Disk tie-breaker is not available yet; use ControlPlane or LowestName";
+    /** Why {@code Disk} without a device is refused; the CRD's CEL rule on {@code fencing} carries the same text. */
+    public static final String DISK_NEEDS_DEVICE_MESSAGE = "the Disk tie-breaker needs disk.device, a shared block "
+            + "device prepared with 'sbd -d DEVICE create'; set disk.device or remove Disk";
+    /** The accepted range of {@code disk.ioTimeout}. */
+    static final Duration MIN_DISK_IO_TIMEOUT = Duration.ofMillis(100);
+    static final Duration MAX_DISK_IO_TIMEOUT = Duration.ofSeconds(60);
 
     /** The path of the fencing block in a NodeGroup; the default prefix of every violation's field. */
     public static final String NODE_GROUP_PATH = "spec.fencing";
@@ -111,6 +115,7 @@ public final class PolicyResolver {
                 out);
         checkQuorumSize(spec.quorumSize(), expectedMembers, path, out);
         checkTieBreakers(spec.effectiveTieBreakers(), path, out);
+        checkDisk(spec, path, out);
         TimingOverrides o = spec.effectiveTimings();
         int before = out.size();
         checkOverrides(o, path + ".timings.", out);
@@ -137,9 +142,12 @@ public final class PolicyResolver {
             throw new InvalidPolicyException(violations);
         }
         int quorum = spec.quorumSize() != null ? spec.quorumSize() : autoQuorumSize(expectedMembers);
+        Optional<ResolvedDisk> disk = spec.disk() == null || spec.disk().device() == null ? Optional.empty()
+                : Optional.of(new ResolvedDisk(spec.disk().device(), spec.disk().effectiveRequired(),
+                        spec.disk().effectiveIoTimeout()));
         return new ResolvedPolicy(spec.effectiveMode(), spec.effectiveQuorumLossAction(), expectedMembers, quorum,
                 spec.effectiveTieBreakers(), effectiveTimings(spec, expectedMembers), spec.effectiveGossipLabel(),
-                spec.effectiveNetworks());
+                spec.effectiveNetworks(), disk);
     }
 
     /**
@@ -200,9 +208,17 @@ public final class PolicyResolver {
         if (policy.tieBreakers().size() != policy.tieBreakers().stream().distinct().count()) {
             out.add(new Violation("tieBreakers", "tie-breakers repeat: " + policy.tieBreakers()));
         }
-        if (policy.tieBreakers().contains(TieBreakerKind.DISK)) {
-            out.add(new Violation("tieBreakers", DISK_NOT_AVAILABLE_MESSAGE));
+        if (policy.tieBreakers().contains(TieBreakerKind.DISK) && policy.disk().isEmpty()) {
+            out.add(new Violation("tieBreakers", DISK_NEEDS_DEVICE_MESSAGE));
         }
+        policy.disk().ifPresent(d -> {
+            if (!d.device().startsWith("/")) {
+                out.add(new Violation("disk.device", "device '" + d.device() + "' is not an absolute path"));
+            }
+            if (d.ioTimeout().compareTo(MIN_DISK_IO_TIMEOUT) < 0 || d.ioTimeout().compareTo(MAX_DISK_IO_TIMEOUT) > 0) {
+                out.add(new Violation("disk.ioTimeout", "ioTimeout " + d.ioTimeout() + " is outside 100ms..60s"));
+            }
+        });
         ResolvedTimings t = policy.timings();
         String p = "timings.";
         for (var d : List.of(Map.entry("probeInterval", t.probeInterval()), Map.entry("probeTimeout", t.probeTimeout()),
@@ -345,6 +361,31 @@ public final class PolicyResolver {
         }
     }
 
+    private static void checkDisk(FencingSpec spec, String path, List<Violation> out) {
+        DiskSpec disk = spec.disk();
+        boolean hasDevice = disk != null && disk.device() != null;
+        int index = spec.effectiveTieBreakers().indexOf(TieBreakerKind.DISK);
+        if (index >= 0 && !hasDevice) {
+            out.add(new Violation(path + ".quorum.tieBreakers[" + index + "]", DISK_NEEDS_DEVICE_MESSAGE));
+        }
+        if (disk == null) {
+            return;
+        }
+        if (!hasDevice) {
+            out.add(new Violation(path + ".disk.device", "disk needs device, the absolute path of a shared block "
+                    + "device prepared with 'sbd -d DEVICE create'; set it or remove disk"));
+        } else if (!disk.device().startsWith("/") || disk.device().contains("\0")
+                || disk.device().contains("/../") || disk.device().endsWith("/..")) {
+            out.add(new Violation(path + ".disk.device", "device '" + disk.device() + "' is not an absolute path "
+                    + "such as /dev/disk/by-id/wwn-0x5000c500a1b2c3d4"));
+        }
+        Duration io = disk.effectiveIoTimeout();
+        if (io.compareTo(MIN_DISK_IO_TIMEOUT) < 0 || io.compareTo(MAX_DISK_IO_TIMEOUT) > 0) {
+            out.add(new Violation(path + ".disk.ioTimeout", "ioTimeout " + DurationFormat.format(io)
+                    + " is outside 100ms..60s; 5s suits most SANs"));
+        }
+    }
+
     private static void checkTieBreakers(List<TieBreakerKind> tieBreakers, String path, List<Violation> out) {
         for (int i = 0; i < tieBreakers.size(); i++) {
             TieBreakerKind kind = tieBreakers.get(i);
@@ -353,9 +394,6 @@ public final class PolicyResolver {
                 out.add(new Violation(field, "entry is empty; remove it or use one of " + CrdSpelling.allowed(
                         TieBreakerKind.values(), TieBreakerKind::crdValue)));
                 continue;
-            }
-            if (kind == TieBreakerKind.DISK) {
-                out.add(new Violation(field, DISK_NOT_AVAILABLE_MESSAGE));
             }
             int first = tieBreakers.indexOf(kind);
             if (first < i) {

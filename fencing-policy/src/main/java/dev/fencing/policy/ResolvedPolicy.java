@@ -2,6 +2,7 @@ package dev.fencing.policy;
 
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * What {@code spec.fencing} means for a group of a given size now.
@@ -14,6 +15,7 @@ import java.util.Objects;
  * @param timings          every resolved timing
  * @param gossipLabel      whether gossip carries the group name as memberlist label (GroupName) or none (None)
  * @param networks         the gossip networks and the reachability rule
+ * @param disk             the shared-disk arbiter, when the group has one
  */
 public record ResolvedPolicy(
         Mode mode,
@@ -23,7 +25,8 @@ public record ResolvedPolicy(
         List<TieBreakerKind> tieBreakers,
         ResolvedTimings timings,
         GossipLabel gossipLabel,
-        GossipNetworks networks) {
+        GossipNetworks networks,
+        Optional<ResolvedDisk> disk) {
 
     /** Rejects missing values and copies the list. */
     public ResolvedPolicy {
@@ -33,25 +36,35 @@ public record ResolvedPolicy(
         Objects.requireNonNull(timings, "timings");
         Objects.requireNonNull(gossipLabel, "gossipLabel");
         Objects.requireNonNull(networks, "networks");
+        Objects.requireNonNull(disk, "disk");
     }
 
-    /** A policy whose gossip is labelled with the group name (the default), on the gossip address alone. */
+    /** A policy whose gossip is labelled with the group name (the default), on the gossip address alone, without a
+     * shared disk. */
     public ResolvedPolicy(Mode mode, QuorumLossAction quorumLossAction, int expected, int quorumSize,
             List<TieBreakerKind> tieBreakers, ResolvedTimings timings) {
         this(mode, quorumLossAction, expected, quorumSize, tieBreakers, timings, FencingSpec.DEFAULT_GOSSIP_LABEL,
-                GossipNetworks.SINGLE);
+                GossipNetworks.SINGLE, Optional.empty());
     }
 
-    /** A policy with the given gossip label, on the gossip address alone. */
+    /** A policy with the given gossip label, on the gossip address alone, without a shared disk. */
     public ResolvedPolicy(Mode mode, QuorumLossAction quorumLossAction, int expected, int quorumSize,
             List<TieBreakerKind> tieBreakers, ResolvedTimings timings, GossipLabel gossipLabel) {
-        this(mode, quorumLossAction, expected, quorumSize, tieBreakers, timings, gossipLabel, GossipNetworks.SINGLE);
+        this(mode, quorumLossAction, expected, quorumSize, tieBreakers, timings, gossipLabel, GossipNetworks.SINGLE,
+                Optional.empty());
     }
 
-    /** A policy labelled with the group name, on the given networks. */
+    /** A policy labelled with the group name, on the given networks, without a shared disk. */
     public ResolvedPolicy(Mode mode, QuorumLossAction quorumLossAction, int expected, int quorumSize,
             List<TieBreakerKind> tieBreakers, ResolvedTimings timings, GossipNetworks networks) {
         this(mode, quorumLossAction, expected, quorumSize, tieBreakers, timings, FencingSpec.DEFAULT_GOSSIP_LABEL,
-                networks);
+                networks, Optional.empty());
+    }
+
+    /** A policy labelled with the group name, on the gossip address alone, with {@code disk}. */
+    public ResolvedPolicy(Mode mode, QuorumLossAction quorumLossAction, int expected, int quorumSize,
+            List<TieBreakerKind> tieBreakers, ResolvedTimings timings, Optional<ResolvedDisk> disk) {
+        this(mode, quorumLossAction, expected, quorumSize, tieBreakers, timings, FencingSpec.DEFAULT_GOSSIP_LABEL,
+                GossipNetworks.SINGLE, disk);
     }
 }

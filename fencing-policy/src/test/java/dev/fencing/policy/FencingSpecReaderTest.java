@@ -84,6 +84,16 @@ class FencingSpecReaderTest {
     }
 
     @Test
+    void readsTheDiskBlock() {
+        FencingSpec spec = FencingSpecReader.read(Map.of("disk", Map.of("device", "/dev/sdb", "required", true,
+                "ioTimeout", "2s")), "fencing").orThrow();
+        assertThat(spec.disk()).isEqualTo(new DiskSpec("/dev/sdb", true, java.time.Duration.ofSeconds(2)));
+        assertThat(FencingSpecReader.read(Map.of("disk", Map.of("required", "yes", "size", 1)), "fencing")
+                .violations()).extracting(Violation::field).containsExactly("fencing.disk.size",
+                        "fencing.disk.required");
+    }
+
+    @Test
     void quorumSizeIsAutoOrAWholeNumber() {
         assertThat(read(Map.of("quorum", Map.of("size", "Auto"))).spec().quorumSize()).isNull();
         assertThat(read(Map.of("quorum", Map.of("size", "4"))).spec().quorumSize()).isEqualTo(4);
@@ -96,7 +106,7 @@ class FencingSpecReaderTest {
     void unknownFieldsAreNamedWithTheKnownOnes() {
         assertThat(read(Map.of("mdoe", "Watchdog", "timings", Map.of("probeIntreval", "1s"))).violations())
                 .containsExactly(
-                        new Violation("fencing.mdoe", "unknown field 'mdoe'; known fields are afterFence, "
+                        new Violation("fencing.mdoe", "unknown field 'mdoe'; known fields are afterFence, disk, "
                                 + "gossipLabel, mode, networks, profile, quorum, quorumLossAction, reachability, storm, "
                                 + "timings, watchdog"),
                         new Violation("fencing.timings.probeIntreval", "unknown field 'probeIntreval'; known fields "

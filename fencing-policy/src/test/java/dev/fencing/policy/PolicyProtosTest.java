@@ -118,13 +118,21 @@ class PolicyProtosTest {
         FencingPolicy valid = PolicyProtos.toProto(PolicyResolver.resolve(FencingSpec.DEFAULTS, 3));
         assertThatThrownBy(() -> PolicyProtos.fromProto(valid.toBuilder()
                 .addTieBreakers(TieBreaker.TIE_BREAKER_DISK).build(), 3))
-                .hasMessageContaining("tieBreakers: Disk tie-breaker is not available yet; use ControlPlane or "
-                        + "LowestName");
+                .hasMessageContaining("tieBreakers: " + PolicyResolver.DISK_NEEDS_DEVICE_MESSAGE);
         Timings oneSecond = valid.getTimings().toBuilder()
                 .setWatchdogTimeout(PolicyProtos.toProto(Duration.ofSeconds(1)))
                 .setFeedInterval(PolicyProtos.toProto(Duration.ofMillis(100))).build();
         assertThatThrownBy(() -> PolicyProtos.fromProto(valid.toBuilder().setTimings(oneSecond).build(), 3))
                 .hasMessageContaining("timings.watchdogTimeout");
+    }
+
+    @Test
+    void theDiskArbiterTravelsOnTheWire() {
+        ResolvedPolicy policy = PolicyResolver.resolve(FencingSpec.DEFAULTS.withTieBreakers(
+                java.util.List.of(TieBreakerKind.DISK)).withDisk(new DiskSpec("/dev/sdb", true, Duration.ofSeconds(2))), 4);
+        FencingPolicy wire = PolicyProtos.toProto(policy);
+        assertThat(wire.getDisk().getDevice()).isEqualTo("/dev/sdb");
+        assertThat(PolicyProtos.fromProto(wire, 4)).isEqualTo(policy);
     }
 
     @Test

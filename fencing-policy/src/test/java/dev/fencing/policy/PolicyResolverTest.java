@@ -335,14 +335,31 @@ class PolicyResolverTest {
     }
 
     @Test
-    void diskIsRejectedUntilTheArbiterExists() {
+    void diskTieBreakerWithoutADeviceIsRejected() {
         FencingSpec spec = FencingSpec.DEFAULTS.withTieBreakers(List.of(TieBreakerKind.LOWEST_NAME,
                 TieBreakerKind.DISK));
         assertThat(PolicyResolver.validate(spec, 4)).containsExactly(new Violation(
-                "spec.fencing.quorum.tieBreakers[1]",
-                "Disk tie-breaker is not available yet; use ControlPlane or LowestName"));
+                "spec.fencing.quorum.tieBreakers[1]", PolicyResolver.DISK_NEEDS_DEVICE_MESSAGE));
         assertThatThrownBy(() -> PolicyResolver.resolve(spec, 4)).isInstanceOf(InvalidPolicyException.class);
         assertThat(PolicyResolver.warnings(spec, 4)).isEmpty();
+    }
+
+    @Test
+    void diskTieBreakerWithADeviceResolvesWithTheDefaults() {
+        FencingSpec spec = FencingSpec.DEFAULTS.withTieBreakers(List.of(TieBreakerKind.DISK))
+                .withDisk(new DiskSpec("/dev/disk/by-id/wwn-0x1", null, null));
+        ResolvedPolicy policy = PolicyResolver.resolve(spec, 4);
+        assertThat(policy.disk()).contains(new ResolvedDisk("/dev/disk/by-id/wwn-0x1", false, Duration.ofSeconds(5)));
+        assertThat(PolicyResolver.verify(policy)).isEmpty();
+    }
+
+    @Test
+    void diskFieldsAreChecked() {
+        FencingSpec spec = FencingSpec.DEFAULTS.withDisk(new DiskSpec("dev/sdb", true, Duration.ofMillis(10)));
+        assertThat(PolicyResolver.validate(spec, 3)).extracting(Violation::field)
+                .containsExactly("spec.fencing.disk.device", "spec.fencing.disk.ioTimeout");
+        assertThat(PolicyResolver.validate(FencingSpec.DEFAULTS.withDisk(new DiskSpec(null, true, null)), 3))
+                .extracting(Violation::field).containsExactly("spec.fencing.disk.device");
     }
 
     @Test
@@ -407,7 +424,7 @@ class PolicyResolverTest {
         ResolvedPolicy disk = new ResolvedPolicy(good.mode(), good.quorumLossAction(), 3, 2,
                 List.of(TieBreakerKind.DISK), good.timings());
         assertThat(PolicyResolver.verify(disk)).containsExactly(new Violation("tieBreakers",
-                "Disk tie-breaker is not available yet; use ControlPlane or LowestName"));
+                PolicyResolver.DISK_NEEDS_DEVICE_MESSAGE));
         ResolvedTimings t = good.timings();
         for (Duration timeout : List.of(Duration.ofSeconds(1), Duration.ofMillis(2_500), Duration.ofSeconds(3_601))) {
             ResolvedTimings bad = new ResolvedTimings(t.profile(), t.probeInterval(), t.probeTimeout(),

@@ -26,6 +26,10 @@ import java.util.Objects;
         + " || (has(self.profile) && self.profile == 'Critical')",
         message = PolicyResolver.WATCHDOG_TIMEOUT_NEEDS_CRITICAL_MESSAGE,
         fieldPath = ".watchdog.timeout")
+@ValidationRule(value = "!has(self.quorum) || !has(self.quorum.tieBreakers)"
+        + " || !self.quorum.tieBreakers.exists(t, t == 'Disk') || (has(self.disk) && has(self.disk.device))",
+        message = PolicyResolver.DISK_NEEDS_DEVICE_MESSAGE,
+        fieldPath = ".quorum.tieBreakers")
 public final class Fencing {
 
     @JsonPropertyDescription("Watchdog: agents arm the watchdog; Notify: never armed, observe and report only. "
@@ -79,6 +83,10 @@ public final class Fencing {
             + "at least one network) or All (only when confirmed on every network). Default Any.")
     @SchemaFrom(type = CrdSchemaEnums.ReachabilityValue.class)
     private String reachability;
+
+    @JsonPropertyDescription("Shared-disk arbiter (SBD layout): poison pill, cut-off detection and the Disk "
+            + "tie-breaker. Absent = none.")
+    private FencingDisk disk;
 
     /** An empty instance; Jackson fills it. */
     public Fencing() {
@@ -260,6 +268,22 @@ public final class Fencing {
         return this;
     }
 
+    /** The shared-disk arbiter. */
+    public FencingDisk getDisk() {
+        return disk;
+    }
+
+    /** Sets {@code disk}. */
+    public void setDisk(FencingDisk disk) {
+        this.disk = disk;
+    }
+
+    /** Sets {@code disk} and returns this. */
+    public Fencing withDisk(FencingDisk disk) {
+        this.disk = disk;
+        return this;
+    }
+
     @Override
     public boolean equals(Object o) {
         if (this == o) {
@@ -278,13 +302,14 @@ public final class Fencing {
                 && Objects.equals(storm, other.storm)
                 && Objects.equals(afterFence, other.afterFence)
                 && Objects.equals(networks, other.networks)
-                && Objects.equals(reachability, other.reachability);
+                && Objects.equals(reachability, other.reachability)
+                && Objects.equals(disk, other.disk);
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(mode, watchdog, quorumLossAction, profile, quorum, timings, gossipLabel, storm,
-                afterFence, networks, reachability);
+                afterFence, networks, reachability, disk);
     }
 
     @Override
@@ -300,6 +325,7 @@ public final class Fencing {
                 + ", gossipLabel=" + gossipLabel
                 + ", networks=" + networks
                 + ", reachability=" + reachability
+                + ", disk=" + disk
                 + "}";
     }
 }

@@ -2,7 +2,6 @@ package dev.fencing.api.v1;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
-import dev.fencing.policy.PolicyResolver;
 import io.fabric8.crd.generator.annotation.SchemaFrom;
 import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
@@ -21,13 +20,12 @@ public final class FencingQuorum {
     private IntOrString size;
 
     @JsonPropertyDescription("Asked in order only when exactly half of the expected members are heard: "
-            + "ControlPlane, LowestName, APIReachable (not split-brain safe). Disk is refused until the "
-            + "shared-disk arbiter exists. Default [ControlPlane].")
+            + "ControlPlane, LowestName, Disk (needs disk.device), APIReachable (not split-brain safe). "
+            + "Default [ControlPlane].")
     @SchemaFrom(type = CrdSchemaEnums.TieBreakerValue[].class)
     @Size(max = 4)
     @ValidationRule(value = "self.all(t, self.exists_one(u, u == t))",
             message = "each tie-breaker may be listed once; remove the repeat")
-    @ValidationRule(value = "!self.exists(t, t == 'Disk')", message = PolicyResolver.DISK_NOT_AVAILABLE_MESSAGE)
     private List<String> tieBreakers;
 
     /** An empty instance; Jackson fills it. */

@@ -123,6 +123,13 @@ public final class NodeGroupFencing {
         put(out, "gossipLabel", f.getGossipLabel());
         put(out, "networks", f.getNetworks());
         put(out, "reachability", f.getReachability());
+        if (f.getDisk() != null) {
+            Map<String, Object> disk = new LinkedHashMap<>();
+            put(disk, "device", f.getDisk().getDevice());
+            put(disk, "required", f.getDisk().getRequired());
+            put(disk, "ioTimeout", f.getDisk().getIoTimeout());
+            out.put("disk", disk);
+        }
         return out;
     }
 

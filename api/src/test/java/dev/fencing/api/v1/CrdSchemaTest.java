@@ -129,17 +129,19 @@ class CrdSchemaTest {
                 });
     }
 
-    /** Disk stays in the enum so the CEL rule, not an enum error, says why it is refused. */
+    /** Disk is a known spelling; a CEL rule on the fencing block refuses it without disk.device. */
     @Test
-    void diskIsAKnownSpellingRefusedByCelWithThePolicyMessage() {
+    void diskNeedsADeviceByCelWithThePolicyMessage() {
         JSONSchemaProps tieBreakers = fencing.getProperties().get("quorum").getProperties().get("tieBreakers");
         assertThat(enumOf(tieBreakers.getItems().getSchema())).contains(TieBreakerKind.DISK.crdValue());
-        assertThat(tieBreakers.getXKubernetesValidations()).filteredOn(r -> r.getRule().contains("Disk"))
+        assertThat(tieBreakers.getXKubernetesValidations()).noneMatch(r -> r.getRule().contains("Disk"));
+        assertThat(fencing.getXKubernetesValidations()).filteredOn(r -> r.getRule().contains("Disk"))
                 .singleElement().satisfies(rule -> {
-                    assertThat(rule.getRule()).isEqualTo("!self.exists(t, t == 'Disk')");
-                    assertThat(rule.getMessage()).isEqualTo(PolicyResolver.DISK_NOT_AVAILABLE_MESSAGE)
-                            .isEqualTo("Disk tie-breaker is not available yet; use ControlPlane or LowestName");
+                    assertThat(rule.getRule()).contains("has(self.disk.device)");
+                    assertThat(rule.getMessage()).isEqualTo(PolicyResolver.DISK_NEEDS_DEVICE_MESSAGE);
                 });
+        assertThat(fencing.getProperties().get("disk").getProperties()).containsKeys("device", "required",
+                "ioTimeout");
     }
 
     @Test

@@ -176,8 +176,12 @@ class NodeGroupCrdRealApiTest {
                 cel("tieBreakers repeat", TIE_BREAKERS,
                         fencing("quorum: {tieBreakers: [LowestName, ControlPlane, LowestName]}"), TIE_BREAKERS,
                         TIE_BREAKER_REPEAT),
-                cel("Disk is refused", TIE_BREAKERS, fencing("quorum: {tieBreakers: [ControlPlane, Disk]}"),
-                        TIE_BREAKERS, PolicyResolver.DISK_NOT_AVAILABLE_MESSAGE),
+                cel("Disk needs disk.device", F, fencing("quorum: {tieBreakers: [ControlPlane, Disk]}"),
+                        TIE_BREAKERS, PolicyResolver.DISK_NEEDS_DEVICE_MESSAGE),
+                new Case("disk.device pattern", F + ".disk.device pattern", fencing("disk: {device: dev/sdb}"),
+                        F + ".disk.device", "should match '^/.*$'"),
+                new Case("disk.ioTimeout pattern", F + ".disk.ioTimeout pattern",
+                        fencing("disk: {device: /dev/sdb, ioTimeout: 5 s}"), F + ".disk.ioTimeout", DURATION_PATTERN),
                 // Four spellings and no repeats: a fifth entry always repeats one; the server reports the length
                 // and skips the CEL rules.
                 new Case("tieBreakers maxItems", TIE_BREAKERS + " maxItems",

@@ -77,11 +77,15 @@ class NodeGroupValidatorTest {
     }
 
     @Test
-    void diskTieBreakerIsRejectedAsTheCelRuleDoes() {
+    void diskTieBreakerWithoutADeviceIsRejectedAsTheCelRuleDoes() {
         Fencing fencing = new Fencing().withQuorum(new FencingQuorum().withTieBreakers(List.of("ControlPlane", "Disk")));
         assertThat(NodeGroupValidator.validate(group(fencing), 4)).containsExactly(new Violation(
-                "spec.fencing.quorum.tieBreakers[1]", PolicyResolver.DISK_NOT_AVAILABLE_MESSAGE));
+                "spec.fencing.quorum.tieBreakers[1]", PolicyResolver.DISK_NEEDS_DEVICE_MESSAGE));
         assertThat(NodeGroupValidator.warnings(group(fencing), 4)).isEmpty();
+        fencing.withDisk(new FencingDisk().withDevice("/dev/sdb").withRequired(true).withIoTimeout("2s"));
+        assertThat(NodeGroupValidator.validate(group(fencing), 4)).isEmpty();
+        assertThat(NodeGroupFencing.resolve(group(fencing), 4).disk()).contains(
+                new dev.fencing.policy.ResolvedDisk("/dev/sdb", true, java.time.Duration.ofSeconds(2)));
     }
 
     @Test

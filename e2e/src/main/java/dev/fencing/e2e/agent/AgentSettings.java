@@ -13,13 +13,26 @@ import java.util.Map;
  * @param tieBreakers      e.g. [LowestName]
  * @param timings          overrides of the profile, by their spec.fencing names (quorumWindow, heartbeatInterval…)
  * @param profile          Auto, Critical, Medium, Moderate or Slow
+ * @param diskDevice       the shared disk ({@code disk.device}, ioTimeout 2s), "" for none
  */
 public record AgentSettings(Duration watchdogTimeout, String quorumLossAction, List<String> tieBreakers,
-                            Map<String, String> timings, String profile) {
+                            Map<String, String> timings, String profile, String diskDevice) {
 
     public AgentSettings {
         tieBreakers = List.copyOf(tieBreakers);
         timings = Map.copyOf(new LinkedHashMap<>(timings));
+        java.util.Objects.requireNonNull(diskDevice, "diskDevice");
+    }
+
+    /** Settings without a shared disk. */
+    public AgentSettings(Duration watchdogTimeout, String quorumLossAction, List<String> tieBreakers,
+                         Map<String, String> timings, String profile) {
+        this(watchdogTimeout, quorumLossAction, tieBreakers, timings, profile, "");
+    }
+
+    /** @return these settings with other tie-breakers and the shared disk {@code device} */
+    public AgentSettings withDisk(List<String> newTieBreakers, String device) {
+        return new AgentSettings(watchdogTimeout, quorumLossAction, newTieBreakers, timings, profile, device);
     }
 
     /** Settings under {@code profile: Auto}. */
@@ -61,12 +74,12 @@ public record AgentSettings(Duration watchdogTimeout, String quorumLossAction, L
     public AgentSettings withTiming(String name, String value) {
         Map<String, String> all = new LinkedHashMap<>(timings);
         all.put(name, value);
-        return new AgentSettings(watchdogTimeout, quorumLossAction, tieBreakers, all, profile);
+        return new AgentSettings(watchdogTimeout, quorumLossAction, tieBreakers, all, profile, diskDevice);
     }
 
     /** @return these settings with another quorum-loss action (Fence, Exclude, Wait) */
     public AgentSettings withQuorumLossAction(String action) {
-        return new AgentSettings(watchdogTimeout, action, tieBreakers, timings, profile);
+        return new AgentSettings(watchdogTimeout, action, tieBreakers, timings, profile, diskDevice);
     }
 
     /**
@@ -109,6 +122,9 @@ public record AgentSettings(Duration watchdogTimeout, String quorumLossAction, L
             yaml.append("  networks: [").append(networks.stream().map(n -> "\"" + n + "\"")
                     .collect(java.util.stream.Collectors.joining(", "))).append("]\n");
             yaml.append("  reachability: ").append(reachability).append('\n');
+        }
+        if (!diskDevice.isEmpty()) {
+            yaml.append("  disk: {device: ").append(diskDevice).append(", ioTimeout: 2s}\n");
         }
         if (!timings.isEmpty()) {
             yaml.append("  timings:\n");

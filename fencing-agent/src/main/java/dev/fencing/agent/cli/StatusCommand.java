@@ -145,6 +145,9 @@ public final class StatusCommand implements Callable<Integer> {
         + s.getExpected() + " expected, quorum " + s.getQuorumSize() + ", tie-breaker " + s.getTieBreakerOutcome()
         + ")");
     summary.row("isolated:", HumanFormat.yesNo(s.getIsolated()));
+    if (!s.getDiskCondition().isEmpty() && !s.getDiskCondition().equals("none")) {
+      summary.row("shared disk:", s.getDiskCondition());
+    }
     summary.row("local lag:", s.hasLocalLag() ? HumanFormat.duration(s.getLocalLag()) : "0s");
     summary.row("config:", "revision " + s.getConfigRevision() + " from " + orDash(s.getConfigSource()));
     if (s.hasTimings()) {

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import dev.fencing.agent.apiserver.ApiServerEndpoint;
 import dev.fencing.agent.membership.NodeMeta;
+import dev.fencing.policy.DiskSpec;
 import dev.fencing.policy.DurationFormat;
 import dev.fencing.policy.FencingSpec;
 import dev.fencing.policy.GossipLabel;
@@ -82,7 +83,9 @@ public final class StandaloneConfigLoader {
   record MemberDto(String name, String address, Map<String, String> addresses, Map<String, String> gossipAddresses) {}
 
   record FencingDto(String mode, WatchdogDto watchdog, String quorumLossAction, String profile, QuorumDto quorum,
-      TimingsDto timings, String gossipLabel, List<String> networks, String reachability) {}
+      TimingsDto timings, String gossipLabel, List<String> networks, String reachability, DiskDto disk) {}
+
+  record DiskDto(String device, Boolean required, String ioTimeout) {}
 
   record WatchdogDto(String timeout) {}
 
@@ -135,7 +138,6 @@ public final class StandaloneConfigLoader {
     checkNetworkAddresses(members, spec, problems);
     List<byte[]> keys = keys(dto.gossip(), problems);
     Optional<ApiServerEndpoint> probe = apiServerProbe(dto.apiServerProbe(), problems);
-    rejectDisk(spec, problems);
     if (!problems.isEmpty()) {
       throw new ConfigException(source, withLines(problems, text));
     }
@@ -162,17 +164,6 @@ public final class StandaloneConfigLoader {
     } catch (IllegalArgumentException e) {
       problems.add("apiServerProbe.url: " + e.getMessage());
       return Optional.empty();
-    }
-  }
-
-  /** No shared-disk arbiter exists; an agent never accepts a tie-breaker that cannot answer. */
-  private static void rejectDisk(FencingSpec spec, List<String> problems) {
-    List<TieBreakerKind> kinds = spec.tieBreakers() == null ? List.of() : spec.tieBreakers();
-    for (int i = 0; i < kinds.size(); i++) {
-      if (kinds.get(i) == TieBreakerKind.DISK) {
-        problems.add("fencing.quorum.tieBreakers[" + i + "]: Disk is not available (no shared-disk arbiter is"
-            + " implemented); remove it and use LowestName or ControlPlane");
-      }
     }
   }
 
@@ -254,8 +245,11 @@ public final class StandaloneConfigLoader {
     }
     TimingOverrides overrides = timings(f.timings(), problems);
     GossipLabel gossipLabel = parse(f.gossipLabel(), "fencing.gossipLabel", GossipLabel::parse, problems);
+    DiskSpec disk = f.disk() == null ? null : new DiskSpec(f.disk().device(), f.disk().required(),
+        f.disk().ioTimeout() == null ? null
+            : parse(f.disk().ioTimeout(), "fencing.disk.ioTimeout", DurationFormat::parse, problems));
     return new FencingSpec(mode, timeout, action, profile, size, tieBreakers, overrides).toBuilder()
-        .gossipLabel(gossipLabel).networks(networks(f, problems)).build();
+        .gossipLabel(gossipLabel).networks(networks(f, problems)).disk(disk).build();
   }
 
   /** The same reader as the NodeGroup's, so both say the same about a bad network. */

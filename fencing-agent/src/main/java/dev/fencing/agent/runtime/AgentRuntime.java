@@ -71,6 +71,8 @@ public final class AgentRuntime implements AutoCloseable {
    * @param apiServer the standalone config's API server endpoint for APIReachable (a controller's config replaces it)
    * @param allowPlaintextGossip arm even when the group has no gossip keyring (labs only)
    * @param statusFile the host status file, when kept ({@code --status-file}, empty = off)
+   * @param diskRoot where the host's root is mounted: the group's {@code disk.device} is opened under it
+   *     ({@code --disk-root}; "/" on the host, "/host" in the DaemonSet, which mounts the host's /dev at /host/dev)
    */
   public record Options(
       String node,
@@ -86,7 +88,17 @@ public final class AgentRuntime implements AutoCloseable {
       String agentVersion,
       Optional<ApiServerEndpoint> apiServer,
       boolean allowPlaintextGossip,
-      Optional<Path> statusFile) {
+      Optional<Path> statusFile,
+      Path diskRoot) {
+
+    /** Opening the shared disk at the path the group names (host root "/"). */
+    public Options(String node, Optional<AgentConfig> fileConfig, Optional<ControllerEndpoint> controller, Path socket,
+        WatchdogDevice device, Path disableFile, Path stateDir, int metricsPort, Optional<InetSocketAddress> bind,
+        Optional<UnaryOperator<Transport>> transportWrapper, String agentVersion, Optional<ApiServerEndpoint> apiServer,
+        boolean allowPlaintextGossip, Optional<Path> statusFile) {
+      this(node, fileConfig, controller, socket, device, disableFile, stateDir, metricsPort, bind, transportWrapper,
+          agentVersion, apiServer, allowPlaintextGossip, statusFile, Path.of("/"));
+    }
 
     /**
      * Without a standalone API server endpoint (the controller's, if any, is used), refusing to arm on plaintext
@@ -107,6 +119,11 @@ public final class AgentRuntime implements AutoCloseable {
           agentVersion, Optional.empty(), allowPlaintextGossip, Optional.empty());
     }
 
+  }
+
+  /** The group's {@code disk.device} (an absolute host path) under {@code root}, where the host's root is mounted. */
+  static Path diskPath(Path root, String device) {
+    return root.resolve(device.replaceFirst("^/+", ""));
   }
 
   private final Options options;
@@ -202,7 +219,8 @@ public final class AgentRuntime implements AutoCloseable {
     agent = new FencingAgent(options.node(), new FencingAgent.Dependencies(clock, InstantSource.system(),
         options.device(), gossip, hub, registry, options.agentVersion(), Optional.of(new StateDirectory(
             options.stateDir())), controlPlane, Duration.ofSeconds(5), Duration.ofSeconds(10),
-        FatalErrors.haltProcess(), Optional.of(new ApiReachableTieBreaker(prober)), options.allowPlaintextGossip()));
+        FatalErrors.haltProcess(), Optional.of(new ApiReachableTieBreaker(prober)), options.allowPlaintextGossip()),
+        device -> dev.fencing.agent.disk.DirectBlockDevice.open(diskPath(options.diskRoot(), device)));
     if (options.allowPlaintextGossip()) {
       LOG.warn("node={} event=plaintext_gossip_allowed msg=\"--allow-plaintext-gossip: a group without a keyring"
           + " gossips and exchanges quorum heartbeats unauthenticated; anyone on the network can join or forge"

@@ -34,6 +34,7 @@ import java.util.Optional;
  * @param peers gossip's view of every expected peer
  * @param localLagNanos the measured local lag at this tick
  * @param isolated this node announces itself isolated
+ * @param diskCondition the shared disk: "none", "ok", "unreadable: …" or "poison pill: reset from …"
  */
 public record AgentSnapshot(
     String node,
@@ -44,7 +45,8 @@ public record AgentSnapshot(
     WatchdogStatus watchdog,
     List<PeerView> peers,
     long localLagNanos,
-    boolean isolated) {
+    boolean isolated,
+    String diskCondition) {
 
   /**
    * Gossip's view of one expected peer.
@@ -58,6 +60,14 @@ public record AgentSnapshot(
 
   public AgentSnapshot {
     peers = List.copyOf(peers);
+    java.util.Objects.requireNonNull(diskCondition, "diskCondition");
+  }
+
+  /** A snapshot of an agent without a shared disk. */
+  public AgentSnapshot(String node, String agentVersion, long takenAtNanos, Optional<AgentConfig> config,
+      Optional<QuorumVerdict> verdict, WatchdogStatus watchdog, List<PeerView> peers, long localLagNanos,
+      boolean isolated) {
+    this(node, agentVersion, takenAtNanos, config, verdict, watchdog, peers, localLagNanos, isolated, "none");
   }
 
   /** Before the first tick; taken "now" so a loop that never ticks turns unhealthy after the stuck bound. */
@@ -68,7 +78,7 @@ public record AgentSnapshot(
 
   AgentSnapshot withWatchdog(WatchdogStatus status) {
     return new AgentSnapshot(node, agentVersion, takenAtNanos, config, verdict, status, peers, localLagNanos,
-        isolated);
+        isolated, diskCondition);
   }
 
   /** Quorum held at the latest evaluation. */
@@ -86,7 +96,8 @@ public record AgentSnapshot(
         .setIsolated(isolated)
         .addAllDisarmReasons(watchdog.disarmReasons())
         .setFeedsTotal(watchdog.feedsTotal())
-        .setLocalLag(nanos(localLagNanos));
+        .setLocalLag(nanos(localLagNanos))
+        .setDiskCondition(diskCondition);
     watchdog.lastFeedNanos().ifPresent(t -> out.setSinceLastFeed(nanos(nowNanos - t)));
     config.ifPresent(c -> {
       out.setGroup(c.group())
@@ -160,7 +171,8 @@ public record AgentSnapshot(
         .setQuorumHeld(quorumHeld())
         .setIsolated(isolated)
         .addAllDisarmReasons(watchdog.disarmReasons())
-        .setWatchdogCondition(watchdog.condition());
+        .setWatchdogCondition(watchdog.condition())
+        .setDiskCondition(diskCondition);
     watchdog.lastFeedNanos().ifPresent(t -> out.setSinceLastFeed(nanos(nowNanos - t)));
     // The keys of the config in effect are installed in the running memberlist (FencingAgent applies them first).
     config.ifPresent(c -> out.setAppliedRevision(c.revision()).setKeyringRevision(c.keyringRevision())

@@ -22,6 +22,7 @@ import dev.fencing.agent.quorum.QuorumEvaluator;
 import dev.fencing.agent.quorum.QuorumSettings;
 import dev.fencing.agent.quorum.QuorumVerdict;
 import dev.fencing.agent.quorum.TieBreaker;
+import dev.fencing.agent.disk.DirectBlockDevice;
 import dev.fencing.agent.watchdog.ArmingConditions;
 import dev.fencing.agent.watchdog.WatchdogDevice;
 import dev.fencing.agent.watchdog.WatchdogFeeder;
@@ -207,6 +208,7 @@ public final class FencingAgent implements AutoCloseable {
   private final MultiGauge peerConfirmed;
   private volatile java.util.function.Consumer<AgentSnapshot> watchdogListener = s -> { };
   private final AtomicBoolean watchdogShutDown = new AtomicBoolean();
+  private final SharedDisk disk;
   // Quorum thread: the watchdog state last handed to the listener.
   private WatchdogStatus lastNotified;
 
@@ -215,7 +217,16 @@ public final class FencingAgent implements AutoCloseable {
    * @param deps clocks, device, gossip factory, event hub, metrics
    */
   public FencingAgent(String node, Dependencies deps) {
+    this(node, deps, device -> DirectBlockDevice.open(java.nio.file.Path.of(device)));
+  }
+
+  /**
+   * As {@link #FencingAgent(String, Dependencies)}, opening the shared disk with {@code diskOpener} (tests use a
+   * device in memory).
+   */
+  FencingAgent(String node, Dependencies deps, SharedDisk.Opener diskOpener) {
     this.node = Objects.requireNonNull(node, "node");
+    this.disk = new SharedDisk(node, deps.clock(), diskOpener, deps.fatalErrors());
     this.deps = deps;
     this.bootId = new SecureRandom().nextLong() | 1L;
     this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "fencing-quorum"));
@@ -366,6 +377,7 @@ public final class FencingAgent implements AutoCloseable {
     feederStopped.set(true);
     feeder.wake();
     scheduler.shutdownNow();
+    disk.stop();
     joiner.shutdownNow();
     sender.shutdownNow();
     io.execute(() -> stopIoGossip(Duration.ofSeconds(1)));
@@ -436,8 +448,9 @@ public final class FencingAgent implements AutoCloseable {
     QuorumVerdict verdict = evaluator.evaluate(now);
     // A fresh reading for the feed decision: time spent since the evaluation must count against heldUntil.
     long feedNow = deps.clock().nanoTime();
-    verdict = freshVerdict(evaluator, verdict, feedNow);
-    WatchdogStatus status = supervisor.tick(feedNow, verdict, conditions());
+    verdict = disk.adjust(freshVerdict(evaluator, verdict, feedNow), feedNow);
+    WatchdogStatus status = supervisor.tick(feedNow, verdict, conditions().withPoisonPill(disk.poisonPill()));
+    disk.publish(verdict, evaluatorExpected(), config.revision(), heardWithinNanos(t));
     logQuorumTransitions(verdict, status);
     if (status.isolated() != meta.isolated()) {
       announceIsolated(status.isolated());
@@ -452,8 +465,26 @@ public final class FencingAgent implements AutoCloseable {
       rejoinUnknownPeers();
     }
     snapshot = new AgentSnapshot(node, deps.agentVersion(), now, Optional.of(config), Optional.of(verdict), status,
-        peerViews(), lag, meta.isolated());
+        peerViews(), lag, meta.isolated(), disk.condition(feedNow));
     notifyWatchdogChange(status);
+  }
+
+  private java.util.SortedSet<String> evaluatorExpected() {
+    return new TreeSet<>(config.members().stream().map(ExpectedMember::name).toList());
+  }
+
+  /**
+   * A peer counts as heard (cut-off evidence written to the disk) while its latest heartbeat is younger than two
+   * heartbeat intervals and a tick, or half the window when that is longer: a lost heartbeat or two is not a cut.
+   */
+  static long heardWithinNanos(ResolvedTimings t) {
+    return Math.max(2 * t.heartbeatInterval().toNanos() + t.evaluationTick().toNanos(),
+        t.quorumWindow().toNanos() / 2);
+  }
+
+  /** The shared-disk arbiter, when the group has one (tests, metrics). */
+  Optional<dev.fencing.agent.disk.DiskMonitor> diskMonitor() {
+    return disk.monitor();
   }
 
   private static List<dev.fencing.proto.fencing.v1.DisarmReason.Kind> reasonKinds(WatchdogStatus status) {
@@ -671,7 +702,8 @@ public final class FencingAgent implements AutoCloseable {
     return new QuorumSettings(node,
         new TreeSet<>(newConfig.members().stream().map(ExpectedMember::name).toList()),
         newConfig.policy().quorumSize(), t.quorumWindow(), t.localHealthCap(), t.evaluationTick(),
-        TieBreakers.of(newConfig.policy().tieBreakers(), deps.controlPlane(), deps.apiReachable()),
+        TieBreakers.of(newConfig.policy().tieBreakers(), deps.controlPlane(), deps.apiReachable(),
+            newConfig.policy().disk().map(d -> disk.tieBreaker())),
         QuorumSettings.defaultTieBreakLead(t.quorumWindow(), t.heartbeatInterval(), t.evaluationTick()));
   }
 
@@ -713,6 +745,7 @@ public final class FencingAgent implements AutoCloseable {
     if (old == null || !old.group().equals(newConfig.group())) {
       supervisor = rebuildSupervisorIfIdle(newConfig);
     }
+    disk.apply(newConfig.policy().disk(), t, logContext());
     meta = new NodeMeta(metaAddresses(newConfig, newPlan), meta.isolated());
     if (newConfig.gossipKeys().isEmpty() && (old == null || !old.gossipKeys().isEmpty())) {
       LOG.warn("{} event=gossip_unencrypted arming_allowed={} msg=\"the group has no gossip keyring: gossip and"
@@ -982,6 +1015,17 @@ public final class FencingAgent implements AutoCloseable {
       }).tag("state", state.name().toLowerCase(java.util.Locale.ROOT))
           .description("Group members known to gossip, by state").register(registry);
     }
+    // The shared disk: NaN without one, so a group without a disk draws no line rather than a false "down".
+    Gauge.builder("fencing.disk.up", this, a -> a.disk.monitor()
+        .map(m -> m.lostReason(a.deps.clock().nanoTime()).isEmpty() ? 1.0 : 0.0).orElse(Double.NaN))
+        .description("1 while the shared disk is read and written within its I/O timeout, 0 while not, NaN without"
+            + " a disk").register(registry);
+    Gauge.builder("fencing.disk.write.seconds", this, a -> a.disk.monitor()
+        .map(m -> m.lastWriteNanos() < 0 ? Double.NaN : m.lastWriteNanos() / 1e9).orElse(Double.NaN))
+        .description("Duration of the latest write of this node's slot on the shared disk").register(registry);
+    Gauge.builder("fencing.disk.poison.pill", this, a -> a.disk.poisonPill().isPresent() ? 1 : 0)
+        .description("1 while a reset/off/crashdump message is in this node's slot on the shared disk")
+        .register(registry);
     trafficCounter(registry, "memberlist.packets.sent", "Gossip datagrams sent", g -> g.traffic().packetsSent());
     trafficCounter(registry, "memberlist.packets.received", "Gossip datagrams received",
         g -> g.traffic().packetsReceived());

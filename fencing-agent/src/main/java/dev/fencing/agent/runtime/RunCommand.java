@@ -71,6 +71,11 @@ public final class RunCommand implements Callable<Integer> {
       description = "watchdog device, or a FIFO read by the softdog emulator (default: ${DEFAULT-VALUE})")
   Path watchdogDevice;
 
+  @Option(names = "--disk-root", paramLabel = "DIR", defaultValue = "/",
+      description = "where the host's root is mounted; the group's disk.device is opened under it (the DaemonSet"
+          + " mounts the host's /dev at /host/dev and passes /host; default: ${DEFAULT-VALUE})")
+  Path diskRoot;
+
   @Option(names = "--disable-file", paramLabel = "PATH", defaultValue = "/var/run/fencing-agent/disable",
       description = "while this file exists the watchdog is disarmed (default: ${DEFAULT-VALUE})")
   Path disableFile;
@@ -199,7 +204,7 @@ public final class RunCommand implements Callable<Integer> {
     String version = Optional.ofNullable(RunCommand.class.getPackage().getImplementationVersion()).orElse("dev");
     AgentRuntime.Options options = new AgentRuntime.Options(node, fileConfig, endpoint, socket,
         watchdog(watchdogDevice), disableFile, stateDir, metricsPort, bindAddress, Optional.empty(), version,
-        apiServer, allowPlaintextGossip, statusFile(statusFile));
+        apiServer, allowPlaintextGossip, statusFile(statusFile), diskRoot);
     // Any Error that kills a thread (memberlist's receive threads included) ends the process: a half-dead agent
     // must not keep feeding. The agent's own loops report theirs directly (scheduled tasks would swallow them).
     Thread.setDefaultUncaughtExceptionHandler(FatalErrors.uncaught(FatalErrors.haltProcess()));

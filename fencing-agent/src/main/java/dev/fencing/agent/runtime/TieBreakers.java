@@ -16,17 +16,19 @@ final class TieBreakers {
    * @param kinds the configured kinds, in order
    * @param controlPlane the controller client's tie-breaker, when the agent has a controller
    * @param apiReachable the API server probe's tie-breaker, when the agent runs one
+   * @param disk the shared-disk tie-breaker, when the group has a disk
    * @throws IllegalArgumentException for a kind this agent cannot answer (the config is rejected): {@code Disk}
-   *     (no arbiter exists; the policy and the standalone loader reject it), {@code ControlPlane} without a
-   *     controller, {@code APIReachable} without a prober
+   *     without {@code disk.device}, {@code ControlPlane} without a controller, {@code APIReachable} without a
+   *     prober
    */
   static List<TieBreaker> of(List<TieBreakerKind> kinds, Optional<TieBreaker> controlPlane,
-      Optional<TieBreaker> apiReachable) {
+      Optional<TieBreaker> apiReachable, Optional<TieBreaker> disk) {
     List<TieBreaker> out = new ArrayList<>();
     for (TieBreakerKind kind : kinds) {
       out.add(switch (kind) {
         case LOWEST_NAME -> new LowestNameTieBreaker();
-        case DISK -> throw new IllegalArgumentException("tie-breaker Disk has no arbiter implementation; remove it");
+        case DISK -> disk.orElseThrow(() -> new IllegalArgumentException(
+            "tie-breaker Disk needs disk.device (a shared block device prepared with 'sbd -d DEVICE create')"));
         case API_REACHABLE -> apiReachable.orElseThrow(() -> new IllegalArgumentException(
             "tie-breaker APIReachable needs the API server probe, which this agent does not run"));
         case CONTROL_PLANE -> controlPlane.orElseThrow(() -> new IllegalArgumentException(

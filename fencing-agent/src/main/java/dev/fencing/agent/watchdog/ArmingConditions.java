@@ -20,6 +20,8 @@ import java.util.Optional;
  * @param disableFile the disable file's first line ("" when empty), if the file exists
  * @param noGossipKey why gossip runs unauthenticated, when the group has no keyring and plaintext gossip was not
  *     allowed explicitly ({@code --allow-plaintext-gossip})
+ * @param poisonPill a reset/off message in this node's slot on the shared disk ("reset from vm"): a requested fence;
+ *     feeding stops at once and the node does not arm again until the message is cleared
  */
 public record ArmingConditions(
     boolean configKnown,
@@ -31,7 +33,8 @@ public record ArmingConditions(
     Optional<String> maintenance,
     Optional<String> beingRemoved,
     Optional<String> disableFile,
-    Optional<String> noGossipKey) {
+    Optional<String> noGossipKey,
+    Optional<String> poisonPill) {
 
   public ArmingConditions {
     Objects.requireNonNull(mode, "mode");
@@ -43,6 +46,15 @@ public record ArmingConditions(
     Objects.requireNonNull(beingRemoved, "beingRemoved");
     Objects.requireNonNull(disableFile, "disableFile");
     Objects.requireNonNull(noGossipKey, "noGossipKey");
+    Objects.requireNonNull(poisonPill, "poisonPill");
+  }
+
+  /** Conditions without a poison pill. */
+  public ArmingConditions(boolean configKnown, Mode mode, QuorumLossAction quorumLossAction,
+      Duration watchdogTimeout, Duration armingDelay, Duration feedInterval, Optional<String> maintenance,
+      Optional<String> beingRemoved, Optional<String> disableFile, Optional<String> noGossipKey) {
+    this(configKnown, mode, quorumLossAction, watchdogTimeout, armingDelay, feedInterval, maintenance, beingRemoved,
+        disableFile, noGossipKey, Optional.empty());
   }
 
   /** Conditions with a gossip keyring (or plaintext gossip allowed). */
@@ -62,6 +74,12 @@ public record ArmingConditions(
   /** A copy with the disable file's state replaced. */
   public ArmingConditions withDisableFile(Optional<String> reason) {
     return new ArmingConditions(configKnown, mode, quorumLossAction, watchdogTimeout, armingDelay, feedInterval,
-        maintenance, beingRemoved, reason, noGossipKey);
+        maintenance, beingRemoved, reason, noGossipKey, poisonPill);
+  }
+
+  /** A copy with the poison pill's state replaced. */
+  public ArmingConditions withPoisonPill(Optional<String> pill) {
+    return new ArmingConditions(configKnown, mode, quorumLossAction, watchdogTimeout, armingDelay, feedInterval,
+        maintenance, beingRemoved, disableFile, noGossipKey, pill);
   }
 }

@@ -103,6 +103,16 @@ public final class WatchdogSupervisor {
       checkPresence(nowNanos);
     }
 
+    if (state == State.FEEDING && conditions.poisonPill().isPresent()) {
+      // A requested fence (sbd message reset/off, or the controller): stop feeding whatever the policy says.
+      state = State.FENCING;
+      feeder.stop();
+      OptionalLong lastFeed = feeder.lastFeedNanos();
+      LOG.warn("{} event=fencing_started reason=poison_pill message=\"{}\" last_feed_age_ms={} watchdog_timeout={}",
+          logContext, conditions.poisonPill().get(), lastFeed.isPresent()
+              ? (nowNanos - lastFeed.getAsLong()) / 1_000_000 : -1,
+          deviceTimeout.map(Duration::toString).orElse("?"));
+    }
     if (state == State.FEEDING) {
       if (!signals.isEmpty()) {
         if (held || !fence) {
@@ -293,6 +303,8 @@ public final class WatchdogSupervisor {
     c.beingRemoved().ifPresent(r -> reasons.add(reason(DisarmReason.Kind.KIND_BEING_REMOVED, r)));
     c.disableFile().ifPresent(d -> reasons.add(reason(DisarmReason.Kind.KIND_DISABLE_FILE, d)));
     c.noGossipKey().ifPresent(k -> reasons.add(reason(DisarmReason.Kind.KIND_NO_GOSSIP_KEY, k)));
+    c.poisonPill().ifPresent(p -> reasons.add(reason(DisarmReason.Kind.KIND_POISON_PILL, p
+        + " (clear it with: sbd -d DEVICE message NODE clear)")));
     return reasons;
   }
 

@@ -34,6 +34,13 @@ class StatusCheckTest {
   }
 
   @Test
+  void theSharedDiskConditionIsShownOnlyForAGroupWithADisk() {
+    assertThat(StatusCommand.text(held(3).setDiskCondition("poison pill: reset from vm").build()))
+        .contains("shared disk:").contains("poison pill: reset from vm");
+    assertThat(StatusCommand.text(held(3).setDiskCondition("none").build())).doesNotContain("shared disk:");
+  }
+
+  @Test
   void armedWithQuorumIsZero() {
     agent.status.set(held(3).setArmed(true).build());
 

@@ -102,12 +102,20 @@ class StandaloneConfigLoaderTest {
     assertThat(config.gossipKeys()).singleElement().satisfies(k -> assertThat(k).hasSize(16));
   }
   @Test
-  void theDiskTieBreakerIsRejectedWithItsLine() {
+  void theDiskTieBreakerWithoutADeviceIsRejectedWithItsLine() {
     String yaml = THREE.replace("tieBreakers: [LowestName]", "tieBreakers: [LowestName, Disk]");
     assertThatThrownBy(() -> StandaloneConfigLoader.parse("test.yaml", yaml))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("fencing.quorum.tieBreakers[1]")
-        .hasMessageContaining("Disk is not available");
+        .hasMessageContaining("the Disk tie-breaker needs disk.device");
+  }
+
+  @Test
+  void theDiskBlockIsRead() throws Exception {
+    String yaml = THREE.replace("tieBreakers: [LowestName]", "tieBreakers: [Disk]")
+        + "  disk: {device: /dev/loop7, required: true, ioTimeout: 2s}\n";
+    assertThat(StandaloneConfigLoader.parse("test.yaml", yaml).policy().disk()).contains(
+        new dev.fencing.policy.ResolvedDisk("/dev/loop7", true, java.time.Duration.ofSeconds(2)));
   }
 
   @Test

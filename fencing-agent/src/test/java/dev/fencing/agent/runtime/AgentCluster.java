@@ -74,6 +74,7 @@ final class AgentCluster implements AutoCloseable {
 
   final NetworkCut cut = new NetworkCut();
   private Hooks hooks = Hooks.NONE;
+  private SharedDisk.Opener diskOpener;
   private final Map<String, byte[]> gossipKeyByNode = new java.util.HashMap<>();
   private final Map<String, Integer> ports = new LinkedHashMap<>();
   private final String quorumLossAction;
@@ -215,9 +216,27 @@ final class AgentCluster implements AutoCloseable {
         groupKey, Hooks.NONE);
   }
 
+  /**
+   * {@code n} agents under {@code quorumLossAction} with FAST_TIMINGS-like {@code timings}, the given tie-breakers
+   * and the {@code fencing.disk} block {@code disk}, every agent opening the disk with {@code opener}.
+   */
+  static AgentCluster startWithDisk(int n, String quorumLossAction, String tieBreakers, String timings, String disk,
+      SharedDisk.Opener opener) throws Exception {
+    return start(n, quorumLossAction, tieBreakers, List.of(), Map.of(), timings + "\n  disk: " + disk, true,
+        Optional.empty(), Hooks.NONE, opener);
+  }
+
   private static AgentCluster start(int n, String quorumLossAction, String tieBreakers,
       List<String> isolatedFromStart, Map<String, byte[]> gossipKeyByNode, String timings,
       boolean allowPlaintextGossip, Optional<byte[]> groupKey, Hooks hooks) throws Exception {
+    return start(n, quorumLossAction, tieBreakers, isolatedFromStart, gossipKeyByNode, timings, allowPlaintextGossip,
+        groupKey, hooks, null);
+  }
+
+  private static AgentCluster start(int n, String quorumLossAction, String tieBreakers,
+      List<String> isolatedFromStart, Map<String, byte[]> gossipKeyByNode, String timings,
+      boolean allowPlaintextGossip, Optional<byte[]> groupKey, Hooks hooks, SharedDisk.Opener diskOpener)
+      throws Exception {
     Map<String, Integer> ports = new LinkedHashMap<>();
     List<Integer> free = LoopbackPorts.distinct(n);
     for (int i = 0; i < n; i++) {
@@ -230,6 +249,7 @@ final class AgentCluster implements AutoCloseable {
     cluster.gossipKeyByNode.putAll(gossipKeyByNode);
     cluster.groupKey = groupKey;
     cluster.hooks = hooks;
+    cluster.diskOpener = diskOpener;
     for (String name : isolatedFromStart) {
       int isolated = ports.get(name);
       for (int port : ports.values()) {
@@ -304,10 +324,11 @@ final class AgentCluster implements AutoCloseable {
           new InetSocketAddress(InetAddress.getLoopbackAddress(), port), network -> Optional.of(cut::wrap)));
     };
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    FencingAgent agent = new FencingAgent(name, new FencingAgent.Dependencies(hooks.clock().apply(name),
+    FencingAgent.Dependencies deps = new FencingAgent.Dependencies(hooks.clock().apply(name),
         InstantSource.system(), hooks.device().apply(name, device), gossip, hub, registry, "test", Optional.empty(),
         Optional.empty(), Duration.ofSeconds(1), Duration.ofSeconds(1), hooks.fatalErrors(), Optional.empty(),
-        allowPlaintextGossip));
+        allowPlaintextGossip);
+    FencingAgent agent = diskOpener == null ? new FencingAgent(name, deps) : new FencingAgent(name, deps, diskOpener);
     agent.start();
     agent.applyConfig(own);
     Agent started = new Agent(name, port, agent, device, hub, registry, events, gossipStarts);

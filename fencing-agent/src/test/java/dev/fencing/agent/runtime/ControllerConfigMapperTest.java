@@ -49,6 +49,18 @@ class ControllerConfigMapperTest {
   }
 
   @Test
+  void mapsTheSharedDisk() {
+    GroupConfig withDisk = config().setPolicy(PolicyProtos.toProto(PolicyResolver.resolve(FencingSpec.DEFAULTS
+        .withTieBreakers(java.util.List.of(dev.fencing.policy.TieBreakerKind.DISK))
+        .withDisk(new dev.fencing.policy.DiskSpec("/dev/sdb", true, null)), 2))).build();
+    AgentConfig mapped = ControllerConfigMapper.map(new ConfigUpdate(withDisk, "e", 3, "controller"), "node-b");
+    assertThat(mapped.policy().disk()).contains(new dev.fencing.policy.ResolvedDisk("/dev/sdb", true,
+        java.time.Duration.ofSeconds(5)));
+    assertThat(ControllerConfigMapper.map(new ConfigUpdate(config().build(), "e", 1, "controller"), "node-b")
+        .policy().disk()).isEmpty();
+  }
+
+  @Test
   void refusesAnotherNodesConfigAndBadAddresses() {
     assertThatThrownBy(() -> ControllerConfigMapper.map(new ConfigUpdate(config().build(), "e", 1, "controller"),
         "node-z")).hasMessageContaining("config is for node 'node-b'");

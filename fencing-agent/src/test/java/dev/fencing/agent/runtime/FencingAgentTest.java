@@ -99,7 +99,7 @@ class FencingAgentTest {
       // One series per kind of the proto (UNSPECIFIED and protobuf's UNRECOGNIZED are not kinds): a fixed label set.
       assertThat(registry.find("fencing.disarm.reason").gauges()).extracting(g -> g.getId().getTag("kind"))
           .containsExactlyInAnyOrder("DISABLE_FILE", "MAINTENANCE", "BEING_REMOVED", "NOTIFY_MODE", "NO_CONFIG",
-              "ARMING_DELAY", "WATCHDOG_UNAVAILABLE", "SHUTTING_DOWN", "NO_GOSSIP_KEY");
+              "ARMING_DELAY", "WATCHDOG_UNAVAILABLE", "SHUTTING_DOWN", "NO_GOSSIP_KEY", "POISON_PILL");
       assertThat(disarmReason(registry, "NO_CONFIG")).as("before any config").isEqualTo(1);
       agent.start();
       agent.applyConfig(soloWatchdogConfig(port, java.util.List.of()));

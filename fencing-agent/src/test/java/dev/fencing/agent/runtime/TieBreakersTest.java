@@ -16,12 +16,12 @@ class TieBreakersTest {
   void everyAcceptedKindAnswersForRealAndOthersRejectTheConfig() {
     TieBreaker controlPlane = new LowestNameTieBreaker();
     assertThat(TieBreakers.of(List.of(TieBreakerKind.CONTROL_PLANE, TieBreakerKind.LOWEST_NAME),
-        Optional.of(controlPlane), Optional.empty())).first().isSameAs(controlPlane);
-    assertThatThrownBy(() -> TieBreakers.of(List.of(TieBreakerKind.DISK), Optional.empty(), Optional.empty()))
-        .hasMessageContaining("Disk has no arbiter");
-    assertThatThrownBy(() -> TieBreakers.of(List.of(TieBreakerKind.CONTROL_PLANE), Optional.empty(),
+        Optional.of(controlPlane), Optional.empty(), Optional.empty())).first().isSameAs(controlPlane);
+    assertThatThrownBy(() -> TieBreakers.of(List.of(TieBreakerKind.DISK), Optional.empty(), Optional.empty(), Optional.empty()))
+        .hasMessageContaining("Disk needs disk.device");
+    assertThatThrownBy(() -> TieBreakers.of(List.of(TieBreakerKind.CONTROL_PLANE), Optional.empty(), Optional.empty(),
         Optional.empty())).hasMessageContaining("--controller");
-    assertThatThrownBy(() -> TieBreakers.of(List.of(TieBreakerKind.API_REACHABLE), Optional.empty(),
+    assertThatThrownBy(() -> TieBreakers.of(List.of(TieBreakerKind.API_REACHABLE), Optional.empty(), Optional.empty(),
         Optional.empty())).hasMessageContaining("API server probe");
   }
 }

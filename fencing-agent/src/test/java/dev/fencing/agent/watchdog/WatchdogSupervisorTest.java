@@ -42,6 +42,17 @@ class WatchdogSupervisorTest {
         "none", 2_000 * MS, 0, List.of());
   }
 
+  /** A fresh supervisor on {@code feeds}, ticked 21 times with quorum held: past the 2 s arming delay. */
+  WatchdogSupervisor armedFor21Ticks(WatchdogFeeder feeds, ArmingConditions conditions) {
+    WatchdogSupervisor sup = new WatchdogSupervisor(feeds, Duration.ofSeconds(5), "node=a group=g");
+    for (int i = 0; i < 21; i++) {
+      now += TICK;
+      sup.tick(now, verdict(true), conditions);
+      feeds.feedIfDue();
+    }
+    return sup;
+  }
+
   WatchdogStatus run(int ticks, boolean held, ArmingConditions conditions) {
     WatchdogStatus status = null;
     for (int i = 0; i < ticks; i++) {
@@ -95,6 +106,39 @@ class WatchdogSupervisorTest {
   }
 
   @Test
+  void aPoisonPillStopsFeedingAtOnceUnderEveryActionWhileQuorumHolds() {
+    for (QuorumLossAction action : QuorumLossAction.values()) {
+      RecordingWatchdogDevice d = new RecordingWatchdogDevice();
+      WatchdogFeeder f = feeder(d);
+      ArmingConditions healthy = conditions(Mode.WATCHDOG, action);
+      WatchdogSupervisor s = armedFor21Ticks(f, healthy);
+      assertThat(s.status().armed()).as(action.name()).isTrue();
+      long feeds = d.keepalives();
+      ArmingConditions pill = healthy.withPoisonPill(Optional.of("reset from vm"));
+      WatchdogStatus status = null;
+      for (int i = 0; i < 20; i++) {
+        now += TICK;
+        status = s.tick(now, verdict(true), i < 10 ? pill : healthy);
+        f.feedIfDue();
+      }
+      assertThat(status.fencingInProgress()).as(action.name()).isTrue();
+      assertThat(d.keepalives()).as("no feed after the pill, even once it is cleared: %s", action).isEqualTo(feeds);
+      assertThat(d.events()).doesNotContain("magic-close");
+    }
+  }
+
+  @Test
+  void aPoisonPillKeepsADisarmedNodeFromArmingUntilCleared() {
+    ArmingConditions pill = FENCE.withPoisonPill(Optional.of("off from controller"));
+    WatchdogStatus status = run(40, true, pill);
+    assertThat(status.armed()).isFalse();
+    assertThat(status.disarmReasons()).extracting(DisarmReason::getKind)
+        .containsExactly(DisarmReason.Kind.KIND_POISON_PILL);
+    assertThat(status.disarmReasons().get(0).getDetail()).startsWith("off from controller");
+    assertThat(run(1, true, FENCE).armed()).as("cleared: arms (quorum held long enough)").isTrue();
+  }
+
+  @Test
   void feedingNeverOutlivesTheVerdictsHeldUntil() {
     run(21, true, FENCE);
     long feeds = device.keepalives();
@@ -112,13 +156,8 @@ class WatchdogSupervisorTest {
     for (QuorumLossAction action : List.of(QuorumLossAction.EXCLUDE, QuorumLossAction.WAIT)) {
       RecordingWatchdogDevice dev = new RecordingWatchdogDevice();
       WatchdogFeeder feeds = feeder(dev);
-      WatchdogSupervisor sup = new WatchdogSupervisor(feeds, Duration.ofSeconds(5), "node=a group=g");
       ArmingConditions c = conditions(Mode.WATCHDOG, action);
-      for (int i = 0; i < 21; i++) {
-        now += TICK;
-        sup.tick(now, verdict(true), c);
-        feeds.feedIfDue();
-      }
+      WatchdogSupervisor sup = armedFor21Ticks(feeds, c);
       WatchdogStatus status = null;
       for (int i = 0; i < 30; i++) {
         now += TICK;

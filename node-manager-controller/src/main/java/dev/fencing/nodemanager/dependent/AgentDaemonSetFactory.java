@@ -260,7 +260,9 @@ public final class AgentDaemonSetFactory {
 
     private static List<String> args(ControllerConfig config) {
         List<String> args = new ArrayList<>(List.of("run", "--controller", config.agentControllerAddress(),
-                "--node", "$(NODE_NAME)", "--socket", SOCKET, "--watchdog-device", HOST_DEV + "/watchdog"));
+                "--node", "$(NODE_NAME)", "--socket", SOCKET, "--watchdog-device", HOST_DEV + "/watchdog",
+                // a group's disk.device (a host path such as /dev/disk/by-id/…) is opened under the same mount
+                "--disk-root", "/host"));
         args.addAll(List.of("--metrics-port", Integer.toString(config.agentPod().metricsPort())));
         // only when set: an unchanged default leaves the pod template (and its hash) as it was, so no roll
         if (!config.agentPod().logLevels().isEmpty()) {

@@ -1,0 +1,150 @@
+package dev.fencing.agent.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.fencing.agent.disk.InMemoryBlockDevice;
+import dev.fencing.agent.disk.SbdCommand;
+import dev.fencing.agent.disk.SbdDevice;
+import dev.fencing.agent.disk.SbdHeader;
+import dev.fencing.agent.disk.SbdMailbox;
+import dev.fencing.proto.fencing.v1.DisarmReason;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Real agents on loopback memberlist sharing one disk in memory (SBD layout): the Disk tie-breaker lets exactly one
+ * half of an even split survive, a node the majority no longer hears stops on the disk's evidence, a poison pill
+ * fences a healthy node, and losing the disk matters only with {@code required: true}.
+ */
+class DiskArbiterAgentTest {
+
+  private static final String DISK = "{device: /dev/shared-lun, ioTimeout: 1s}";
+  private final InMemoryBlockDevice lun = InMemoryBlockDevice.sbdFormatted();
+
+  DiskArbiterAgentTest() throws IOException {}
+
+  private AgentCluster start(int n, String tieBreakers, String timings, String disk) throws Exception {
+    AgentCluster cluster = AgentCluster.startWithDisk(n, "Fence", tieBreakers, timings, disk, device -> lun);
+    await().atMost(Duration.ofSeconds(30)).until(() -> cluster.agents.stream()
+        .allMatch(a -> a.agent().snapshot().watchdog().armed()
+            && a.agent().snapshot().toStatus(System.nanoTime()).getDiskCondition().equals("ok")));
+    return cluster;
+  }
+
+  private static boolean fencing(AgentCluster cluster, String name) {
+    return cluster.agent(name).agent().snapshot().watchdog().fencingInProgress();
+  }
+
+  @Test
+  void inAnEvenSplitExactlyTheSideHoldingTheDiskLeaseKeepsFeeding() throws Exception {
+    try (AgentCluster cluster = start(4, "Disk", AgentCluster.FAST_TIMINGS, DISK)) {
+      cluster.split(List.of("node-a", "node-b"), List.of("node-c", "node-d"));
+      await().atMost(Duration.ofSeconds(10)).until(() -> fencing(cluster, "node-c") && fencing(cluster, "node-d"));
+      long feedsA = cluster.agent("node-a").device().keepalives();
+      long feedsB = cluster.agent("node-b").device().keepalives();
+      // the winners keep feeding on the renewed lease
+      await().atMost(Duration.ofSeconds(10)).until(() -> cluster.agent("node-a").device().keepalives() > feedsA + 5
+          && cluster.agent("node-b").device().keepalives() > feedsB + 5);
+      assertThat(fencing(cluster, "node-a") || fencing(cluster, "node-b")).isFalse();
+      assertThat(cluster.agent("node-a").agent().snapshot().verdict().orElseThrow().tieBreakerOutcome())
+          .contains("Disk");
+    }
+  }
+
+  @Test
+  void aNodeTheMajorityNoLongerHearsStopsOnTheDiskEvidenceBeforeItsWindowRunsOut() throws Exception {
+    // A long window (T_stop 6.05 s): only the disk evidence stops the cut-off node early, with its reason.
+    String slow = "{probeInterval: 200ms, probeTimeout: 80ms, suspicionMult: 3, gossipInterval: 100ms, "
+        + "pushPullInterval: 2s, heartbeatInterval: 100ms, quorumWindow: 4s, localHealthCap: 1.5, "
+        + "evaluationTick: 50ms, feedInterval: 200ms, armingDelay: 4s, fenceMargin: 1s}";
+    try (AgentCluster cluster = start(3, "LowestName", slow, DISK)) {
+      cluster.isolate("node-c");
+      await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))
+          .until(() -> fencing(cluster, "node-c"));
+      assertThat(cluster.agent("node-c").agent().snapshot().verdict().orElseThrow().tieBreakerOutcome())
+          .startsWith("disk: cut off: [node-a, node-b] hold quorum without hearing this node");
+      assertThat(fencing(cluster, "node-a") || fencing(cluster, "node-b")).isFalse();
+    }
+  }
+
+  @Test
+  void aPoisonPillFencesAHealthyNodeAndKeepsItFromArming() throws Exception {
+    try (AgentCluster cluster = start(3, "LowestName", AgentCluster.FAST_TIMINGS, DISK)) {
+      SbdDevice sbd = new SbdDevice(lun);
+      SbdHeader header = sbd.readHeader();
+      int slot = sbd.readSlots(header, 3).stream().filter(r -> r.slot().ownedBy("node-b")).findFirst()
+          .orElseThrow().index();
+      sbd.writeMailbox(header, slot, SbdMailbox.of(SbdCommand.RESET, "controller"));
+
+      await().atMost(Duration.ofSeconds(5)).until(() -> fencing(cluster, "node-b"));
+      assertThat(cluster.agent("node-b").agent().snapshot().toStatus(System.nanoTime()).getDiskCondition())
+          .isEqualTo("poison pill: reset from controller");
+      assertThat(cluster.agent("node-b").agent().snapshot().toReport(System.nanoTime()).getDiskCondition())
+          .isEqualTo("poison pill: reset from controller");
+      assertThat(fencing(cluster, "node-a") || fencing(cluster, "node-c")).isFalse();
+      assertThat(cluster.agent("node-b").registry().get("fencing.disk.poison.pill").gauge().value()).isEqualTo(1);
+      assertThat(cluster.agent("node-a").registry().get("fencing.disk.poison.pill").gauge().value()).isZero();
+      assertThat(cluster.agent("node-a").registry().get("fencing.disk.up").gauge().value()).isEqualTo(1);
+      assertThat(cluster.agent("node-a").registry().get("fencing.disk.write.seconds").gauge().value()).isPositive();
+    }
+  }
+
+  @Test
+  void aPoisonPillLeftInTheSlotKeepsARestartedNodeDisarmed() throws Exception {
+    SbdDevice sbd = new SbdDevice(lun);
+    SbdHeader header = sbd.readHeader();
+    try (AgentCluster cluster = start(3, "LowestName", AgentCluster.FAST_TIMINGS, DISK)) {
+      cluster.agent("node-b").agent().close();
+      int slot = sbd.readSlots(header, 3).stream().filter(r -> r.slot().ownedBy("node-b")).findFirst()
+          .orElseThrow().index();
+      sbd.writeMailbox(header, slot, SbdMailbox.of(SbdCommand.OFF, "admin"));
+      cluster.agents.remove(cluster.agent("node-b"));
+      AgentCluster.Agent again = cluster.startAgent("node-b", cluster.configFor("node-b", cluster.config));
+      await().atMost(Duration.ofSeconds(10)).until(() -> again.agent().snapshot().watchdog().disarmReasons().stream()
+          .anyMatch(r -> r.getKind() == DisarmReason.Kind.KIND_POISON_PILL));
+      assertThat(again.agent().snapshot().watchdog().armed()).isFalse();
+
+      sbd.writeMailbox(header, slot, SbdMailbox.of(SbdCommand.CLEAR, "admin"));
+      await().atMost(Duration.ofSeconds(10)).until(() -> again.agent().snapshot().watchdog().armed());
+    }
+  }
+
+  @Test
+  void theDiskDeviceIsOpenedUnderTheHostRootTheDaemonSetMounts() {
+    assertThat(AgentRuntime.diskPath(java.nio.file.Path.of("/host"), "/dev/disk/by-id/wwn-0x1"))
+        .isEqualTo(java.nio.file.Path.of("/host/dev/disk/by-id/wwn-0x1"));
+    assertThat(AgentRuntime.diskPath(java.nio.file.Path.of("/"), "/dev/sdb")).isEqualTo(java.nio.file.Path.of("/dev/sdb"));
+  }
+
+  @Test
+  void losingTheDiskChangesNothingWhileTheNetworkQuorumHolds() throws Exception {
+    try (AgentCluster cluster = start(3, "LowestName", AgentCluster.FAST_TIMINGS, DISK)) {
+      lun.hang();
+      try {
+        await().atMost(Duration.ofSeconds(5)).until(() -> cluster.agent("node-a").agent().snapshot()
+            .toStatus(System.nanoTime()).getDiskCondition().startsWith("unreadable: I/O pending"));
+        assertThat(cluster.agent("node-a").registry().get("fencing.disk.up").gauge().value()).isZero();
+        long feeds = cluster.agent("node-a").device().keepalives();
+        await().atMost(Duration.ofSeconds(5)).until(() -> cluster.agent("node-a").device().keepalives() > feeds + 5);
+        assertThat(cluster.agents).noneMatch(a -> a.agent().snapshot().watchdog().fencingInProgress());
+      } finally {
+        lun.release();
+      }
+    }
+  }
+
+  @Test
+  void withDiskRequiredLosingTheDiskFences() throws Exception {
+    try (AgentCluster cluster = start(3, "LowestName", AgentCluster.FAST_TIMINGS,
+        "{device: /dev/shared-lun, required: true, ioTimeout: 1s}")) {
+      lun.failWith(new IOException("EIO"));
+      await().atMost(Duration.ofSeconds(10)).until(() -> cluster.agents.stream()
+          .allMatch(a -> a.agent().snapshot().watchdog().fencingInProgress()));
+      assertThat(cluster.agent("node-a").agent().snapshot().verdict().orElseThrow().tieBreakerOutcome())
+          .startsWith("disk required but unreadable");
+    }
+  }
+}
