@@ -352,11 +352,14 @@ class NodeFencingControllerTest {
         controller("replica-1").start();
         await().atMost(20, TimeUnit.SECONDS).until(() -> phase() == NodeFencingPhase.Fenced && tainted());
 
-        client.resources(NodeFencing.class).withName(record().getMetadata().getName())
-                .edit(r -> {
-                    r.getMetadata().setAnnotations(Map.of(NodeFencing.RECOVER_ANNOTATION, "ticket-42"));
-                    return r;
-                });
+        // As `kubectl annotate` would; the controller may still be writing the record's status (409: try again).
+        await().atMost(10, TimeUnit.SECONDS)
+                .ignoreExceptionsInstanceOf(io.fabric8.kubernetes.client.KubernetesClientException.class)
+                .until(() -> client.resources(NodeFencing.class).withName(record().getMetadata().getName())
+                        .edit(r -> {
+                            r.getMetadata().setAnnotations(Map.of(NodeFencing.RECOVER_ANNOTATION, "ticket-42"));
+                            return r;
+                        }) != null);
 
         await().atMost(20, TimeUnit.SECONDS).until(() -> phase() == NodeFencingPhase.Recovered);
         assertThat(agents.power("plug-a")).isEqualTo("on");
