@@ -6,6 +6,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.SortedSet;
 import java.util.TreeSet;
@@ -26,6 +27,14 @@ import java.util.TreeSet;
  * {@code window − tieBreakLead}, the tie-breakers are {@linkplain TieBreaker#prepare prepared} for that side, and the
  * answer is in hand when the older confirmations lapse. Preparing never changes {@code held} or {@code heldUntil};
  * those depend only on the confirmations in the window and, at the tie itself, the tie-breaker's verdict.
+ *
+ * <p>Relayed evidence (groups above {@link Overlay#DIRECT_MAX}): heartbeats go only to the {@link Overlay} ring
+ * neighbours and carry a {@link ReachDigest}: the sender's evidence age of every member. A digest counts only with a
+ * valid echo of one of our send times {@code s} in the same heartbeat, and then gives member {@code r} the evidence
+ * instant {@code s − age(r)} on our clock. The sender built the digest after it received {@code s}, so that instant
+ * is no later than the real instant of the sender's evidence: relayed evidence only ever ages with real time, along
+ * a chain of round trips. A member counts while its freshest evidence, direct or relayed
+ * ({@link #evidenceAgeNanos}), is within the window.
  */
 public final class QuorumEvaluator {
 
@@ -39,13 +48,53 @@ public final class QuorumEvaluator {
     long confirmedNanos;
     long latestReceivedBootId = Heartbeat.NO_ECHO;
     long latestReceivedSendNanos;
+    boolean relayed;
+    long relayedNanos;
+    // A version 1 heartbeat from an agent that does not read digests: answer it in version 1, even off the overlay.
+    boolean legacy;
+    long legacyHeardNanos;
+    // Heartbeats sent to this peer; every DIGEST_EVERY-th carries the digest (alternating across peers).
+    long heartbeatsSent;
+    // It asked us for an echo (its version 1 heartbeats always do); we answer within the longest window.
+    boolean wantsEcho;
+    long wantsEchoNanos;
+    // In the latest round we heartbeat it on our own account (neighbour or detour), not only to answer it.
+    boolean initiative = true;
+
+    boolean hasEvidence() {
+      return confirmed || relayed;
+    }
+
+    /** The freshest evidence instant, direct or relayed (only meaningful with {@link #hasEvidence()}). */
+    long evidenceNanos() {
+      if (!relayed) {
+        return confirmedNanos;
+      }
+      if (!confirmed) {
+        return relayedNanos;
+      }
+      return relayedNanos - confirmedNanos > 0 ? relayedNanos : confirmedNanos;
+    }
   }
+
+  /**
+   * A relayed group sends its digest to a neighbour on every second heartbeat (the others are version 1, about 50
+   * bytes): the echoes keep each hop's round trip fresh at every heartbeat, and half the digests halve the bytes.
+   */
+  static final int DIGEST_EVERY = 2;
 
   private final String group;
   private final long bootId;
   private QuorumSettings settings;
   private LocalHealth localHealth;
   private final Map<String, PeerState> peers = new HashMap<>();
+  private Overlay overlay;
+  private SortedSet<String> peerNames;
+  private SortedSet<String> neighbours;
+  // The peers' states in overlay member order (null at this node's own index): the index order of digests.
+  private PeerState[] byIndex;
+  private ReachDigest cachedDigest;
+  private long cachedDigestNanos;
 
   /**
    * @param group the group name carried in (and required of) every heartbeat
@@ -71,6 +120,21 @@ public final class QuorumEvaluator {
         peers.computeIfAbsent(name, n -> new PeerState());
       }
     }
+    TreeSet<String> names = new TreeSet<>(newSettings.expected());
+    names.remove(newSettings.self());
+    peerNames = Collections.unmodifiableSortedSet(names);
+    overlay = Overlay.of(group, newSettings.expected());
+    neighbours = overlay.neighbours(newSettings.self());
+    byIndex = new PeerState[overlay.members().size()];
+    for (int i = 0; i < byIndex.length; i++) {
+      byIndex[i] = peers.get(overlay.members().get(i));
+    }
+    cachedDigest = null;
+  }
+
+  /** The overlay this node heartbeats over (all-to-all up to {@link Overlay#DIRECT_MAX} members). */
+  public Overlay overlay() {
+    return overlay;
   }
 
   public QuorumSettings settings() {
@@ -87,14 +151,63 @@ public final class QuorumEvaluator {
 
   /** The expected peers (every expected member except this node), in name order. */
   public SortedSet<String> peers() {
-    TreeSet<String> names = new TreeSet<>(settings.expected());
-    names.remove(settings.self());
-    return names;
+    return peerNames;
+  }
+
+  /**
+   * The peers to send a heartbeat to in the round at {@code nowNanos}. In a small group: every peer. In a relayed
+   * group: the overlay neighbours; every peer that sent us a heartbeat within the longest window (it asked for an
+   * echo: an older agent during a rollout heartbeating everyone, a node whose overlay differs while a config change
+   * propagates, or a node that added us as a detour); and detours: up to as many peers as we have neighbours among
+   * those whose evidence is older than three quarters of the window but still in it (a partition or stalls lengthened their
+   * relayed paths), so a node whose component still has a quorum is not cut off from it by the overlay alone. A
+   * detour is only asked; evidence still needs its round trip.
+   */
+  public SortedSet<String> heartbeatTargets(long nowNanos) {
+    if (!overlay.relayed()) {
+      return peerNames;
+    }
+    TreeSet<String> targets = new TreeSet<>(neighbours);
+    long window = settings.quorumWindow().toNanos();
+    List<String> detourCandidates = new ArrayList<>();
+    List<String> answered = new ArrayList<>();
+    for (int i = 0; i < byIndex.length; i++) {
+      PeerState state = byIndex[i];
+      if (state == null) {
+        continue;
+      }
+      String name = overlay.members().get(i);
+      state.initiative = neighbours.contains(name);
+      if (state.wantsEcho && nowNanos - state.wantsEchoNanos <= settings.maxWindowNanos()) {
+        answered.add(name);
+      }
+      long age = state.hasEvidence() ? nowNanos - state.evidenceNanos() : Long.MAX_VALUE;
+      if (!state.initiative && age > window - window / 4 && age <= window) {
+        detourCandidates.add(name);
+      }
+    }
+    // A stable order per node (so the same detours keep their round trips), different across nodes (so no peer
+    // becomes everyone's detour).
+    int salt = settings.self().hashCode();
+    detourCandidates.sort(java.util.Comparator.comparingInt(c -> Integer.rotateLeft(c.hashCode() ^ salt, 13)
+        * 0x9E3779B1));
+    for (String detour : detourCandidates.subList(0, Math.min(neighbours.size(), detourCandidates.size()))) {
+      peers.get(detour).initiative = true;
+      targets.add(detour);
+    }
+    // Answers never ask for an echo themselves, so two nodes never keep each other answering.
+    targets.addAll(answered);
+    return targets;
+  }
+
+  private boolean legacyActive(PeerState state, long nowNanos) {
+    return state.legacy && nowNanos - state.legacyHeardNanos <= settings.maxWindowNanos();
   }
 
   /**
    * Builds the heartbeat to send to {@code peer} now and remembers its send time (an echo can never confirm a time
-   * later than our latest send to that peer).
+   * later than our latest send to that peer). In a relayed group every {@link #DIGEST_EVERY}-th carries this node's reach digest, except to an
+   * older agent (which reads only version 1).
    */
   public Heartbeat heartbeatFor(String peer, long nowNanos) {
     PeerState state = peers.get(peer);
@@ -103,8 +216,56 @@ public final class QuorumEvaluator {
     }
     state.sent = true;
     state.lastSentNanos = nowNanos;
+    // Peers are offset by their name's hash, so each round about half the neighbours get a digest.
+    boolean digestTurn = (state.heartbeatsSent++ + (peer.hashCode() & 1)) % DIGEST_EVERY == 0;
+    Optional<ReachDigest> digest = overlay.relayed() && digestTurn && !legacyActive(state, nowNanos)
+        ? Optional.of(digest(nowNanos)) : Optional.empty();
+    // An older agent reads only version 1, which always asks for an echo (it ignores that, heartbeating everyone).
+    boolean wantsEcho = !overlay.relayed() || state.initiative || legacyActive(state, nowNanos);
     return new Heartbeat(group, settings.self(), bootId, nowNanos, state.latestReceivedBootId,
-        state.latestReceivedSendNanos);
+        state.latestReceivedSendNanos, digest, wantsEcho);
+  }
+
+  /**
+   * This node's reach digest at {@code nowNanos} (built once per instant: one round shares it). The level unit is
+   * {@code quorumWindow / MAX_LEVEL} rounded up to the millisecond, so every age within the window is representable.
+   */
+  ReachDigest digest(long nowNanos) {
+    if (cachedDigest != null && cachedDigestNanos == nowNanos) {
+      return cachedDigest;
+    }
+    int unitMillis = (int) Math.min(0xFFFF,
+        Math.max(1, (settings.quorumWindow().toMillis() + ReachDigest.MAX_LEVEL - 1) / ReachDigest.MAX_LEVEL));
+    long unitNanos = unitMillis * 1_000_000L;
+    byte[] packed = new byte[ReachDigest.packedLength(byIndex.length)];
+    for (int i = 0; i < byIndex.length; i++) {
+      PeerState state = byIndex[i];
+      int level;
+      if (state == null) {
+        level = 0;
+      } else if (!state.hasEvidence()) {
+        level = ReachDigest.NONE;
+      } else {
+        level = ReachDigest.levelFor(nowNanos - state.evidenceNanos(), unitNanos);
+      }
+      ReachDigest.setLevel(packed, i, level);
+    }
+    cachedDigest = new ReachDigest(overlay.fingerprint(), unitMillis, packed, byIndex.length);
+    cachedDigestNanos = nowNanos;
+    return cachedDigest;
+  }
+
+  /**
+   * Age of the freshest evidence that {@code peer} is reachable in both directions — a round trip with it, or one
+   * relayed through neighbours — at {@code nowNanos}; empty if there never was any. A peer counts towards quorum
+   * while this is within the window. (To combine several evidence sources, combine these ages.)
+   */
+  public OptionalLong evidenceAgeNanos(String peer, long nowNanos) {
+    PeerState state = peers.get(peer);
+    if (state == null || !state.hasEvidence()) {
+      return OptionalLong.empty();
+    }
+    return OptionalLong.of(nowNanos - state.evidenceNanos());
   }
 
   /** Processes one received heartbeat; never throws on content from the network. */
@@ -121,6 +282,16 @@ public final class QuorumEvaluator {
     }
     state.heard = true;
     state.lastHeardNanos = nowNanos;
+    if (heartbeat.wantsEcho()) {
+      state.wantsEcho = true;
+      state.wantsEchoNanos = nowNanos;
+    }
+    if (heartbeat.digest().isEmpty() && !Heartbeat.readsDigests(heartbeat.senderBootId())) {
+      state.legacy = true;
+      state.legacyHeardNanos = nowNanos;
+    } else {
+      state.legacy = false;
+    }
     if (state.latestReceivedBootId != heartbeat.senderBootId()
         || heartbeat.sendNanos() - state.latestReceivedSendNanos > 0) {
       state.latestReceivedBootId = heartbeat.senderBootId();
@@ -138,7 +309,32 @@ public final class QuorumEvaluator {
       state.confirmed = true;
       state.confirmedNanos = echo;
     }
+    heartbeat.digest().ifPresent(d -> applyDigest(d, echo));
     return HeartbeatOutcome.CONFIRMED;
+  }
+
+  /**
+   * Relayed evidence: member {@code r} was reachable from the sender {@code age(r)} before the sender built the
+   * digest, which was after it received our send time {@code echo}; so {@code echo − age(r)} is an evidence instant
+   * on our clock no later than the real one. A digest over another expected set (another fingerprint, e.g. while a
+   * config change propagates) or in a group that is not relayed is ignored; the echo still counted.
+   */
+  private void applyDigest(ReachDigest digest, long echo) {
+    if (!overlay.relayed() || digest.fingerprint() != overlay.fingerprint() || digest.count() != byIndex.length) {
+      return;
+    }
+    for (int i = 0; i < byIndex.length; i++) {
+      PeerState state = byIndex[i];
+      int level = digest.level(i);
+      if (state == null || level == ReachDigest.NONE) {
+        continue;
+      }
+      long instant = echo - digest.ageNanos(level);
+      if (!state.relayed || instant - state.relayedNanos > 0) {
+        state.relayed = true;
+        state.relayedNanos = instant;
+      }
+    }
   }
 
   /**
@@ -156,26 +352,50 @@ public final class QuorumEvaluator {
     long window = baseWindow + lag;
     long earlyWindow = window - settings.tieBreakLead().toNanos();
 
-    TreeSet<String> side = new TreeSet<>();
-    side.add(settings.self());
-    TreeSet<String> earlySide = new TreeSet<>();
-    earlySide.add(settings.self());
-    List<PeerQuorumView> views = new ArrayList<>();
+    // Sets are built by removing from a copy of the sorted expected set (linear), not by sorted inserts: at a
+    // thousand members this loop runs every tick.
+    TreeSet<String> side = new TreeSet<>(settings.expected());
+    List<String> early = new ArrayList<>();
+    List<PeerQuorumView> views = new ArrayList<>(byIndex.length);
     long[] confirmedTimes = new long[peers.size()];
     int counted = 0;
-    for (String name : peers()) {
-      PeerState state = peers.get(name);
-      boolean inWindow = state.confirmed && nowNanos - state.confirmedNanos <= window;
-      if (inWindow) {
-        side.add(name);
-        confirmedTimes[counted++] = state.confirmedNanos;
-        if (nowNanos - state.confirmedNanos <= earlyWindow) {
-          earlySide.add(name);
+    // In a relayed group: the latest direct contact with any peer not counted now (see PeerQuorumView).
+    boolean unheardRegionBound = overlay.relayed();
+    long latestUncountedHeard = 0;
+    boolean anyUncountedHeard = false;
+    boolean[] inWindow = new boolean[byIndex.length];
+    for (int i = 0; i < byIndex.length; i++) {
+      PeerState state = byIndex[i];
+      if (state == null) {
+        early.add(settings.self());
+        continue;
+      }
+      inWindow[i] = state.hasEvidence() && nowNanos - state.evidenceNanos() <= window;
+      if (inWindow[i]) {
+        confirmedTimes[counted++] = state.evidenceNanos();
+        if (nowNanos - state.evidenceNanos() <= earlyWindow) {
+          early.add(overlay.members().get(i));
+        }
+      } else {
+        side.remove(overlay.members().get(i));
+        if (state.heard && (!anyUncountedHeard || state.lastHeardNanos - latestUncountedHeard > 0)) {
+          anyUncountedHeard = true;
+          latestUncountedHeard = state.lastHeardNanos;
         }
       }
-      views.add(new PeerQuorumView(name, inWindow,
-          state.confirmed ? OptionalLong.of(nowNanos - state.confirmedNanos) : OptionalLong.empty(),
-          state.heard ? OptionalLong.of(nowNanos - state.lastHeardNanos) : OptionalLong.empty()));
+    }
+    for (int i = 0; i < byIndex.length; i++) {
+      PeerState state = byIndex[i];
+      if (state == null) {
+        continue;
+      }
+      OptionalLong heardAge = state.heard ? OptionalLong.of(nowNanos - state.lastHeardNanos) : OptionalLong.empty();
+      if (!inWindow[i] && unheardRegionBound && anyUncountedHeard) {
+        heardAge = OptionalLong.of(nowNanos - latestUncountedHeard);
+      }
+      views.add(new PeerQuorumView(overlay.members().get(i), inWindow[i],
+          state.hasEvidence() ? OptionalLong.of(nowNanos - state.evidenceNanos()) : OptionalLong.empty(),
+          heardAge));
     }
     int expected = settings.expected().size();
     int heard = side.size();
@@ -187,10 +407,11 @@ public final class QuorumEvaluator {
     boolean tieWinExpires = false;
     if (heard >= quorumSize) {
       held = true;
-      if (2 * earlySide.size() == expected && !settings.tieBreakers().isEmpty()) {
+      if (2 * early.size() == expected && !settings.tieBreakers().isEmpty()) {
+        SortedSet<String> earlySide = Collections.unmodifiableSortedSet(new TreeSet<>(early));
         // Only this exact half would remain once the older confirmations lapse: get the tie-break answer now.
         for (TieBreaker tieBreaker : settings.tieBreakers()) {
-          tieBreaker.prepare(Collections.unmodifiableSortedSet(earlySide), settings.expected(), nowNanos);
+          tieBreaker.prepare(earlySide, settings.expected(), nowNanos);
         }
         outcome = "majority; tie likely soon, tie-breakers asked early for " + earlySide;
       }

@@ -215,7 +215,7 @@ public final class FencingAgent implements AutoCloseable {
   public FencingAgent(String node, Dependencies deps) {
     this.node = Objects.requireNonNull(node, "node");
     this.deps = deps;
-    this.bootId = new SecureRandom().nextLong() | 1L;
+    this.bootId = Heartbeat.newBootId(new SecureRandom());
     this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "fencing-quorum"));
     this.io = Executors.newSingleThreadExecutor(r -> daemon(r, "fencing-gossip-io"));
     // Joins block up to the TCP timeout per unreachable peer: never let them delay an isolated-flag announcement.
@@ -516,7 +516,7 @@ public final class FencingAgent implements AutoCloseable {
       return;
     }
     List<Outbound> round = new ArrayList<>();
-    for (String peer : evaluator.peers()) {
+    for (String peer : evaluator.heartbeatTargets(now)) {
       Optional<ExpectedMember> member = config.member(peer);
       if (member.isPresent()) {
         round.add(new Outbound(peer, member.get().socketAddress(),
