@@ -94,6 +94,7 @@ public final class QuorumEvaluator {
   // The peers' states in overlay member order (null at this node's own index): the index order of digests.
   private PeerState[] byIndex;
   private ReachDigest cachedDigest;
+  private int detourRounds;
   private long cachedDigestNanos;
 
   /**
@@ -158,10 +159,11 @@ public final class QuorumEvaluator {
    * The peers to send a heartbeat to in the round at {@code nowNanos}. In a small group: every peer. In a relayed
    * group: the overlay neighbours; every peer that sent us a heartbeat within the longest window (it asked for an
    * echo: an older agent during a rollout heartbeating everyone, a node whose overlay differs while a config change
-   * propagates, or a node that added us as a detour); and detours: up to as many peers as we have neighbours among
-   * those whose evidence is older than three quarters of the window but still in it (a partition or stalls lengthened their
-   * relayed paths), so a node whose component still has a quorum is not cut off from it by the overlay alone. A
-   * detour is only asked; evidence still needs its round trip.
+   * propagates, or a node that added us as a detour); and detours: while fewer than {@code quorumSize +
+   * max(neighbours, N/20)} members have evidence younger than three quarters of the window (a partition took the
+   * rest and lengthened the relayed paths inside our side), up to as many peers as we have neighbours among those
+   * whose evidence is older but within the longest window, a different choice each round, so a node whose component still has a quorum is not cut off
+   * from it by the overlay alone. A detour is only asked; evidence still needs its round trip.
    */
   public SortedSet<String> heartbeatTargets(long nowNanos) {
     if (!overlay.relayed()) {
@@ -169,6 +171,8 @@ public final class QuorumEvaluator {
     }
     TreeSet<String> targets = new TreeSet<>(neighbours);
     long window = settings.quorumWindow().toNanos();
+    long comfortable = window - window / 4;
+    int comfortablyCounted = 1;
     List<String> detourCandidates = new ArrayList<>();
     List<String> answered = new ArrayList<>();
     for (int i = 0; i < byIndex.length; i++) {
@@ -182,18 +186,25 @@ public final class QuorumEvaluator {
         answered.add(name);
       }
       long age = state.hasEvidence() ? nowNanos - state.evidenceNanos() : Long.MAX_VALUE;
-      if (!state.initiative && age > window - window / 4 && age <= window) {
+      if (age <= comfortable) {
+        comfortablyCounted++;
+      } else if (!state.initiative && age <= settings.maxWindowNanos()) {
         detourCandidates.add(name);
       }
     }
-    // A stable order per node (so the same detours keep their round trips), different across nodes (so no peer
-    // becomes everyone's detour).
-    int salt = settings.self().hashCode();
-    detourCandidates.sort(java.util.Comparator.comparingInt(c -> Integer.rotateLeft(c.hashCode() ^ salt, 13)
-        * 0x9E3779B1));
-    for (String detour : detourCandidates.subList(0, Math.min(neighbours.size(), detourCandidates.size()))) {
-      peers.get(detour).initiative = true;
-      targets.add(detour);
+    // Detours only while the quorum is at risk: few members beyond the quorum have evidence with a quarter of the
+    // window to spare (a partition took the rest, and relayed paths inside our side got longer).
+    int margin = Math.max(neighbours.size(), byIndex.length / 20);
+    if (comfortablyCounted < settings.quorumSize() + margin) {
+      // A different order per node (so no peer becomes everyone's detour) and per round (so a detour across the
+      // cut, which never answers, does not take a slot for good).
+      int salt = settings.self().hashCode() * 31 + detourRounds++;
+      detourCandidates.sort(java.util.Comparator.comparingInt(c -> Integer.rotateLeft(c.hashCode() ^ salt, 13)
+          * 0x9E3779B1));
+      for (String detour : detourCandidates.subList(0, Math.min(neighbours.size(), detourCandidates.size()))) {
+        peers.get(detour).initiative = true;
+        targets.add(detour);
+      }
     }
     // Answers never ask for an echo themselves, so two nodes never keep each other answering.
     targets.addAll(answered);
@@ -218,8 +229,9 @@ public final class QuorumEvaluator {
     state.lastSentNanos = nowNanos;
     // Peers are offset by their name's hash, so each round about half the neighbours get a digest.
     boolean digestTurn = (state.heartbeatsSent++ + (peer.hashCode() & 1)) % DIGEST_EVERY == 0;
+    // Digests go to overlay neighbours only: a detour or an answer is there for its round trip.
     Optional<ReachDigest> digest = overlay.relayed() && digestTurn && !legacyActive(state, nowNanos)
-        ? Optional.of(digest(nowNanos)) : Optional.empty();
+        && neighbours.contains(peer) ? Optional.of(digest(nowNanos)) : Optional.empty();
     // An older agent reads only version 1, which always asks for an echo (it ignores that, heartbeating everyone).
     boolean wantsEcho = !overlay.relayed() || state.initiative || legacyActive(state, nowNanos);
     return new Heartbeat(group, settings.self(), bootId, nowNanos, state.latestReceivedBootId,

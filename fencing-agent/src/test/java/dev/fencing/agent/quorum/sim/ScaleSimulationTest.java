@@ -30,7 +30,7 @@ class ScaleSimulationTest {
   }
 
   @ParameterizedTest(name = "N={0} cut off {1}")
-  @CsvSource({"5, 2", "30, 12", "50, 20"})
+  @CsvSource({"5, 2", "30, 12", "50, 15"})
   void cutOffMinorityStopsWithinTStopWhileTheMajorityKeepsQuorumAndAllRegainAfterTheHeal(int n, int cutOff) {
     ScaleSimulation sim = new ScaleSimulation(config(n, 11), List.of(
         new ScaleSimulation.Change(20 * SECOND, split(n, cutOff, Set.of())),
