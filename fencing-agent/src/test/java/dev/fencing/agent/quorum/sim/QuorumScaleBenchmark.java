@@ -11,9 +11,10 @@ import java.util.List;
  * safety violations. Arguments: {@code [seconds] [seed] [n...]} (defaults 300 s, seed 1, 100 300 1000).
  *
  * <pre>
- * ./mvnw -B -o -q -pl fencing-agent -am test-compile -DskipTests
+ * ./mvnw -B -o -q -pl fencing-agent -am test-compile dependency:build-classpath \
+ *     -Dmdep.outputFile=target/test-classpath.txt -DskipTests
  * java -cp "$(cat fencing-agent/target/test-classpath.txt):fencing-agent/target/classes:fencing-agent/target/test-classes" \
- *     dev.fencing.agent.quorum.sim.QuorumScaleBenchmark 300 1 100 300 1000
+ *     dev.fencing.agent.quorum.sim.QuorumScaleBenchmark 240 1 100 300
  * </pre>
  */
 public final class QuorumScaleBenchmark {
