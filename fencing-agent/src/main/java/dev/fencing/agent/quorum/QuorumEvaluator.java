@@ -53,8 +53,6 @@ public final class QuorumEvaluator {
     // A version 1 heartbeat from an agent that does not read digests: answer it in version 1, even off the overlay.
     boolean legacy;
     long legacyHeardNanos;
-    // Heartbeats sent to this peer; every DIGEST_EVERY-th carries the digest (alternating across peers).
-    long heartbeatsSent;
     // It asked us for an echo (its version 1 heartbeats always do); we answer within the longest window.
     boolean wantsEcho;
     long wantsEchoNanos;
@@ -76,12 +74,6 @@ public final class QuorumEvaluator {
       return relayedNanos - confirmedNanos > 0 ? relayedNanos : confirmedNanos;
     }
   }
-
-  /**
-   * A relayed group sends its digest to a neighbour on every second heartbeat (the others are version 1, about 50
-   * bytes): the echoes keep each hop's round trip fresh at every heartbeat, and half the digests halve the bytes.
-   */
-  static final int DIGEST_EVERY = 2;
 
   private final String group;
   private final long bootId;
@@ -217,8 +209,8 @@ public final class QuorumEvaluator {
 
   /**
    * Builds the heartbeat to send to {@code peer} now and remembers its send time (an echo can never confirm a time
-   * later than our latest send to that peer). In a relayed group every {@link #DIGEST_EVERY}-th carries this node's reach digest, except to an
-   * older agent (which reads only version 1).
+   * later than our latest send to that peer). In a relayed group a heartbeat to an overlay neighbour carries this
+   * node's reach digest, except to an older agent (which reads only version 1).
    */
   public Heartbeat heartbeatFor(String peer, long nowNanos) {
     PeerState state = peers.get(peer);
@@ -227,10 +219,8 @@ public final class QuorumEvaluator {
     }
     state.sent = true;
     state.lastSentNanos = nowNanos;
-    // Peers are offset by their name's hash, so each round about half the neighbours get a digest.
-    boolean digestTurn = (state.heartbeatsSent++ + (peer.hashCode() & 1)) % DIGEST_EVERY == 0;
     // Digests go to overlay neighbours only: a detour or an answer is there for its round trip.
-    Optional<ReachDigest> digest = overlay.relayed() && digestTurn && !legacyActive(state, nowNanos)
+    Optional<ReachDigest> digest = overlay.relayed() && !legacyActive(state, nowNanos)
         && neighbours.contains(peer) ? Optional.of(digest(nowNanos)) : Optional.empty();
     // An older agent reads only version 1, which always asks for an echo (it ignores that, heartbeating everyone).
     boolean wantsEcho = !overlay.relayed() || state.initiative || legacyActive(state, nowNanos);

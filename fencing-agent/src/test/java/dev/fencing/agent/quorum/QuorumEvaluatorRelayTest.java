@@ -54,13 +54,9 @@ class QuorumEvaluatorRelayTest {
     QuorumEvaluator e = evaluator(100);
     SortedSet<String> neighbours = e.overlay().neighbours("m00");
     assertThat(e.heartbeatTargets(0)).isEqualTo(neighbours);
-    long digests = 0;
-    for (int round = 0; round < 2; round++) {
-      for (String n : neighbours) {
-        digests += e.heartbeatFor(n, round * 750 * MS).digest().isPresent() ? 1 : 0;
-      }
+    for (String n : neighbours) {
+      assertThat(e.heartbeatFor(n, 0).digest()).as("digest to neighbour %s", n).isPresent();
     }
-    assertThat(digests).as("every second heartbeat to each neighbour").isEqualTo(neighbours.size());
   }
 
   @Test
