@@ -48,10 +48,25 @@ public final class PolicyResolver {
     static final int DEFAULT_RETRANSMIT_MULT = 4;
     /** memberlist DefaultLANConfig PushPullInterval (memberlist scales it up itself for large clusters). */
     static final Duration DEFAULT_PUSH_PULL_INTERVAL = Duration.ofSeconds(30);
-    /** Default quorum window in probe intervals. */
+    /** Default quorum window in probe intervals, at most {@link #MAX_DEFAULT_QUORUM_WINDOW}. */
     static final int WINDOW_PROBE_INTERVALS = 4;
+    /**
+     * Longest default quorum window: keeps {@code T_stop} = 6 s × 1.5 + 100 ms = 9.1 s at every group size (the
+     * window only has to hold a few heartbeat round trips, or relayed chains of them, never a suspicion timeout).
+     */
+    static final Duration MAX_DEFAULT_QUORUM_WINDOW = Duration.ofSeconds(6);
     /** Default heartbeats per quorum window: three consecutive losses still leave one round trip in the window. */
     static final int HEARTBEATS_PER_WINDOW = 4;
+    /**
+     * Largest group whose agents heartbeat every other member directly. Larger groups relay reach digests over an
+     * overlay of O(log N) neighbours per node (fencing-agent {@code Overlay}), where evidence crosses several hops.
+     */
+    public static final int MAX_ALL_TO_ALL_MEMBERS = 16;
+    /**
+     * Default heartbeats per quorum window in a relayed group: each hop adds about one heartbeat interval to the age
+     * of relayed evidence, so at four hops (N=1000) half the window is still left.
+     */
+    static final int RELAYED_HEARTBEATS_PER_WINDOW = 8;
     /** Default local-health cap. */
     static final double DEFAULT_LOCAL_HEALTH_CAP = 1.5;
     /** Default evaluation tick (never above the heartbeat interval). */
@@ -287,8 +302,10 @@ public final class PolicyResolver {
         Duration probeInterval = or(o.probeInterval(), base.probeInterval());
         Duration probeTimeout = or(o.probeTimeout(),
                 Duration.ofMillis(Math.round(probeInterval.toMillis() * PROBE_TIMEOUT_SHARE)));
-        Duration quorumWindow = or(o.quorumWindow(), probeInterval.multipliedBy(WINDOW_PROBE_INTERVALS));
-        Duration heartbeatInterval = or(o.heartbeatInterval(), quorumWindow.dividedBy(HEARTBEATS_PER_WINDOW));
+        Duration quorumWindow = or(o.quorumWindow(),
+                min(MAX_DEFAULT_QUORUM_WINDOW, probeInterval.multipliedBy(WINDOW_PROBE_INTERVALS)));
+        Duration heartbeatInterval = or(o.heartbeatInterval(), quorumWindow.dividedBy(
+                expectedMembers > MAX_ALL_TO_ALL_MEMBERS ? RELAYED_HEARTBEATS_PER_WINDOW : HEARTBEATS_PER_WINDOW));
         Duration evaluationTick = or(o.evaluationTick(), min(DEFAULT_EVALUATION_TICK, heartbeatInterval));
         Duration feedInterval = or(o.feedInterval(),
                 min(MAX_DEFAULT_FEED_INTERVAL, watchdogTimeout.dividedBy(FEEDS_PER_TIMEOUT)));

@@ -445,11 +445,31 @@ class PolicyResolverTest {
     }
 
     @Test
-    void fixedProfilesIgnoreGroupSize() {
+    void fixedProfilesIgnoreGroupSizeExceptForTheRelayedHeartbeatInterval() {
         ResolvedTimings small = PolicyResolver.resolve(FencingSpec.DEFAULTS.withProfile(Profile.SLOW), 3).timings();
+        ResolvedTimings sixteen = PolicyResolver.resolve(FencingSpec.DEFAULTS.withProfile(Profile.SLOW), 16)
+                .timings();
         ResolvedTimings large = PolicyResolver.resolve(FencingSpec.DEFAULTS.withProfile(Profile.SLOW), 500).timings();
-        assertThat(small).isEqualTo(large);
+        assertThat(small).isEqualTo(sixteen);
         assertThat(small.profile()).isEqualTo("Slow");
+        assertThat(large.heartbeatInterval()).isEqualTo(large.quorumWindow().dividedBy(8));
+        assertThat(new ResolvedTimings(large.profile(), large.probeInterval(), large.probeTimeout(),
+                large.suspicionMult(), large.suspicionMaxTimeoutMult(), large.gossipInterval(), large.gossipNodes(),
+                large.retransmitMult(), large.pushPullInterval(), small.heartbeatInterval(), large.quorumWindow(),
+                large.localHealthCap(), large.evaluationTick(), large.feedInterval(), large.watchdogTimeout(),
+                large.armingDelay(), large.fenceMargin())).isEqualTo(small);
+    }
+
+    @ParameterizedTest(name = "n={0}")
+    @CsvSource({"3, 2000, 500, 3.1", "16, 3292, 823, 5.038", "17, 3328, 416, 5.092", "100, 6000, 750, 9.1",
+            "1000, 6000, 750, 9.1"})
+    void autoKeepsTStopUnderTenSecondsAtEverySizeAndRelayedGroupsHeartbeatEightTimesPerWindow(
+            int n, long window, long heartbeat, double tStopSeconds) {
+        ResolvedTimings t = PolicyResolver.resolve(FencingSpec.DEFAULTS, n).timings();
+        assertThat(t.quorumWindow()).isEqualTo(Duration.ofMillis(window));
+        assertThat(t.heartbeatInterval()).isEqualTo(Duration.ofMillis(heartbeat));
+        assertThat(t.tStop()).isEqualTo(Duration.ofNanos(Math.round(tStopSeconds * 1e9)));
+        assertThat(t.tStop()).isLessThanOrEqualTo(Duration.ofSeconds(10));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -457,7 +477,7 @@ class PolicyResolverTest {
             "CRITICAL, 500, 200, 3, 200, 2000, 500",
             "MEDIUM,   750, 250, 3, 300, 3000, 750",
             "MODERATE, 1500, 500, 3, 600, 6000, 1500",
-            "SLOW,     3000, 1500, 2, 1200, 12000, 3000"})
+            "SLOW,     3000, 1500, 2, 1200, 6000, 1500"})
     void fixedProfilesAreTheDocumentedRows(Profile profile, long probe, long gossip, int mult, long probeTimeout,
                                            long window, long heartbeat) {
         ResolvedTimings t = PolicyResolver.resolve(FencingSpec.DEFAULTS.withProfile(profile), 7).timings();

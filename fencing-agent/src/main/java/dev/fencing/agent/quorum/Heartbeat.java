@@ -1,6 +1,8 @@
 package dev.fencing.agent.quorum;
 
 import java.util.Objects;
+import java.util.Optional;
+import java.util.random.RandomGenerator;
 
 /**
  * One quorum heartbeat from {@code sender} to one expected peer.
@@ -16,9 +18,14 @@ import java.util.Objects;
  * @param sendNanos the sender's monotonic send time
  * @param echoBootId the addressee's boot id the echo belongs to, {@link #NO_ECHO} if the sender has heard nothing
  * @param echoNanos the addressee's latest send time the sender received (meaningless without echoBootId)
+ * @param digest what the sender can reach, in relayed groups (wire version 2); empty in version 1
+ * @param wantsEcho the sender asks the addressee to heartbeat it back even if it is not the addressee's overlay
+ *     neighbour (it is the sender's neighbour or detour); false on a heartbeat that only answers. Version 1 cannot
+ *     say false: a version 1 heartbeat always wants an echo (older agents heartbeat everyone)
  */
 public record Heartbeat(
-    String group, String sender, long senderBootId, long sendNanos, long echoBootId, long echoNanos) {
+    String group, String sender, long senderBootId, long sendNanos, long echoBootId, long echoNanos,
+    Optional<ReachDigest> digest, boolean wantsEcho) {
 
   /** Boot id value meaning "no echo": the sender has not received anything from the addressee yet. */
   public static final long NO_ECHO = 0L;
@@ -26,7 +33,31 @@ public record Heartbeat(
   /** Longest accepted group or member name, in UTF-8 bytes (a Kubernetes node name is at most 253). */
   public static final int MAX_NAME_BYTES = 253;
 
+  /**
+   * The top 24 bits of every boot id of an agent that reads reach digests (wire version 2). An agent that sees a
+   * version 1 heartbeat from a boot id without this tag knows the sender is an older agent and answers it in
+   * version 1 ({@link QuorumEvaluator#heartbeatTargets}); an older agent's random boot id carries it by chance with
+   * probability 2^-24.
+   */
+  static final long DIGEST_CAPABLE_TAG = 0x5EA1EDL;
+
+  /** Without a digest (wire version 1). */
+  public Heartbeat(String group, String sender, long senderBootId, long sendNanos, long echoBootId, long echoNanos) {
+    this(group, sender, senderBootId, sendNanos, echoBootId, echoNanos, Optional.empty(), true);
+  }
+
+  /** A fresh boot id for this agent process: 39 random bits, the digest-capable tag, never 0. */
+  public static long newBootId(RandomGenerator random) {
+    return (DIGEST_CAPABLE_TAG << 40) | (random.nextLong() & 0xFF_FFFF_FFFEL) | 1L;
+  }
+
+  /** True when {@code bootId} was made by {@link #newBootId}: its agent reads reach digests. */
+  public static boolean readsDigests(long bootId) {
+    return (bootId >>> 40) == DIGEST_CAPABLE_TAG;
+  }
+
   public Heartbeat {
+    Objects.requireNonNull(digest, "digest");
     Objects.requireNonNull(group, "group");
     Objects.requireNonNull(sender, "sender");
     if (sender.isEmpty()) {

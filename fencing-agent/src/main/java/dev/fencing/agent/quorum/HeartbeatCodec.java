@@ -18,6 +18,17 @@ import java.util.Optional;
  * senderBootId, sendNanos, echoBootId, echoNanos: 4 × i64 big-endian
  * </pre>
  *
+ * Version 2 (relayed groups, {@link Overlay}) has the same fields followed by flags and an optional
+ * {@link ReachDigest}:
+ *
+ * <pre>
+ * flags u8: bit 0 = a digest follows, bit 1 = wants an echo; other bits must be 0
+ * digest: fingerprint i64, unitMillis u16, count u16, levels: ceil(count / 2) bytes, two 4-bit levels per byte
+ * </pre>
+ *
+ * A heartbeat that wants an echo and has no digest is written as version 1, which every agent version reads; both
+ * versions are read (version 1 always wants an echo).
+ *
  * Authentication comes from memberlist: with a gossip keyring every packet is AES-GCM sealed, so only key holders
  * can produce a heartbeat that decodes.
  */
@@ -26,8 +37,14 @@ public final class HeartbeatCodec {
   /** Identifies a heartbeat among the group's user messages. */
   static final byte[] MAGIC = {'F', 'Q', 'H', 'B'};
 
-  /** The only format version this agent writes and reads. */
+  /** The format without a digest; every agent version reads it. */
   static final int VERSION = 1;
+  /** The format with a reach digest. */
+  static final int VERSION_DIGEST = 2;
+
+  private static final int DIGEST_FIXED_BYTES = Long.BYTES + 2 + 2;
+  private static final int FLAG_DIGEST = 1;
+  private static final int FLAG_WANTS_ECHO = 2;
 
   private static final int FIXED_BYTES = MAGIC.length + 1 + 1 + 1 + 4 * Long.BYTES;
 
@@ -37,15 +54,27 @@ public final class HeartbeatCodec {
   public static byte[] encode(Heartbeat heartbeat) {
     byte[] group = utf8(heartbeat.group(), "group");
     byte[] sender = utf8(heartbeat.sender(), "sender");
-    ByteBuffer out = ByteBuffer.allocate(FIXED_BYTES + group.length + sender.length);
+    ReachDigest digest = heartbeat.digest().orElse(null);
+    boolean v2 = digest != null || !heartbeat.wantsEcho();
+    int extraBytes = (v2 ? 1 : 0) + (digest == null ? 0 : DIGEST_FIXED_BYTES + digest.packed().length);
+    ByteBuffer out = ByteBuffer.allocate(FIXED_BYTES + group.length + sender.length + extraBytes);
     out.put(MAGIC);
-    out.put((byte) VERSION);
+    out.put((byte) (v2 ? VERSION_DIGEST : VERSION));
     out.put((byte) group.length).put(group);
     out.put((byte) sender.length).put(sender);
     out.putLong(heartbeat.senderBootId());
     out.putLong(heartbeat.sendNanos());
     out.putLong(heartbeat.echoBootId());
     out.putLong(heartbeat.echoNanos());
+    if (v2) {
+      out.put((byte) ((digest != null ? FLAG_DIGEST : 0) | (heartbeat.wantsEcho() ? FLAG_WANTS_ECHO : 0)));
+    }
+    if (digest != null) {
+      out.putLong(digest.fingerprint());
+      out.putShort((short) digest.unitMillis());
+      out.putShort((short) digest.count());
+      out.put(digest.packed());
+    }
     return out.array();
   }
 
@@ -76,9 +105,9 @@ public final class HeartbeatCodec {
       ByteBuffer in = ByteBuffer.wrap(message);
       in.position(MAGIC.length);
       int version = Byte.toUnsignedInt(in.get());
-      if (version != VERSION) {
-        throw new MalformedHeartbeatException(
-            "heartbeat version " + version + " is not supported (this agent speaks version " + VERSION + ")");
+      if (version != VERSION && version != VERSION_DIGEST) {
+        throw new MalformedHeartbeatException("heartbeat version " + version + " is not supported (this agent"
+            + " speaks versions " + VERSION + " and " + VERSION_DIGEST + ")");
       }
       String group = readName(in, "group");
       String sender = readName(in, "sender");
@@ -86,6 +115,19 @@ public final class HeartbeatCodec {
       long sendNanos = in.getLong();
       long echoBootId = in.getLong();
       long echoNanos = in.getLong();
+      Optional<ReachDigest> digest = Optional.empty();
+      boolean wantsEcho = true;
+      if (version == VERSION_DIGEST) {
+        int flags = Byte.toUnsignedInt(in.get());
+        if ((flags & ~(FLAG_DIGEST | FLAG_WANTS_ECHO)) != 0) {
+          throw new MalformedHeartbeatException("heartbeat flags 0x" + Integer.toHexString(flags)
+              + " have unknown bits set");
+        }
+        wantsEcho = (flags & FLAG_WANTS_ECHO) != 0;
+        if ((flags & FLAG_DIGEST) != 0) {
+          digest = Optional.of(readDigest(in));
+        }
+      }
       if (in.hasRemaining()) {
         throw new MalformedHeartbeatException(
             "heartbeat has " + in.remaining() + " trailing bytes after its last field");
@@ -96,10 +138,27 @@ public final class HeartbeatCodec {
       if (senderBootId == Heartbeat.NO_ECHO) {
         throw new MalformedHeartbeatException("heartbeat sender boot id is 0");
       }
-      return Optional.of(new Heartbeat(group, sender, senderBootId, sendNanos, echoBootId, echoNanos));
+      return Optional.of(new Heartbeat(group, sender, senderBootId, sendNanos, echoBootId, echoNanos, digest,
+          wantsEcho));
     } catch (BufferUnderflowException e) {
       throw new MalformedHeartbeatException("heartbeat truncated at " + message.length + " bytes");
     }
+  }
+
+  private static ReachDigest readDigest(ByteBuffer in) throws MalformedHeartbeatException {
+    long fingerprint = in.getLong();
+    int unitMillis = Short.toUnsignedInt(in.getShort());
+    int count = Short.toUnsignedInt(in.getShort());
+    if (unitMillis == 0) {
+      throw new MalformedHeartbeatException("heartbeat digest unit is 0 ms");
+    }
+    if (count > ReachDigest.MAX_MEMBERS) {
+      throw new MalformedHeartbeatException("heartbeat digest describes " + count + " members, more than "
+          + ReachDigest.MAX_MEMBERS);
+    }
+    byte[] packed = new byte[ReachDigest.packedLength(count)];
+    in.get(packed);
+    return new ReachDigest(fingerprint, unitMillis, packed, count);
   }
 
   private static String readName(ByteBuffer in, String field) throws MalformedHeartbeatException {

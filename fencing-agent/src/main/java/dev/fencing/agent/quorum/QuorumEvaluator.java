@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.SortedSet;
 import java.util.TreeSet;
@@ -34,6 +35,15 @@ import java.util.TreeSet;
  * the latest confirmed round trip on any network, All = the oldest of the latest per network, and none unless every
  * network has one. Either way the combined instant is one of our send times that the peer received, so the bound
  * above holds unchanged.
+ * <p>Relayed evidence (groups above {@link Overlay#DIRECT_MAX}): heartbeats go only to the {@link Overlay} ring
+ * neighbours and carry a {@link ReachDigest}: the sender's evidence age of every member. A digest counts only with a
+ * valid echo of one of our send times {@code s} in the same heartbeat, and then gives member {@code r} the evidence
+ * instant {@code s − age(r)} on our clock. The sender built the digest after it received {@code s}, so that instant
+ * is no later than the real instant of the sender's evidence: relayed evidence only ever ages with real time, along
+ * a chain of round trips. A member counts while its freshest evidence, direct or relayed
+ * ({@link #evidenceAgeNanos}), is within the window.
+ * Relayed evidence is used only with one network: a group with several networks heartbeats every peer
+ * directly on every network.
  */
 public final class QuorumEvaluator {
 
@@ -47,6 +57,31 @@ public final class QuorumEvaluator {
     long confirmedNanos;
     long latestReceivedBootId = Heartbeat.NO_ECHO;
     long latestReceivedSendNanos;
+    boolean relayed;
+    long relayedNanos;
+    // A version 1 heartbeat from an agent that does not read digests: answer it in version 1, even off the overlay.
+    boolean legacy;
+    long legacyHeardNanos;
+    // It asked us for an echo (its version 1 heartbeats always do); we answer within the longest window.
+    boolean wantsEcho;
+    long wantsEchoNanos;
+    // In the latest round we heartbeat it on our own account (neighbour or detour), not only to answer it.
+    boolean initiative = true;
+
+    boolean hasEvidence() {
+      return confirmed || relayed;
+    }
+
+    /** The freshest evidence instant, direct or relayed (only meaningful with {@link #hasEvidence()}). */
+    long evidenceNanos() {
+      if (!relayed) {
+        return confirmedNanos;
+      }
+      if (!confirmed) {
+        return relayedNanos;
+      }
+      return relayedNanos - confirmedNanos > 0 ? relayedNanos : confirmedNanos;
+    }
   }
 
   private final String group;
@@ -62,6 +97,16 @@ public final class QuorumEvaluator {
   private Map<String, java.util.Set<String>> peerNetworks = Map.of();
   // network → expected peer → its evidence on that network.
   private final Map<String, Map<String, PeerState>> evidence = new LinkedHashMap<>();
+  private Overlay overlay;
+  // The overlay is relayed and the group has one network (several networks always heartbeat directly).
+  private boolean relayed;
+  private SortedSet<String> peerNames;
+  private SortedSet<String> neighbours;
+  // The peers' states in overlay member order (null at this node's own index): the index order of digests.
+  private PeerState[] byIndex;
+  private ReachDigest cachedDigest;
+  private int detourRounds;
+  private long cachedDigestNanos;
 
   /**
    * @param group the group name carried in (and required of) every heartbeat
@@ -91,6 +136,26 @@ public final class QuorumEvaluator {
         }
       }
     }
+    TreeSet<String> names = new TreeSet<>(newSettings.expected());
+    names.remove(newSettings.self());
+    peerNames = Collections.unmodifiableSortedSet(names);
+    overlay = Overlay.of(group, newSettings.expected());
+    relayed = overlay.relayed() && networks.size() == 1;
+    neighbours = relayed ? overlay.neighbours(newSettings.self()) : peerNames;
+    Map<String, PeerState> peers = evidence.get(networks.get(0));
+    byIndex = new PeerState[overlay.members().size()];
+    for (int i = 0; i < byIndex.length; i++) {
+      byIndex[i] = peers.get(overlay.members().get(i));
+    }
+    cachedDigest = null;
+  }
+
+  /**
+   * The overlay of the expected set (all-to-all up to {@link Overlay#DIRECT_MAX} members). Heartbeats follow it only
+   * with one network: with several, every peer is heartbeat directly on every network.
+   */
+  public Overlay overlay() {
+    return overlay;
   }
 
   /**
@@ -137,14 +202,73 @@ public final class QuorumEvaluator {
 
   /** The expected peers (every expected member except this node), in name order. */
   public SortedSet<String> peers() {
-    TreeSet<String> names = new TreeSet<>(settings.expected());
-    names.remove(settings.self());
-    return names;
+    return peerNames;
+  }
+
+  /**
+   * The peers to send a heartbeat to in the round at {@code nowNanos}. In a small group: every peer. In a relayed
+   * group: the overlay neighbours; every peer that sent us a heartbeat within the longest window (it asked for an
+   * echo: an older agent during a rollout heartbeating everyone, a node whose overlay differs while a config change
+   * propagates, or a node that added us as a detour); and detours: while fewer than {@code quorumSize +
+   * max(neighbours, N/20)} members have evidence younger than three quarters of the window (a partition took the
+   * rest and lengthened the relayed paths inside our side), up to as many peers as we have neighbours among those
+   * whose evidence is older but within the longest window, a different choice each round, so a node whose component still has a quorum is not cut off
+   * from it by the overlay alone. A detour is only asked; evidence still needs its round trip.
+   */
+  public SortedSet<String> heartbeatTargets(long nowNanos) {
+    if (!relayed) {
+      return peerNames;
+    }
+    TreeSet<String> targets = new TreeSet<>(neighbours);
+    long window = settings.quorumWindow().toNanos();
+    long comfortable = window - window / 4;
+    int comfortablyCounted = 1;
+    List<String> detourCandidates = new ArrayList<>();
+    List<String> answered = new ArrayList<>();
+    for (int i = 0; i < byIndex.length; i++) {
+      PeerState state = byIndex[i];
+      if (state == null) {
+        continue;
+      }
+      String name = overlay.members().get(i);
+      state.initiative = neighbours.contains(name);
+      if (state.wantsEcho && nowNanos - state.wantsEchoNanos <= settings.maxWindowNanos()) {
+        answered.add(name);
+      }
+      long age = state.hasEvidence() ? nowNanos - state.evidenceNanos() : Long.MAX_VALUE;
+      if (age <= comfortable) {
+        comfortablyCounted++;
+      } else if (!state.initiative && age <= settings.maxWindowNanos()) {
+        detourCandidates.add(name);
+      }
+    }
+    // Detours only while the quorum is at risk: few members beyond the quorum have evidence with a quarter of the
+    // window to spare (a partition took the rest, and relayed paths inside our side got longer).
+    int margin = Math.max(neighbours.size(), byIndex.length / 20);
+    if (comfortablyCounted < settings.quorumSize() + margin) {
+      // A different order per node (so no peer becomes everyone's detour) and per round (so a detour across the
+      // cut, which never answers, does not take a slot for good).
+      int salt = settings.self().hashCode() * 31 + detourRounds++;
+      detourCandidates.sort(java.util.Comparator.comparingInt(c -> Integer.rotateLeft(c.hashCode() ^ salt, 13)
+          * 0x9E3779B1));
+      for (String detour : detourCandidates.subList(0, Math.min(neighbours.size(), detourCandidates.size()))) {
+        evidence.get(networks.get(0)).get(detour).initiative = true;
+        targets.add(detour);
+      }
+    }
+    // Answers never ask for an echo themselves, so two nodes never keep each other answering.
+    targets.addAll(answered);
+    return targets;
+  }
+
+  private boolean legacyActive(PeerState state, long nowNanos) {
+    return state.legacy && nowNanos - state.legacyHeardNanos <= settings.maxWindowNanos();
   }
 
   /**
    * Builds the heartbeat to send to {@code peer} now and remembers its send time (an echo can never confirm a time
-   * later than our latest send to that peer).
+   * later than our latest send to that peer). In a relayed group a heartbeat to an overlay neighbour carries this
+   * node's reach digest, except to an older agent (which reads only version 1).
    */
   public Heartbeat heartbeatFor(String peer, long nowNanos) {
     return heartbeatFor(peer, networks.get(0), nowNanos);
@@ -162,8 +286,58 @@ public final class QuorumEvaluator {
     }
     state.sent = true;
     state.lastSentNanos = nowNanos;
+    // Digests go to overlay neighbours only: a detour or an answer is there for its round trip.
+    Optional<ReachDigest> digest = relayed && !legacyActive(state, nowNanos)
+        && neighbours.contains(peer) ? Optional.of(digest(nowNanos)) : Optional.empty();
+    // An older agent reads only version 1, which always asks for an echo (it ignores that, heartbeating everyone).
+    boolean wantsEcho = !relayed || state.initiative || legacyActive(state, nowNanos);
     return new Heartbeat(group, settings.self(), bootId, nowNanos, state.latestReceivedBootId,
-        state.latestReceivedSendNanos);
+        state.latestReceivedSendNanos, digest, wantsEcho);
+  }
+
+  /**
+   * This node's reach digest at {@code nowNanos} (built once per instant: one round shares it). The level unit is
+   * {@code quorumWindow / MAX_LEVEL} rounded up to the millisecond, so every age within the window is representable.
+   */
+  ReachDigest digest(long nowNanos) {
+    if (cachedDigest != null && cachedDigestNanos == nowNanos) {
+      return cachedDigest;
+    }
+    int unitMillis = (int) Math.min(0xFFFF,
+        Math.max(1, (settings.quorumWindow().toMillis() + ReachDigest.MAX_LEVEL - 1) / ReachDigest.MAX_LEVEL));
+    long unitNanos = unitMillis * 1_000_000L;
+    byte[] packed = new byte[ReachDigest.packedLength(byIndex.length)];
+    for (int i = 0; i < byIndex.length; i++) {
+      PeerState state = byIndex[i];
+      int level;
+      if (state == null) {
+        level = 0;
+      } else if (!state.hasEvidence()) {
+        level = ReachDigest.NONE;
+      } else {
+        level = ReachDigest.levelFor(nowNanos - state.evidenceNanos(), unitNanos);
+      }
+      ReachDigest.setLevel(packed, i, level);
+    }
+    cachedDigest = new ReachDigest(overlay.fingerprint(), unitMillis, packed, byIndex.length);
+    cachedDigestNanos = nowNanos;
+    return cachedDigest;
+  }
+
+  /**
+   * Age of the freshest evidence that {@code peer} is reachable in both directions — a round trip with it, or one
+   * relayed through neighbours — at {@code nowNanos}; empty if there never was any. A peer counts towards quorum
+   * while this is within the window. (To combine several evidence sources, combine these ages.)
+   */
+  public OptionalLong evidenceAgeNanos(String peer, long nowNanos) {
+    if (!peerNames.contains(peer)) {
+      return OptionalLong.empty();
+    }
+    PeerState state = combined(peer);
+    if (!state.hasEvidence()) {
+      return OptionalLong.empty();
+    }
+    return OptionalLong.of(nowNanos - state.evidenceNanos());
   }
 
   /** Processes one received heartbeat; never throws on content from the network. */
@@ -186,6 +360,16 @@ public final class QuorumEvaluator {
     }
     state.heard = true;
     state.lastHeardNanos = nowNanos;
+    if (heartbeat.wantsEcho()) {
+      state.wantsEcho = true;
+      state.wantsEchoNanos = nowNanos;
+    }
+    if (heartbeat.digest().isEmpty() && !Heartbeat.readsDigests(heartbeat.senderBootId())) {
+      state.legacy = true;
+      state.legacyHeardNanos = nowNanos;
+    } else {
+      state.legacy = false;
+    }
     if (state.latestReceivedBootId != heartbeat.senderBootId()
         || heartbeat.sendNanos() - state.latestReceivedSendNanos > 0) {
       state.latestReceivedBootId = heartbeat.senderBootId();
@@ -203,7 +387,32 @@ public final class QuorumEvaluator {
       state.confirmed = true;
       state.confirmedNanos = echo;
     }
+    heartbeat.digest().ifPresent(d -> applyDigest(d, echo));
     return HeartbeatOutcome.CONFIRMED;
+  }
+
+  /**
+   * Relayed evidence: member {@code r} was reachable from the sender {@code age(r)} before the sender built the
+   * digest, which was after it received our send time {@code echo}; so {@code echo − age(r)} is an evidence instant
+   * on our clock no later than the real one. A digest over another expected set (another fingerprint, e.g. while a
+   * config change propagates) or in a group that is not relayed is ignored; the echo still counted.
+   */
+  private void applyDigest(ReachDigest digest, long echo) {
+    if (!relayed || digest.fingerprint() != overlay.fingerprint() || digest.count() != byIndex.length) {
+      return;
+    }
+    for (int i = 0; i < byIndex.length; i++) {
+      PeerState state = byIndex[i];
+      int level = digest.level(i);
+      if (state == null || level == ReachDigest.NONE) {
+        continue;
+      }
+      long instant = echo - digest.ageNanos(level);
+      if (!state.relayed || instant - state.relayedNanos > 0) {
+        state.relayed = true;
+        state.relayedNanos = instant;
+      }
+    }
   }
 
   /**
@@ -221,28 +430,58 @@ public final class QuorumEvaluator {
     long window = baseWindow + lag;
     long earlyWindow = window - settings.tieBreakLead().toNanos();
 
-    TreeSet<String> side = new TreeSet<>();
-    side.add(settings.self());
-    TreeSet<String> earlySide = new TreeSet<>();
-    earlySide.add(settings.self());
-    List<PeerQuorumView> views = new ArrayList<>();
-    SortedSet<String> peerNames = peers();
-    long[] confirmedTimes = new long[peerNames.size()];
+    // Sets are built by removing from a copy of the sorted expected set (linear), not by sorted inserts: at a
+    // thousand members this loop runs every tick.
+    TreeSet<String> side = new TreeSet<>(settings.expected());
+    List<String> early = new ArrayList<>();
+    List<PeerQuorumView> views = new ArrayList<>(byIndex.length);
+    long[] confirmedTimes = new long[byIndex.length];
     int counted = 0;
-    for (String name : peerNames) {
-      PeerState state = combined(name);
-      boolean inWindow = state.confirmed && nowNanos - state.confirmedNanos <= window;
-      if (inWindow) {
-        side.add(name);
-        confirmedTimes[counted++] = state.confirmedNanos;
-        if (nowNanos - state.confirmedNanos <= earlyWindow) {
-          earlySide.add(name);
+    // In a relayed group: the latest direct contact with any peer not counted now (see PeerQuorumView).
+    boolean unheardRegionBound = relayed;
+    // With several networks a peer's evidence is its per-network evidence combined (see combined).
+    PeerState[] states = byIndex;
+    if (networks.size() > 1) {
+      states = new PeerState[byIndex.length];
+      for (int i = 0; i < byIndex.length; i++) {
+        states[i] = byIndex[i] == null ? null : combined(overlay.members().get(i));
+      }
+    }
+    long latestUncountedHeard = 0;
+    boolean anyUncountedHeard = false;
+    boolean[] inWindow = new boolean[byIndex.length];
+    for (int i = 0; i < byIndex.length; i++) {
+      PeerState state = states[i];
+      if (state == null) {
+        early.add(settings.self());
+        continue;
+      }
+      inWindow[i] = state.hasEvidence() && nowNanos - state.evidenceNanos() <= window;
+      if (inWindow[i]) {
+        confirmedTimes[counted++] = state.evidenceNanos();
+        if (nowNanos - state.evidenceNanos() <= earlyWindow) {
+          early.add(overlay.members().get(i));
+        }
+      } else {
+        side.remove(overlay.members().get(i));
+        if (state.heard && (!anyUncountedHeard || state.lastHeardNanos - latestUncountedHeard > 0)) {
+          anyUncountedHeard = true;
+          latestUncountedHeard = state.lastHeardNanos;
         }
       }
-      views.add(new PeerQuorumView(name, inWindow,
-          state.confirmed ? OptionalLong.of(nowNanos - state.confirmedNanos) : OptionalLong.empty(),
-          state.heard ? OptionalLong.of(nowNanos - state.lastHeardNanos) : OptionalLong.empty(),
-          perNetwork(name, nowNanos, window)));
+    }
+    for (int i = 0; i < byIndex.length; i++) {
+      PeerState state = states[i];
+      if (state == null) {
+        continue;
+      }
+      OptionalLong heardAge = state.heard ? OptionalLong.of(nowNanos - state.lastHeardNanos) : OptionalLong.empty();
+      if (!inWindow[i] && unheardRegionBound && anyUncountedHeard) {
+        heardAge = OptionalLong.of(nowNanos - latestUncountedHeard);
+      }
+      views.add(new PeerQuorumView(overlay.members().get(i), inWindow[i],
+          state.hasEvidence() ? OptionalLong.of(nowNanos - state.evidenceNanos()) : OptionalLong.empty(),
+          heardAge, perNetwork(overlay.members().get(i), nowNanos, window)));
     }
     int expected = settings.expected().size();
     int heard = side.size();
@@ -254,10 +493,11 @@ public final class QuorumEvaluator {
     boolean tieWinExpires = false;
     if (heard >= quorumSize) {
       held = true;
-      if (2 * earlySide.size() == expected && !settings.tieBreakers().isEmpty()) {
+      if (2 * early.size() == expected && !settings.tieBreakers().isEmpty()) {
+        SortedSet<String> earlySide = Collections.unmodifiableSortedSet(new TreeSet<>(early));
         // Only this exact half would remain once the older confirmations lapse: get the tie-break answer now.
         for (TieBreaker tieBreaker : settings.tieBreakers()) {
-          tieBreaker.prepare(Collections.unmodifiableSortedSet(earlySide), settings.expected(), nowNanos);
+          tieBreaker.prepare(earlySide, settings.expected(), nowNanos);
         }
         outcome = "majority; tie likely soon, tie-breakers asked early for " + earlySide;
       }

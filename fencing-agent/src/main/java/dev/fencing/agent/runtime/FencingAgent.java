@@ -228,7 +228,7 @@ public final class FencingAgent implements AutoCloseable {
     this.node = Objects.requireNonNull(node, "node");
     this.disk = new SharedDisk(node, deps.clock(), diskOpener, deps.fatalErrors());
     this.deps = deps;
-    this.bootId = new SecureRandom().nextLong() | 1L;
+    this.bootId = Heartbeat.newBootId(new SecureRandom());
     this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "fencing-quorum"));
     this.io = Executors.newSingleThreadExecutor(r -> daemon(r, "fencing-gossip-io"));
     // Joins block up to the TCP timeout per unreachable peer: never let them delay an isolated-flag announcement.
@@ -550,7 +550,8 @@ public final class FencingAgent implements AutoCloseable {
     }
     List<Outbound> round = new ArrayList<>();
     NetworkPlan networks = plan;
-    for (String peer : evaluator.peers()) {
+    // Every peer, or in a relayed group (one network, above 16 members) the overlay targets of this round.
+    for (String peer : evaluator.heartbeatTargets(now)) {
       // One heartbeat per network the peer is on: each network's round trips are evidence of their own.
       for (String network : networks.networks()) {
         Optional<InetSocketAddress> address = networks.address(peer, network);

@@ -20,6 +20,47 @@ class HeartbeatCodecTest {
   }
 
   @Test
+  void aHeartbeatWithoutDigestThatWantsAnEchoKeepsTheVersionOneLayout() throws Exception {
+    Heartbeat heartbeat = new Heartbeat("workers", "node-a", 7, 8, 9, 10);
+    byte[] bytes = HeartbeatCodec.encode(heartbeat);
+    assertThat(bytes[4]).isEqualTo((byte) 1);
+    assertThat(bytes).hasSize(4 + 1 + 1 + 7 + 1 + 6 + 32);
+    assertThat(HeartbeatCodec.decode(bytes).orElseThrow().wantsEcho()).as("version 1 always wants an echo").isTrue();
+  }
+
+  @Test
+  void aDigestAndAnAnswerRoundTripInVersionTwo() throws Exception {
+    byte[] packed = new byte[ReachDigest.packedLength(5)];
+    ReachDigest.setLevel(packed, 0, 0);
+    ReachDigest.setLevel(packed, 1, 14);
+    ReachDigest.setLevel(packed, 4, ReachDigest.NONE);
+    Heartbeat withDigest = new Heartbeat("g", "a", 1, 2, 3, 4,
+        Optional.of(new ReachDigest(-77L, 429, packed, 5)), true);
+    Heartbeat answer = new Heartbeat("g", "a", 1, 2, 3, 4, Optional.empty(), false);
+
+    Heartbeat decoded = HeartbeatCodec.decode(HeartbeatCodec.encode(withDigest)).orElseThrow();
+    assertThat(decoded).isEqualTo(withDigest);
+    assertThat(decoded.digest().orElseThrow().level(1)).isEqualTo(14);
+    assertThat(decoded.digest().orElseThrow().level(4)).isEqualTo(ReachDigest.NONE);
+    assertThat(HeartbeatCodec.encode(withDigest)[4]).isEqualTo((byte) 2);
+    assertThat(HeartbeatCodec.decode(HeartbeatCodec.encode(answer))).contains(answer);
+  }
+
+  @Test
+  void versionTwoWithUnknownFlagsOrAZeroUnitIsRejected() {
+    byte[] good = HeartbeatCodec.encode(new Heartbeat("g", "a", 1, 2, 3, 4, Optional.empty(), false));
+    byte[] badFlags = good.clone();
+    badFlags[badFlags.length - 1] = (byte) 0x80;
+    assertThatThrownBy(() -> HeartbeatCodec.decode(badFlags)).hasMessageContaining("unknown bits");
+    byte[] digest = HeartbeatCodec.encode(new Heartbeat("g", "a", 1, 2, 3, 4,
+        Optional.of(new ReachDigest(1, 1, new byte[1], 2)), true));
+    // Layout from the end: packed levels (1 byte), count (2), unit (2).
+    digest[digest.length - 5] = 0;
+    digest[digest.length - 4] = 0;
+    assertThatThrownBy(() -> HeartbeatCodec.decode(digest)).hasMessageContaining("unit is 0");
+  }
+
+  @Test
   void otherUserMessagesAreNotHeartbeats() throws Exception {
     assertThat(HeartbeatCodec.decode("hello".getBytes(StandardCharsets.UTF_8))).isEmpty();
     assertThat(HeartbeatCodec.decode(new byte[0])).isEmpty();
