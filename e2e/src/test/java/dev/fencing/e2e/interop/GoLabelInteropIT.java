@@ -25,6 +25,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 class GoLabelInteropIT extends GoVersionsFixture {
 
     private static final Duration CONVERGE = Duration.ofSeconds(30);
+    /** More than one compound (at most 255 parts) can carry: proves the sender split and the receiver read them. */
+    private static final int MIN_BROADCASTS_RECEIVED = 256;
     private static final Duration REFUSAL = Duration.ofSeconds(20);
     private static final String LABEL = "workers";
     private static final String KEY = "SGVsbG8gZnJvbSB0aGUgZmVuY2luZyBlMmUgc3VpdGU=";
@@ -110,9 +112,9 @@ class GoLabelInteropIT extends GoVersionsFixture {
 
         // Java -> Go: one gossip round holds ~280 of these; Java splits them into compounds of at most 255
         java.queueBroadcasts(MANY_BROADCASTS);
-        awaitEveryBroadcast(goPeer, CONVERGE);
+        int atGo = awaitMostBroadcasts(goPeer, CONVERGE.multipliedBy(2));
         System.out.printf("interop-matrix check=compound>255 direction=java->%s received=%d/%d%n",
-                go.memberlistVersion(), MANY_BROADCASTS, MANY_BROADCASTS);
+                go.memberlistVersion(), atGo, MANY_BROADCASTS);
 
         long sentAt = System.nanoTime();
         goPeer.queueBroadcasts(MANY_BROADCASTS);
@@ -126,22 +128,35 @@ class GoLabelInteropIT extends GoVersionsFixture {
             System.out.printf("interop-matrix check=compound>255 direction=%s->java received=%d/%d (count byte "
                     + "wraps in 0.2.2)%n", go.memberlistVersion(), received, MANY_BROADCASTS);
         } else {
-            awaitEveryBroadcast(java, CONVERGE);
+            int atJava = awaitMostBroadcasts(java, CONVERGE.multipliedBy(2));
             System.out.printf("interop-matrix check=compound>255 direction=%s->java received=%d/%d%n",
-                    go.memberlistVersion(), MANY_BROADCASTS, MANY_BROADCASTS);
+                    go.memberlistVersion(), atJava, MANY_BROADCASTS);
         }
     }
 
-    private static void awaitEveryBroadcast(GossipPeer receiver, Duration timeout) {
-        Set<String> missing = new TreeSet<>();
+    /**
+     * Waits until {@code receiver} has more than one full compound's worth (256) of the {@value #MANY_BROADCASTS}
+     * distinct broadcasts. Gossip broadcasts are best effort (a few retransmits over UDP, which a loaded machine
+     * drops), so not every one must arrive; 256 distinct parts cannot come from a single compound, and a sender that
+     * did not split (0.2.2's wrapped count) delivers about 20.
+     *
+     * @return how many distinct broadcasts arrived
+     */
+    private static int awaitMostBroadcasts(GossipPeer receiver, Duration timeout) {
+        Set<String> expected = new TreeSet<>();
         for (int i = 0; i < MANY_BROADCASTS; i++) {
             String text = Integer.toString(i, 36);
-            missing.add(text.length() == 1 ? "0" + text : text);
+            expected.add(text.length() == 1 ? "0" + text : text);
         }
-        long deadline = System.nanoTime() + timeout.toNanos();
-        for (String message : missing) {
-            receiver.awaitUserMessage(message, Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
-        }
+        java.util.function.IntSupplier received = () -> (int) receiver.lines().stream()
+                .filter(l -> "user".equals(l.text("event"))).map(l -> l.text("msg")).filter(expected::contains)
+                .distinct().count();
+        org.awaitility.Awaitility.await(receiver + " receives most of the broadcasts").atMost(timeout)
+                .pollInterval(Duration.ofMillis(200)).until(() -> received.getAsInt() >= MIN_BROADCASTS_RECEIVED);
+        // a little longer, for the stragglers' figure in the matrix line
+        org.awaitility.Awaitility.await().pollDelay(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3))
+                .until(() -> true);
+        return received.getAsInt();
     }
 
     private static ObservedLine awaitJoined(GossipPeer joiner) {
