@@ -46,25 +46,4 @@ public record ResolvedPolicy(
         this(mode, quorumLossAction, expected, quorumSize, tieBreakers, timings, FencingSpec.DEFAULT_GOSSIP_LABEL,
                 GossipNetworks.SINGLE, Optional.empty());
     }
-
-    /** A policy with the given gossip label, on the gossip address alone, without a shared disk. */
-    public ResolvedPolicy(Mode mode, QuorumLossAction quorumLossAction, int expected, int quorumSize,
-            List<TieBreakerKind> tieBreakers, ResolvedTimings timings, GossipLabel gossipLabel) {
-        this(mode, quorumLossAction, expected, quorumSize, tieBreakers, timings, gossipLabel, GossipNetworks.SINGLE,
-                Optional.empty());
-    }
-
-    /** A policy labelled with the group name, on the given networks, without a shared disk. */
-    public ResolvedPolicy(Mode mode, QuorumLossAction quorumLossAction, int expected, int quorumSize,
-            List<TieBreakerKind> tieBreakers, ResolvedTimings timings, GossipNetworks networks) {
-        this(mode, quorumLossAction, expected, quorumSize, tieBreakers, timings, FencingSpec.DEFAULT_GOSSIP_LABEL,
-                networks, Optional.empty());
-    }
-
-    /** A policy labelled with the group name, on the gossip address alone, with {@code disk}. */
-    public ResolvedPolicy(Mode mode, QuorumLossAction quorumLossAction, int expected, int quorumSize,
-            List<TieBreakerKind> tieBreakers, ResolvedTimings timings, Optional<ResolvedDisk> disk) {
-        this(mode, quorumLossAction, expected, quorumSize, tieBreakers, timings, FencingSpec.DEFAULT_GOSSIP_LABEL,
-                GossipNetworks.SINGLE, disk);
-    }
 }

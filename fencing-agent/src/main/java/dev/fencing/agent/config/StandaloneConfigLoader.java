@@ -248,8 +248,9 @@ public final class StandaloneConfigLoader {
     DiskSpec disk = f.disk() == null ? null : new DiskSpec(f.disk().device(), f.disk().required(),
         f.disk().ioTimeout() == null ? null
             : parse(f.disk().ioTimeout(), "fencing.disk.ioTimeout", DurationFormat::parse, problems));
-    return new FencingSpec(mode, timeout, action, profile, size, tieBreakers, overrides).toBuilder()
-        .gossipLabel(gossipLabel).networks(networks(f, problems)).disk(disk).build();
+    return FencingSpec.builder().mode(mode).watchdogTimeout(timeout).quorumLossAction(action).profile(profile)
+        .quorumSize(size).tieBreakers(tieBreakers).timings(overrides).gossipLabel(gossipLabel)
+        .networks(networks(f, problems)).disk(disk).build();
   }
 
   /** The same reader as the NodeGroup's, so both say the same about a bad network. */
