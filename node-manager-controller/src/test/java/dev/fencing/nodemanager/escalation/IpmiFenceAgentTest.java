@@ -12,6 +12,7 @@ import dev.fencing.api.fencing.v1alpha1.MethodRun;
 import dev.fencing.api.fencing.v1alpha1.SecretKeyRef;
 import dev.fencing.api.fencing.v1alpha1.SecretParameter;
 import dev.fencing.api.fencing.v1alpha1.StageRun;
+import dev.fencing.kubetest.IpmiSimulator;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

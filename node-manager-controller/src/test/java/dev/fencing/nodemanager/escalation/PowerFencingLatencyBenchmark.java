@@ -9,6 +9,7 @@ import dev.fencing.api.fencing.v1alpha1.NodeFencingConfig;
 import dev.fencing.api.fencing.v1alpha1.NodeFencingConfigSpec;
 import dev.fencing.api.fencing.v1alpha1.SecretKeyRef;
 import dev.fencing.api.fencing.v1alpha1.SecretParameter;
+import dev.fencing.kubetest.IpmiSimulator;
 import dev.fencing.nodemanager.reconciler.ClusterWriter;
 import dev.fencing.nodemanager.status.NodeFacts;
 import io.fabric8.kubernetes.api.model.Node;

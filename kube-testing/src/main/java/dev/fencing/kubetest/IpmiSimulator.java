@@ -1,6 +1,4 @@
-package dev.fencing.nodemanager.escalation;
-
-import static org.awaitility.Awaitility.await;
+package dev.fencing.kubetest;
 
 import java.io.IOException;
 import java.net.DatagramSocket;
@@ -17,10 +15,12 @@ import java.util.concurrent.TimeUnit;
  * user, IPMI 1.5 and 2.0 (lanplus) access, and a chassis-control hook: the sim's power state lives in a file, and a
  * power-off runs {@code onPowerOff} (a shell command, e.g. killing the simulated node's processes).
  */
-final class IpmiSimulator implements AutoCloseable {
+public final class IpmiSimulator implements AutoCloseable {
 
-    static final String IPMI_SIM = "/usr/bin/ipmi_sim";
-    static final String USER = "admin";
+    /** OpenIPMI's simulator binary. */
+    public static final String IPMI_SIM = "/usr/bin/ipmi_sim";
+    /** The one admin user the simulator knows. */
+    public static final String USER = "admin";
 
     private final Path dir;
     private final int port;
@@ -40,7 +40,7 @@ final class IpmiSimulator implements AutoCloseable {
      * @param password   the admin user's password
      * @param onPowerOff shell command run when the chassis is powered off
      */
-    static IpmiSimulator start(Path dir, String password, String onPowerOff) throws IOException {
+    public static IpmiSimulator start(Path dir, String password, String onPowerOff) throws IOException {
         if (!Files.isExecutable(Path.of(IPMI_SIM)) || !Files.isExecutable(Path.of("/usr/bin/ipmitool"))) {
             throw new IllegalStateException(IPMI_SIM + " and /usr/bin/ipmitool are needed (Debian openipmi and "
                     + "ipmitool; scripts/test installs them)");
@@ -109,23 +109,45 @@ final class IpmiSimulator implements AutoCloseable {
                 dir.resolve("emu.cmds").toString(), "-s", dir.resolve("state").toString(), "-n")
                 .redirectErrorStream(true).redirectOutput(dir.resolve("ipmi_sim.log").toFile()).start();
         IpmiSimulator sim = new IpmiSimulator(dir, port, password, process);
-        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(200)).until(sim::answers);
+        try {
+            sim.awaitAnswering(Duration.ofSeconds(20));
+        } catch (IOException | RuntimeException e) {
+            sim.close();
+            throw e;
+        }
         return sim;
     }
 
-    int port() {
+    /** @return the UDP port the simulator answers on (127.0.0.1) */
+    public int port() {
         return port;
     }
 
     /** "1" (on) or "0" (off), as the chassis hook holds it. */
-    String power() throws IOException {
+    public String power() throws IOException {
         return Files.readString(dir.resolve("power")).strip();
     }
 
     /** The power changes the hook saw, e.g. {@code [power 0, power 1]}. */
-    List<String> events() throws IOException {
+    public List<String> events() throws IOException {
         Path events = dir.resolve("events");
         return Files.exists(events) ? Files.readAllLines(events) : List.of();
+    }
+
+    private void awaitAnswering(Duration timeout) throws IOException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        try {
+            while (!answers()) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new IllegalStateException("ipmi_sim did not answer ipmitool within " + timeout + ": "
+                            + Files.readString(dir.resolve("ipmi_sim.log")));
+                }
+                Thread.sleep(200);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for ipmi_sim", e);
+        }
     }
 
     private boolean answers() throws IOException, InterruptedException {
