@@ -35,12 +35,13 @@ import java.util.zip.Inflater;
  * <pre>
  * fingerprint i64, unitMillis u16, count u16, encoding u8, body: the rest of the message
  *   encoding 0: body = the ceil(count / 2) level bytes of version 2
- *   encoding 1: body = exactly those bytes compressed as one raw DEFLATE stream (RFC 1951)
+ *   encoding 1: body = one raw DEFLATE stream (RFC 1951) of count bytes, one level (0..15) per byte
  * </pre>
  *
- * In a healthy group most levels are {@link ReachDigest#NONE} (entries the addressee already knows as fresh are
- * left out, see {@link QuorumEvaluator}) or share a few values, so DEFLATE's Huffman codes shrink them; the
- * encoder picks whichever encoding is shorter. A heartbeat uses version 3 only when {@link Heartbeat#compactDigest()}
+ * In a healthy group many levels are {@link ReachDigest#NONE} (entries the addressee already knows as fresh are
+ * left out, see {@link QuorumEvaluator}) and the rest share a few values, so Huffman codes over single levels come
+ * close to their entropy (about two bits a member); the encoder compresses with Huffman codes only (no string
+ * matching: levels in member order do not repeat) and picks whichever encoding is shorter. A heartbeat uses version 3 only when {@link Heartbeat#compactDigest()}
  * says so (the evaluator decides per addressee: only agents whose boot id reads it get it); it decodes to exactly
  * the digest that was encoded. A heartbeat that wants an echo and has no digest is written as version 1, which
  * every agent version reads; all three versions are read (version 1 always wants an echo).
@@ -81,7 +82,7 @@ public final class HeartbeatCodec {
     byte[] body = digest == null ? null : digest.packed();
     int encoding = ENCODING_RAW;
     if (compact) {
-      byte[] deflated = deflate(body);
+      byte[] deflated = deflate(unpack(digest));
       if (deflated.length < body.length) {
         body = deflated;
         encoding = ENCODING_DEFLATE;
@@ -112,8 +113,17 @@ public final class HeartbeatCodec {
     return out.array();
   }
 
+  private static byte[] unpack(ReachDigest digest) {
+    byte[] levels = new byte[digest.count()];
+    for (int i = 0; i < levels.length; i++) {
+      levels[i] = (byte) digest.level(i);
+    }
+    return levels;
+  }
+
   private static byte[] deflate(byte[] raw) {
     Deflater deflater = new Deflater(Deflater.BEST_COMPRESSION, true);
+    deflater.setStrategy(Deflater.HUFFMAN_ONLY);
     try {
       deflater.setInput(raw);
       deflater.finish();
@@ -245,7 +255,15 @@ public final class HeartbeatCodec {
     int encoding = compact ? Byte.toUnsignedInt(in.get()) : ENCODING_RAW;
     byte[] packed;
     if (encoding == ENCODING_DEFLATE) {
-      packed = inflate(in, ReachDigest.packedLength(count));
+      byte[] levels = inflate(in, count);
+      packed = new byte[ReachDigest.packedLength(count)];
+      for (int i = 0; i < count; i++) {
+        if ((levels[i] & 0xFF) > ReachDigest.NONE) {
+          throw new MalformedHeartbeatException("heartbeat digest level " + (levels[i] & 0xFF) + " of member " + i
+              + " is not 0.." + ReachDigest.NONE);
+        }
+        ReachDigest.setLevel(packed, i, levels[i]);
+      }
     } else if (encoding == ENCODING_RAW) {
       packed = new byte[ReachDigest.packedLength(count)];
       in.get(packed);

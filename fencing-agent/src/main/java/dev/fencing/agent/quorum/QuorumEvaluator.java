@@ -120,23 +120,15 @@ public final class QuorumEvaluator {
   private long[] reportedBootId;
   private ReachDigest[] cachedDigests;
   private long[] cachedDigestNanos;
-  // Per neighbour slot: heartbeats to it since the last one that carried a digest.
-  private int[] sinceDigest;
-
-  /**
-   * A neighbour gets a digest on every {@code DIGEST_EVERY}-th heartbeat (the others carry the round trip only),
-   * neighbours in staggered phases so every round carries about the same number of digests. Ages in a digest count
-   * from when its echo arrived, so a digest that waits a round costs no freshness for the evidence it carries.
-   */
-  static final int DIGEST_EVERY = 2;
 
   /**
    * Entries of a digest to a neighbour are left out when our evidence is at most this many digest units fresher
-   * than what the neighbour itself last reported of that member: the neighbour loses at most this much freshness
-   * (one unit is a fourteenth of the window), and most entries a neighbour would only receive back, or receive
-   * no fresher than it has, are not sent at all.
+   * than what the neighbour itself last reported of that member (a report about one heartbeat old: in a healthy
+   * group its evidence has moved on by about that much since). The neighbour loses at most this much freshness
+   * (two units are a seventh of the window), and entries it would only receive back, or receive no fresher than it
+   * already has, are not sent at all.
    */
-  static final int OMIT_MARGIN_LEVELS = 1;
+  static final int OMIT_MARGIN_LEVELS = 2;
 
   /**
    * @param group the group name carried in (and required of) every heartbeat
@@ -189,10 +181,6 @@ public final class QuorumEvaluator {
     reportedBootId = new long[slots.size()];
     cachedDigests = new ReachDigest[slots.size()];
     cachedDigestNanos = new long[slots.size()];
-    sinceDigest = new int[slots.size()];
-    for (int slot = 0; slot < sinceDigest.length; slot++) {
-      sinceDigest[slot] = slot % DIGEST_EVERY;
-    }
   }
 
   /**
@@ -332,14 +320,8 @@ public final class QuorumEvaluator {
     state.sent = true;
     state.lastSentNanos = nowNanos;
     // Digests go to overlay neighbours only: a detour or an answer is there for its round trip.
-    Optional<ReachDigest> digest = Optional.empty();
-    if (relayed && !legacyActive(state, nowNanos) && neighbours.contains(peer)) {
-      int slot = neighbourSlots.get(peer);
-      if (++sinceDigest[slot] >= DIGEST_EVERY) {
-        sinceDigest[slot] = 0;
-        digest = Optional.of(digestFor(peer, nowNanos));
-      }
-    }
+    Optional<ReachDigest> digest = relayed && !legacyActive(state, nowNanos)
+        && neighbours.contains(peer) ? Optional.of(digestFor(peer, nowNanos)) : Optional.empty();
     // An older agent reads only version 1, which always asks for an echo (it ignores that, heartbeating everyone).
     boolean wantsEcho = !relayed || state.initiative || legacyActive(state, nowNanos);
     // Version 3 only to an agent whose boot id reads it and which has not shown otherwise by sending version 2.

@@ -131,13 +131,31 @@ class HeartbeatCodecTest {
     byte[] fewer = wire.clone();
     fewer[encodingAt - 2] = 0;
     fewer[encodingAt - 1] = (byte) 200;
-    assertThatThrownBy(() -> HeartbeatCodec.decode(fewer)).hasMessageContaining("inflates to more than 100 bytes");
+    assertThatThrownBy(() -> HeartbeatCodec.decode(fewer)).hasMessageContaining("inflates to more than 200 bytes");
     byte[] more = wire.clone();
     more[encodingAt - 2] = 1;
     more[encodingAt - 1] = (byte) 0x90;
-    assertThatThrownBy(() -> HeartbeatCodec.decode(more)).hasMessageContaining("expected 200");
+    assertThatThrownBy(() -> HeartbeatCodec.decode(more)).hasMessageContaining("inflates to 300 bytes, expected 400");
     byte[] trailing = Arrays.copyOf(wire, wire.length + 3);
     assertThatThrownBy(() -> HeartbeatCodec.decode(trailing)).hasMessageContaining("trailing");
+  }
+
+  @Test
+  void aCompactDigestWithALevelAbove15IsRejected() {
+    byte[] wire = HeartbeatCodec.encode(compact(healthyDigest(300, 5)));
+    int bodyAt = 4 + 1 + 1 + 7 + 1 + 9 + 32 + 1 + 8 + 2 + 2 + 1;
+    byte[] levels = new byte[300];
+    levels[17] = 16;
+    java.util.zip.Deflater deflater = new java.util.zip.Deflater(9, true);
+    deflater.setInput(levels);
+    deflater.finish();
+    byte[] stream = new byte[400];
+    int length = deflater.deflate(stream);
+    deflater.end();
+    byte[] hostile = Arrays.copyOf(wire, bodyAt + length);
+    System.arraycopy(stream, 0, hostile, bodyAt, length);
+    assertThatThrownBy(() -> HeartbeatCodec.decode(hostile)).isInstanceOf(MalformedHeartbeatException.class)
+        .hasMessageContaining("level 16 of member 17");
   }
 
   @Property(tries = 2000, seed = "13")

@@ -54,16 +54,9 @@ class QuorumEvaluatorRelayTest {
     QuorumEvaluator e = evaluator(100);
     SortedSet<String> neighbours = e.overlay().neighbours("m00");
     assertThat(e.heartbeatTargets(0)).isEqualTo(neighbours);
-    int digests = 0;
     for (String n : neighbours) {
-      // Every second heartbeat to a neighbour carries the digest, in staggered phases.
-      boolean first = e.heartbeatFor(n, 0).digest().isPresent();
-      boolean second = e.heartbeatFor(n, 750 * MS).digest().isPresent();
-      assertThat(first ^ second).as("exactly one of two heartbeats to %s has a digest", n).isTrue();
-      digests += first ? 1 : 0;
+      assertThat(e.heartbeatFor(n, 0).digest()).as("digest to neighbour %s", n).isPresent();
     }
-    assertThat(digests).as("about half the neighbours get one in a round").isBetween(neighbours.size() / 2 - 1,
-        neighbours.size() / 2 + 1);
   }
 
   private static QuorumEvaluator evaluatorOf(String self, int n, long seed) {
@@ -72,15 +65,11 @@ class QuorumEvaluatorRelayTest {
             List.of()));
   }
 
-  /** The next heartbeat from {@code e} to {@code peer} that carries a digest (at most {@code DIGEST_EVERY} tries). */
+  /** The heartbeat from {@code e} to its neighbour {@code peer} at {@code now}, which carries a digest. */
   private static Heartbeat nextDigestHeartbeat(QuorumEvaluator e, String peer, long now) {
-    for (int i = 0; i < QuorumEvaluator.DIGEST_EVERY; i++) {
-      Heartbeat hb = e.heartbeatFor(peer, now);
-      if (hb.digest().isPresent()) {
-        return hb;
-      }
-    }
-    throw new AssertionError("no digest to " + peer);
+    Heartbeat hb = e.heartbeatFor(peer, now);
+    assertThat(hb.digest()).as("digest to neighbour %s", peer).isPresent();
+    return hb;
   }
 
   /** Gives {@code e} a round trip with {@code peer}: sent at {@code sent}, echoed back at {@code back}. */
@@ -118,7 +107,7 @@ class QuorumEvaluatorRelayTest {
   }
 
   @Test
-  void entriesTheNeighbourReportedAsFreshAreLeftOutUntilOursIsFresherByMoreThanAUnit() {
+  void entriesTheNeighbourReportedAsFreshAreLeftOutUntilOursIsFresherByMoreThanTheMargin() {
     QuorumEvaluator e = evaluator(40);
     String n1 = e.overlay().neighbours("m00").first();
     String n2 = e.overlay().neighbours("m00").last();
@@ -134,7 +123,7 @@ class QuorumEvaluatorRelayTest {
     assertThat(nextDigestHeartbeat(e, n2, 1_100 * MS).digest().orElseThrow().level(farIndex))
         .as("n2 has not reported far").isNotEqualTo(ReachDigest.NONE);
 
-    // n2 reports far 2 s fresher than n1 did: now n1 gets it.
+    // n2 reports far 2 s fresher than n1 did (the margin is two 429 ms units): now n1 gets it.
     e.heartbeatFor(n2, 3_000 * MS);
     e.onHeartbeat(new Heartbeat("g", n2, OTHER_BOOT + 2, 6, e.bootId(), 3_000 * MS,
         Optional.of(digest(e, n2, 1, e.overlay().fingerprint())), true), 3_050 * MS);
