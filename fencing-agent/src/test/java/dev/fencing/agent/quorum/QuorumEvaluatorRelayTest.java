@@ -106,47 +106,50 @@ class QuorumEvaluatorRelayTest {
         .isLessThanOrEqualTo(now - (11_000 * MS - 3 * 429 * MS));
   }
 
+  /** Overlay index of a member that is not a neighbour of m00. */
+  private static int farIndex(QuorumEvaluator e) {
+    return e.overlay().members().indexOf(e.peers().stream()
+        .filter(p -> !e.overlay().neighbours("m00").contains(p)).findFirst().orElseThrow());
+  }
+
+  /** {@code neighbour} (boot {@code boot}) echoes our send at {@code sent} with every member at level 1 (500 ms). */
+  private static void reportsEveryoneAtLevelOne(QuorumEvaluator e, String neighbour, long boot, long sent) {
+    e.heartbeatFor(neighbour, sent);
+    e.onHeartbeat(new Heartbeat("g", neighbour, boot, sent / MS, e.bootId(), sent,
+        Optional.of(digest(e, neighbour, 1, e.overlay().fingerprint())), true), sent + 50 * MS);
+  }
+
+  private static int levelInDigestTo(QuorumEvaluator e, String neighbour, long now, int index) {
+    return nextDigestHeartbeat(e, neighbour, now).digest().orElseThrow().level(index);
+  }
+
   @Test
   void entriesTheNeighbourReportedAsFreshAreLeftOutUntilOursIsFresherByMoreThanTheMargin() {
     QuorumEvaluator e = evaluator(40);
     String n1 = e.overlay().neighbours("m00").first();
     String n2 = e.overlay().neighbours("m00").last();
-    String far = e.peers().stream().filter(p -> !e.overlay().neighbours("m00").contains(p)).findFirst()
-        .orElseThrow();
-    int farIndex = e.overlay().members().indexOf(far);
-    // n1 reports every member at level 1 (500 ms): our only evidence of far is what n1 told us.
-    e.heartbeatFor(n1, 1_000 * MS);
-    e.onHeartbeat(new Heartbeat("g", n1, OTHER_BOOT, 5, e.bootId(), 1_000 * MS,
-        Optional.of(digest(e, n1, 1, e.overlay().fingerprint())), true), 1_050 * MS);
-    assertThat(nextDigestHeartbeat(e, n1, 1_100 * MS).digest().orElseThrow().level(farIndex))
-        .as("n1 told us; telling it back is useless").isEqualTo(ReachDigest.NONE);
-    assertThat(nextDigestHeartbeat(e, n2, 1_100 * MS).digest().orElseThrow().level(farIndex))
-        .as("n2 has not reported far").isNotEqualTo(ReachDigest.NONE);
-
-    // n2 reports far 2 s fresher than n1 did (the margin is two 429 ms units): now n1 gets it.
-    e.heartbeatFor(n2, 3_000 * MS);
-    e.onHeartbeat(new Heartbeat("g", n2, OTHER_BOOT + 2, 6, e.bootId(), 3_000 * MS,
-        Optional.of(digest(e, n2, 1, e.overlay().fingerprint())), true), 3_050 * MS);
-    assertThat(nextDigestHeartbeat(e, n1, 3_100 * MS).digest().orElseThrow().level(farIndex))
+    int far = farIndex(e);
+    // Our only evidence of far is what n1 told us.
+    reportsEveryoneAtLevelOne(e, n1, OTHER_BOOT, 1_000 * MS);
+    assertThat(levelInDigestTo(e, n1, 1_100 * MS, far)).as("n1 told us; telling it back is useless")
+        .isEqualTo(ReachDigest.NONE);
+    assertThat(levelInDigestTo(e, n2, 1_100 * MS, far)).as("n2 has not reported far")
         .isNotEqualTo(ReachDigest.NONE);
+    // n2 reports far 2 s fresher than n1 did (the margin is two 429 ms units): now n1 gets it.
+    reportsEveryoneAtLevelOne(e, n2, OTHER_BOOT + 2, 3_000 * MS);
+    assertThat(levelInDigestTo(e, n1, 3_100 * MS, far)).isNotEqualTo(ReachDigest.NONE);
   }
 
   @Test
   void aRestartedNeighbourGetsEveryEntryAgain() {
     QuorumEvaluator e = evaluator(40);
     String n1 = e.overlay().neighbours("m00").first();
-    String far = e.peers().stream().filter(p -> !e.overlay().neighbours("m00").contains(p)).findFirst()
-        .orElseThrow();
-    int farIndex = e.overlay().members().indexOf(far);
-    e.heartbeatFor(n1, 1_000 * MS);
-    e.onHeartbeat(new Heartbeat("g", n1, OTHER_BOOT, 5, e.bootId(), 1_000 * MS,
-        Optional.of(digest(e, n1, 1, e.overlay().fingerprint())), true), 1_050 * MS);
-    assertThat(nextDigestHeartbeat(e, n1, 1_100 * MS).digest().orElseThrow().level(farIndex))
-        .isEqualTo(ReachDigest.NONE);
+    int far = farIndex(e);
+    reportsEveryoneAtLevelOne(e, n1, OTHER_BOOT, 1_000 * MS);
+    assertThat(levelInDigestTo(e, n1, 1_100 * MS, far)).isEqualTo(ReachDigest.NONE);
     // n1 restarts: its new boot knows nothing of what the old one reported.
     e.onHeartbeat(new Heartbeat("g", n1, OTHER_BOOT + 4, 1, Heartbeat.NO_ECHO, 0), 1_200 * MS);
-    assertThat(nextDigestHeartbeat(e, n1, 1_300 * MS).digest().orElseThrow().level(farIndex))
-        .isNotEqualTo(ReachDigest.NONE);
+    assertThat(levelInDigestTo(e, n1, 1_300 * MS, far)).isNotEqualTo(ReachDigest.NONE);
   }
 
   @Test
