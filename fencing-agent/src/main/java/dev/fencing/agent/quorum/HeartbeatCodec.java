@@ -41,9 +41,11 @@ import java.util.zip.Inflater;
  * In a healthy group many levels are {@link ReachDigest#NONE} (entries the addressee already knows as fresh are
  * left out, see {@link QuorumEvaluator}) and the rest share a few values, so Huffman codes over single levels come
  * close to their entropy (about two bits a member); the encoder compresses with Huffman codes only (no string
- * matching: levels in member order do not repeat) and picks whichever encoding is shorter. A heartbeat uses version 3 only when {@link Heartbeat#compactDigest()}
- * says so (the evaluator decides per addressee: only agents whose boot id reads it get it); it decodes to exactly
- * the digest that was encoded. A heartbeat that wants an echo and has no digest is written as version 1, which
+ * matching: levels in member order do not repeat) and picks whichever encoding is shorter. A heartbeat uses
+ * version 3 only when {@link Heartbeat#compactDigest()} says so (the evaluator decides per addressee: only agents
+ * whose boot id reads it get it); it decodes to exactly the digest that was encoded, and a stream that is
+ * truncated, inflates to more or fewer than {@code count} bytes, has a level above 15 or bytes after its end is
+ * rejected whole ({@link MalformedHeartbeatException}); inflating never writes more than {@code count + 1} bytes. A heartbeat that wants an echo and has no digest is written as version 1, which
  * every agent version reads; all three versions are read (version 1 always wants an echo).
  *
  * Authentication comes from memberlist: with a gossip keyring every packet is AES-GCM sealed, so only key holders
