@@ -38,9 +38,11 @@ import java.util.TreeSet;
  * <p>Relayed evidence (groups above {@link Overlay#DIRECT_MAX}): heartbeats go only to the {@link Overlay} ring
  * neighbours and carry a {@link ReachDigest}: the sender's evidence age of every member. A digest counts only with a
  * valid echo of one of our send times {@code s} in the same heartbeat, and then gives member {@code r} the evidence
- * instant {@code s − age(r)} on our clock. The sender built the digest after it received {@code s}, so that instant
- * is no later than the real instant of the sender's evidence: relayed evidence only ever ages with real time, along
- * a chain of round trips. A member counts while its freshest evidence, direct or relayed
+ * instant {@code s − age(r)} on our clock. The sender counts {@code age(r)} from the instant it received {@code s}
+ * (evidence it got later counts as age 0), and {@code s} was sent before it arrived, so that instant is no later
+ * than the real instant of the sender's evidence: relayed evidence only ever ages with real time, along a chain of
+ * round trips. Entries a neighbour already reported (within {@link #OMIT_MARGIN_LEVELS}) are left out of the digest
+ * to it, which only withholds evidence. A member counts while its freshest evidence, direct or relayed
  * ({@link #evidenceAgeNanos}), is within the window.
  * Relayed evidence is used only with one network: a group with several networks heartbeats every peer
  * directly on every network.
