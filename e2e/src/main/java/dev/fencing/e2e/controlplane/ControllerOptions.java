@@ -1,5 +1,6 @@
 package dev.fencing.e2e.controlplane;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -36,7 +37,7 @@ public record ControllerOptions(boolean powerFencing, List<String> extraArgs) {
             return extraArgs;
         }
         // no kdump listener: the lab sends no fence_kdump messages
-        List<String> args = new java.util.ArrayList<>(List.of("--power-fencing", "--fence-agents-dir",
+        List<String> args = new ArrayList<>(List.of("--power-fencing", "--fence-agents-dir",
                 FENCE_AGENTS_DIR, "--kdump-port", "-1"));
         args.addAll(extraArgs);
         return args;

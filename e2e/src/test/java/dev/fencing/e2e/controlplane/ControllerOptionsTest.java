@@ -2,6 +2,7 @@ package dev.fencing.e2e.controlplane;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -24,7 +25,7 @@ class ControllerOptionsTest {
 
     @Test
     void extraFlagsWithoutPowerFencingArePassedAsTheyAre() {
-        assertThat(new ControllerOptions(false, java.util.List.of("--max-out-of-service", "2")).args())
+        assertThat(new ControllerOptions(false, List.of("--max-out-of-service", "2")).args())
                 .containsExactly("--max-out-of-service", "2");
     }
 }

@@ -1,6 +1,7 @@
 package dev.fencing.e2e.scenario;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import dev.fencing.api.fencing.v1alpha1.AgentInvocation;
 import dev.fencing.api.fencing.v1alpha1.MethodRun;
@@ -34,6 +35,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -131,7 +133,7 @@ class PowerFencingIT {
         assertThat(okRecord.getSpec().nodeGroup()).isEqualTo(GROUP);
         assertThat(okRecord.getSpec().config()).isEqualTo("b-workers-ipmi");
         assertThat(okRecord.getStatus().stages()).extracting(StageRun::name, StageRun::result, StageRun::attempts)
-                .containsExactly(org.assertj.core.groups.Tuple.tuple("bmc", StageRun.SUCCEEDED, 1));
+                .containsExactly(tuple("bmc", StageRun.SUCCEEDED, 1));
         assertPowerRun(okRecord.getStatus().stages().get(0), "off", 2);
         assertCondition(okRecord.getStatus(), "Fenced", "True", "StageSucceeded");
         assertTaintedAfterPowerOff(okRecord.getStatus());
@@ -140,8 +142,8 @@ class PowerFencingIT {
         assertThat(movedOn.getStatus().phase()).isEqualTo(NodeFencingPhase.Fenced);
         assertThat(movedOn.getSpec().config()).isEqualTo("a-stale-credentials");
         assertThat(movedOn.getStatus().stages()).extracting(StageRun::name, StageRun::result, StageRun::attempts)
-                .containsExactly(org.assertj.core.groups.Tuple.tuple("stale-credentials", StageRun.FAILED, 1),
-                        org.assertj.core.groups.Tuple.tuple("bmc", StageRun.SUCCEEDED, 1));
+                .containsExactly(tuple("stale-credentials", StageRun.FAILED, 1),
+                        tuple("bmc", StageRun.SUCCEEDED, 1));
         // the wrong password fails the first status: the action is never tried
         List<AgentInvocation> stale = movedOn.getStatus().stages().get(0).methods().get(0).invocations();
         assertThat(stale).extracting(AgentInvocation::action).containsExactly("status");
@@ -285,7 +287,7 @@ class PowerFencingIT {
     }
 
     /** Waits until {@code condition} held for every node, recording when it first did (ms after {@code since}). */
-    private static void awaitAll(Set<String> nodes, java.util.function.Predicate<String> condition, Duration timeout,
+    private static void awaitAll(Set<String> nodes, Predicate<String> condition, Duration timeout,
                                  String what, long since, Map<String, Long> firstMillis) {
         Awaitility.await("every one of " + nodes + " " + what).atMost(timeout).pollInterval(POLL).until(() -> {
             for (String node : nodes) {
