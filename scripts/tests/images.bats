@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
-# scripts/images: its argument handling, and the canonical jar copy that makes the images independent of the order
-# in which maven-shade-plugin writes entries (a full build takes a minute: e2e's AgentImageIT/ControllerImageIT run it).
+# scripts/images: its argument handling, the canonical jar copy that makes the images independent of the order
+# in which maven-shade-plugin writes entries, and the package closure of the fence-agents layer (a full build takes
+# a few minutes: e2e's AgentImageIT/ControllerImageIT/FenceAgentsImageIT run it).
 
 setup() {
   repo="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
@@ -55,4 +56,29 @@ PY
   [ "$output" = "$(printf '%s\n' META-INF/ META-INF/MANIFEST.MF META-INF/services/s1 META-INF/services/s2 b/ b/x.class)" ]
   run unzip -p "$work/b-canonical.jar" META-INF/services/s2
   [ "$output" = "content of META-INF/services/s2" ]
+}
+
+# the functions and package lists fence_closure uses, from the script
+fence_functions() {
+  sed -n -e '/^die() {/p' -e '/^base_packages=/p' -e '/^fence_roots=/,/^fence_provided=/p' \
+    -e '/^fence_closure() {/,/^}/p' "$repo/scripts/images"
+}
+
+@test "the fence-agents closure is what apt adds to the base for python3, pexpect, pycurl and ipmitool, nothing declared" {
+  command -v apt-get >/dev/null || skip "no apt"
+  apt-cache show --no-all-versions ipmitool >/dev/null 2>&1 || skip "apt has no package lists"
+  # shellcheck source=/dev/null
+  source <(fence_functions)
+  cd "$work"
+  # a relative scratch directory: apt would read it below /var/lib/apt
+  run fence_closure scratch
+  [ "$status" -eq 0 ]
+  for pkg in python3 python3.11-minimal libpython3.11-stdlib python3-pexpect python3-ptyprocess python3-pycurl \
+    libcurl3-gnutls ipmitool libfreeipmi17; do
+    [[ $'\n'"$output"$'\n' == *$'\n'"$pkg"$'\n'* ]] || { echo "missing $pkg in: $output"; false; }
+  done
+  for pkg in libc6 zlib1g dpkg init-system-helpers media-types perl-base tar fence-agents python3-boto3; do
+    [[ $'\n'"$output"$'\n' != *$'\n'"$pkg"$'\n'* ]] || { echo "unexpected $pkg in: $output"; false; }
+  done
+  [ "$output" = "$(sort <<<"$output")" ]
 }

@@ -15,7 +15,10 @@ import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
-/** controller.powerFencing: the flags, the two fencing.deckhouse.io CRDs and their RBAC, all only when enabled. */
+/**
+ * controller.powerFencing: the flags, the controller image with the fence agents, the two fencing.deckhouse.io CRDs
+ * and their RBAC, all only when enabled.
+ */
 class PowerFencingChartTest {
 
     private static final List<String> CRDS = List.of("nodefencingconfigs.fencing.deckhouse.io",
@@ -26,10 +29,13 @@ class PowerFencingChartTest {
                 .toAbsolutePath().normalize().resolveSibling(crd + "-v1.yml");
     }
 
+    private static final String FENCE_AGENTS_IMAGE = "ghcr.io/fencing/node-manager-controller-fence-agents:0.1.0";
+
     @Test
     void offByDefault() {
         Rendered r = FencingChart.render();
 
+        assertThat(r.controllerContainer().getImage()).isEqualTo("ghcr.io/fencing/node-manager-controller:0.1.0");
         assertThat(r.args()).noneMatch(a -> a.startsWith("--power-fencing") || a.startsWith("--fence-agents-dir"));
         assertThat(r.all(CustomResourceDefinition.class)).isEmpty();
         assertThat(r.all(ClusterRole.class)).flatExtracting(ClusterRole::getRules)
@@ -52,6 +58,39 @@ class PowerFencingChartTest {
             assertThat(crd.getSpec()).isEqualTo(want.getSpec());
             assertThat(crd.getMetadata().getAnnotations()).containsEntry("helm.sh/resource-policy", "keep");
         }
+    }
+
+    @Test
+    void enabledRunsTheFenceAgentsImageWhoseAgentsAreInUsrSbin() {
+        Rendered r = FencingChart.render("controller.powerFencing.enabled", true,
+                "controller.image.pullPolicy", "Always");
+
+        assertThat(r.controllerContainer().getImage()).isEqualTo(FENCE_AGENTS_IMAGE);
+        assertThat(r.controllerContainer().getImagePullPolicy()).isEqualTo("Always");
+        assertThat(r.args()).contains("--fence-agents-dir=/usr/sbin");
+    }
+
+    @Test
+    void theFenceAgentsImageCanBeReplacedOrPinnedOrDroppedForTheControllerImage() {
+        Rendered own = FencingChart.render("controller.powerFencing.enabled", true,
+                "controller.powerFencing.image.repository", "registry.local/nmc-fence",
+                "controller.powerFencing.image.tag", "v2");
+        Rendered pinned = FencingChart.render("controller.powerFencing.enabled", true,
+                "controller.powerFencing.image.digest", "sha256:" + "ab".repeat(32));
+        Rendered controllerImage = FencingChart.render("controller.powerFencing.enabled", true,
+                "controller.powerFencing.image.repository", "", "controller.image.repository", "registry.local/nmc");
+
+        assertThat(own.controllerContainer().getImage()).isEqualTo("registry.local/nmc-fence:v2");
+        assertThat(pinned.controllerContainer().getImage())
+                .isEqualTo("ghcr.io/fencing/node-manager-controller-fence-agents@sha256:" + "ab".repeat(32));
+        assertThat(controllerImage.controllerContainer().getImage()).isEqualTo("registry.local/nmc:0.1.0");
+    }
+
+    @Test
+    void theFenceAgentsImageIsNotUsedWithoutPowerFencing() {
+        Rendered r = FencingChart.render("controller.powerFencing.image.repository", "registry.local/nmc-fence");
+
+        assertThat(r.controllerContainer().getImage()).isEqualTo("ghcr.io/fencing/node-manager-controller:0.1.0");
     }
 
     @Test

@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -26,9 +27,12 @@ public final class IpmiSimulator implements AutoCloseable {
     private final int port;
     private final String password;
     private final Process process;
+    /** What runs the sim and its probe where it lives (ip netns exec …), empty on the host. */
+    private final List<String> prefix;
 
-    private IpmiSimulator(Path dir, int port, String password, Process process) {
+    private IpmiSimulator(Path dir, int port, String password, Process process, List<String> prefix) {
         this.dir = dir;
+        this.prefix = List.copyOf(prefix);
         this.port = port;
         this.password = password;
         this.process = process;
@@ -41,13 +45,30 @@ public final class IpmiSimulator implements AutoCloseable {
      * @param onPowerOff shell command run when the chassis is powered off
      */
     public static IpmiSimulator start(Path dir, String password, String onPowerOff) throws IOException {
-        if (!Files.isExecutable(Path.of(IPMI_SIM)) || !Files.isExecutable(Path.of("/usr/bin/ipmitool"))) {
-            throw new IllegalStateException(IPMI_SIM + " and /usr/bin/ipmitool are needed (Debian openipmi and "
-                    + "ipmitool; scripts/test installs them)");
-        }
         int port;
         try (DatagramSocket probe = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
             port = probe.getLocalPort();
+        }
+        return start(dir, password, onPowerOff, List.of(), port);
+    }
+
+    /**
+     * Starts a simulator inside the network namespace {@code netns} (a name under {@code /run/netns}) on its
+     * loopback, UDP {@code port}: the BMC of a lab node that a process in that namespace (e.g. the controller)
+     * reaches at {@code 127.0.0.1:port}. Its hooks run on the host's process table, so they may signal any process.
+     *
+     * @param onPowerOff shell command run when the chassis is powered off
+     */
+    public static IpmiSimulator startInNetworkNamespace(String netns, int port, Path dir, String password,
+                                                        String onPowerOff) throws IOException {
+        return start(dir, password, onPowerOff, List.of("ip", "netns", "exec", netns), port);
+    }
+
+    private static IpmiSimulator start(Path dir, String password, String onPowerOff, List<String> prefix, int port)
+            throws IOException {
+        if (!Files.isExecutable(Path.of(IPMI_SIM)) || !Files.isExecutable(Path.of("/usr/bin/ipmitool"))) {
+            throw new IllegalStateException(IPMI_SIM + " and /usr/bin/ipmitool are needed (Debian openipmi and "
+                    + "ipmitool; scripts/test installs them)");
         }
         Files.createDirectories(dir.resolve("state"));
         Files.writeString(dir.resolve("power"), "1\n");
@@ -105,10 +126,12 @@ public final class IpmiSimulator implements AutoCloseable {
                 mc_add 0x20 0 no-device-sdrs 0x23 9 8 0x9f 0x1291 0xf02 persist_sdr
                 mc_enable 0x20
                 """);
-        Process process = new ProcessBuilder(IPMI_SIM, "-c", dir.resolve("lan.conf").toString(), "-f",
-                dir.resolve("emu.cmds").toString(), "-s", dir.resolve("state").toString(), "-n")
-                .redirectErrorStream(true).redirectOutput(dir.resolve("ipmi_sim.log").toFile()).start();
-        IpmiSimulator sim = new IpmiSimulator(dir, port, password, process);
+        List<String> command = new ArrayList<>(prefix);
+        command.addAll(List.of(IPMI_SIM, "-c", dir.resolve("lan.conf").toString(), "-f",
+                dir.resolve("emu.cmds").toString(), "-s", dir.resolve("state").toString(), "-n"));
+        Process process = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(dir.resolve("ipmi_sim.log").toFile()).start();
+        IpmiSimulator sim = new IpmiSimulator(dir, port, password, process, prefix);
         try {
             sim.awaitAnswering(Duration.ofSeconds(20));
         } catch (IOException | RuntimeException e) {
@@ -118,7 +141,7 @@ public final class IpmiSimulator implements AutoCloseable {
         return sim;
     }
 
-    /** @return the UDP port the simulator answers on (127.0.0.1) */
+    /** @return the UDP port the simulator answers on (127.0.0.1, in its network namespace) */
     public int port() {
         return port;
     }
@@ -154,9 +177,11 @@ public final class IpmiSimulator implements AutoCloseable {
         if (!process.isAlive()) {
             throw new IllegalStateException("ipmi_sim exited: " + Files.readString(dir.resolve("ipmi_sim.log")));
         }
-        Process p = new ProcessBuilder("/usr/bin/ipmitool", "-I", "lanplus", "-C", "3", "-H", "127.0.0.1", "-p",
-                String.valueOf(port), "-U", USER, "-P", password, "-N", "1", "-R", "1", "chassis", "power", "status")
-                .redirectErrorStream(true).start();
+        List<String> command = new ArrayList<>(prefix);
+        command.addAll(List.of("/usr/bin/ipmitool", "-I", "lanplus", "-C", "3", "-H", "127.0.0.1", "-p",
+                String.valueOf(port), "-U", USER, "-P", password, "-N", "1", "-R", "1", "chassis", "power",
+                "status"));
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
         p.getOutputStream().close();
         return p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0;
     }

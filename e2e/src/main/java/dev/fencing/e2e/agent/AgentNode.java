@@ -47,6 +47,8 @@ public final class AgentNode {
     private LoggedProcess companionProcess;
     private int companionStarts;
     private JsonLinesProcess watchdog;
+    private Duration watchdogTimeout;
+    private int watchdogStarts;
     private LoggedProcess agent;
     private FencingConsumer consumer;
     private int boots;
@@ -91,19 +93,27 @@ public final class AgentNode {
         return dir.resolve("companion.pid");
     }
 
+    private Path watchdogPidFile() {
+        return dir.resolve("watchdog.pid");
+    }
+
     /**
      * Starts the softdog emulator whose reset SIGKILLs whatever agent pid the pid file names, and the companion
      * (kubelet) whose pid its own file names: a reset takes the whole node down.
      */
     void startWatchdog(Duration timeout) {
+        watchdogTimeout = timeout;
+        watchdogStarts++;
+        String suffix = watchdogStarts == 1 ? "" : "-power" + watchdogStarts;
         List<String> command = new ArrayList<>(List.of(java()));
         command.addAll(EMULATOR_JVM);
         command.addAll(launcher.softdogEmulator());
         command.addAll(List.of("--fifo", fifo().toString(),
                 "--timeout", timeout.toMillis() + "ms",
                 "--reset-command", "kill -9 $(cat " + pidFile() + " " + companionPidFile() + " 2>/dev/null)",
-                "--events-file", logDir.resolve("watchdog-" + node.name() + ".jsonl").toString()));
-        watchdog = lab.start(node.name(), "watchdog-" + node.name(), command, logDir);
+                "--events-file", logDir.resolve("watchdog-" + node.name() + suffix + ".jsonl").toString()));
+        watchdog = lab.start(node.name(), "watchdog-" + node.name() + suffix, command, logDir);
+        writePidFile(watchdogPidFile(), watchdog.pid());
     }
 
     /** Waits until the emulator started by {@link #startWatchdog} says it runs. */
@@ -142,6 +152,45 @@ public final class AgentNode {
         if (consumer == null) {
             consumer = FencingConsumer.start(node.name(), socket());
         }
+    }
+
+    /**
+     * The node hangs: its agent, its companion (kubelet stand-in) and its emulated watchdog are stopped (SIGSTOP), so
+     * nothing feeds, renews or resets: a hung host whose watchdog does not reset it. Only a power-off
+     * ({@link #powerOffCommand()}) ends it.
+     */
+    public void freeze() {
+        agent.signal("STOP");
+        companion().ifPresent(c -> c.signal("STOP"));
+        watchdog.signal("STOP");
+    }
+
+    /**
+     * @return the shell command that powers this node off: SIGKILL to whatever agent, companion and watchdog emulator
+     *     the node runs at that moment (their pid files), stopped or not; for a BMC's power-off hook
+     */
+    public String powerOffCommand() {
+        return "kill -9 $(cat " + pidFile() + " " + companionPidFile() + " " + watchdogPidFile() + " 2>/dev/null)";
+    }
+
+    /** @return true while any of the node's processes (agent, companion, watchdog emulator) runs */
+    public boolean anyProcessAlive() {
+        return running() || watchdog.isAlive() || (companionProcess != null && companionProcess.isAlive());
+    }
+
+    /**
+     * Powers the node on after a power-off killed its processes: a new watchdog emulator (same timeout, same FIFO),
+     * then {@link #boot()} (companion, then agent). {@link #watchdog()} is the new emulator from then on.
+     *
+     * @throws IllegalStateException while any of the node's processes still runs
+     */
+    public void powerOn() {
+        if (anyProcessAlive()) {
+            throw new IllegalStateException(node.name() + " still runs processes; power it on only after a power-off");
+        }
+        startWatchdog(watchdogTimeout);
+        awaitWatchdogStarted();
+        boot();
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.fencing.e2e.controlplane;
 
 import com.marcnuri.helm.Helm;
+import com.marcnuri.helm.TemplateCommand;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.Subject;
@@ -10,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -33,15 +35,18 @@ record ChartIdentity(List<HasMetadata> objects, String controllerAccount, String
 
     /**
      * Renders the chart in {@code chartDir} as release {@code fencing} in {@code namespace} for the API server's
-     * {@code kubeVersion} (e.g. {@code v1.37.2}; the chart checks it).
+     * {@code kubeVersion} (e.g. {@code v1.37.2}; the chart checks it), with {@code values} set over the defaults
+     * (e.g. {@code controller.powerFencing.enabled=true}, which adds the NodeFencing rules).
      */
-    static ChartIdentity render(Path chartDir, String namespace, String kubeVersion) {
+    static ChartIdentity render(Path chartDir, String namespace, String kubeVersion, Map<String, Object> values) {
         if (!Files.isRegularFile(chartDir.resolve("Chart.yaml"))) {
             throw new IllegalStateException("no Helm chart at " + chartDir + " (the lab installs the controller's "
                     + "RBAC from helm/fencing)");
         }
-        String yaml = new Helm(chartDir).template().withName("fencing").withNamespace(namespace)
-                .withKubeVersion(kubeVersion).call();
+        TemplateCommand template = new Helm(chartDir).template().withName("fencing").withNamespace(namespace)
+                .withKubeVersion(kubeVersion);
+        values.forEach(template::set);
+        String yaml = template.call();
         KubernetesSerialization serialization = new KubernetesSerialization();
         List<HasMetadata> objects = new ArrayList<>();
         for (String doc : yaml.split("(?m)^---\\s*$")) {

@@ -100,11 +100,16 @@ public final class ControlPlane implements AutoCloseable {
     private static final List<String> JVM = List.of("-Xms32m", "-Xmx256m", "-XX:+UseSerialGC",
             "-XX:TieredStopAtLevel=1", "-Xss512k");
     private static final String CRD_RESOURCE = "/META-INF/fabric8/nodegroups.deckhouse.io-v1.yml";
+    /** The power-fencing CRDs (fencing.deckhouse.io/v1alpha1), from the fencing-api jar like the NodeGroup's. */
+    private static final List<String> FENCING_CRD_RESOURCES = List.of(
+            "/META-INF/fabric8/nodefencingconfigs.fencing.deckhouse.io-v1.yml",
+            "/META-INF/fabric8/nodefencings.fencing.deckhouse.io-v1.yml");
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final NetnsLab lab;
     private final String namespace;
     private final ControllerLauncher launcher;
+    private final ControllerOptions options;
     private final Path logDir;
     private final String group;
     private final NamespaceFirewall firewall;
@@ -120,8 +125,10 @@ public final class ControlPlane implements AutoCloseable {
     private int controllerStarts;
     private boolean closed;
 
-    private ControlPlane(NetnsLab lab, ControllerLauncher launcher, String group, Path logDir) {
+    private ControlPlane(NetnsLab lab, ControllerLauncher launcher, String group, Path logDir,
+                         ControllerOptions options) {
         this.lab = lab;
+        this.options = options;
         this.namespace = LabRuns.PREFIX + lab.runId() + "-cp";
         this.firewall = new NamespaceFirewall(namespace);
         this.launcher = launcher;
@@ -154,7 +161,17 @@ public final class ControlPlane implements AutoCloseable {
      */
     public static ControlPlane start(NetnsLab lab, ProjectLayout layout, String group, AgentSettings settings,
                                      Path logDir, Set<String> outsideGroup, ControllerLauncher launcher) {
-        ControlPlane plane = new ControlPlane(lab, launcher, group, logDir);
+        return start(lab, layout, group, settings, logDir, outsideGroup, launcher, ControllerOptions.defaults());
+    }
+
+    /**
+     * Like {@link #start(NetnsLab, ProjectLayout, String, AgentSettings, Path, Set, ControllerLauncher)}, with the
+     * controller run with {@code options} (e.g. power fencing: its CRDs and RBAC are installed first).
+     */
+    public static ControlPlane start(NetnsLab lab, ProjectLayout layout, String group, AgentSettings settings,
+                                     Path logDir, Set<String> outsideGroup, ControllerLauncher launcher,
+                                     ControllerOptions options) {
+        ControlPlane plane = new ControlPlane(lab, launcher, group, logDir, options);
         long started = System.nanoTime();
         try {
             plane.standin = locateStandin();
@@ -168,7 +185,12 @@ public final class ControlPlane implements AutoCloseable {
                             "--node-monitor-grace-period=" + NODE_MONITOR_GRACE)
                     .logDir(logDir.resolve("kube"))
                     .start();
-            plane.installCrd();
+            plane.installCrd(CRD_RESOURCE);
+            if (options.powerFencing()) {
+                for (String crd : FENCING_CRD_RESOURCES) {
+                    plane.installCrd(crd);
+                }
+            }
             plane.installIdentity(layout.repoRoot().resolve("helm").resolve("fencing"));
             plane.admin().resource(plane.admin().getKubernetesSerialization()
                     .unmarshal(nodeGroupYaml(group, settings), NodeGroup.class)).create();
@@ -200,10 +222,10 @@ public final class ControlPlane implements AutoCloseable {
         return kube.adminClient();
     }
 
-    private void installCrd() {
-        try (InputStream crd = ControlPlane.class.getResourceAsStream(CRD_RESOURCE)) {
+    private void installCrd(String resource) {
+        try (InputStream crd = ControlPlane.class.getResourceAsStream(resource)) {
             if (crd == null) {
-                throw new IllegalStateException(CRD_RESOURCE + " is not on the classpath; it comes from the "
+                throw new IllegalStateException(resource + " is not on the classpath; it comes from the "
                         + "fencing-api jar");
             }
             CustomResourceDefinition definition = admin().getKubernetesSerialization()
@@ -215,7 +237,7 @@ public final class ControlPlane implements AutoCloseable {
                                     .anyMatch(k -> "Established".equals(k.getType()) && "True".equals(k.getStatus())),
                             START_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
         } catch (IOException e) {
-            throw new IllegalStateException("cannot read " + CRD_RESOURCE + ": " + e.getMessage(), e);
+            throw new IllegalStateException("cannot read " + resource + ": " + e.getMessage(), e);
         }
     }
 
@@ -223,7 +245,7 @@ public final class ControlPlane implements AutoCloseable {
         Namespace ns = new NamespaceBuilder().withNewMetadata().withName(CONTROLLER_NAMESPACE).endMetadata().build();
         admin().namespaces().resource(ns).create();
         identity = ChartIdentity.render(chart, CONTROLLER_NAMESPACE,
-                admin().getKubernetesVersion().getGitVersion());
+                admin().getKubernetesVersion().getGitVersion(), options.chartValues());
         identity.install(admin());
         // a real token of the chart's ServiceAccount, as the controller's pod would mount it
         controllerKubeconfig = kube.kubeconfigForServiceAccount(CONTROLLER_NAMESPACE, identity.controllerAccount());
@@ -248,6 +270,14 @@ public final class ControlPlane implements AutoCloseable {
 
     private Path tokenDir() {
         return secrets.resolve("tokens");
+    }
+
+    /**
+     * @return the control plane's network namespace (a name under {@code /run/netns}), where the controller runs;
+     *     a BMC simulator on its loopback is what the controller's fence agents reach at {@code 127.0.0.1}
+     */
+    public String namespace() {
+        return namespace;
     }
 
     /** @return the NodeGroup the lab's nodes belong to */
@@ -484,7 +514,7 @@ public final class ControlPlane implements AutoCloseable {
             throw new IllegalStateException("the controller already runs (pid " + controller.pid() + ")");
         }
         controllerStarts++;
-        List<String> args = List.of(
+        List<String> args = new ArrayList<>(List.of(
                 // the API server at its in-namespace https URL, the CA and the chart ServiceAccount's token;
                 // agents' APIReachable probe gets the same URL and CA (GET https://198.18.0.2:6443/readyz)
                 "--kubeconfig", controllerKubeconfig.toString(),
@@ -502,7 +532,8 @@ public final class ControlPlane implements AutoCloseable {
                 // the arbiter grants nothing for this long after start: short, so tie-breaks answer in the lab
                 "--max-tie-lease", "5s",
                 "--status-interval", "2s",
-                "--report-stale-after", "10s");
+                "--report-stale-after", "10s"));
+        args.addAll(options.args());
         controller = launcher.start("controller-start" + controllerStarts, namespace, args, logDir);
         lab.adopt(controller);
         awaitControllerRunning();

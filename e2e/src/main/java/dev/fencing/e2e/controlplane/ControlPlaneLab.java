@@ -46,10 +46,21 @@ public final class ControlPlaneLab implements AutoCloseable {
      */
     public static ControlPlaneLab start(List<String> nodes, Set<String> outsideGroup, String group,
                                         AgentSettings settings, ProjectLayout layout, String suite) {
+        return start(nodes, outsideGroup, group, settings, layout, suite, ControllerOptions.defaults());
+    }
+
+    /**
+     * Like {@link #start(List, Set, String, AgentSettings, ProjectLayout, String)}, with the controller (the packaged
+     * jar) run with {@code options}, e.g. power fencing.
+     */
+    public static ControlPlaneLab start(List<String> nodes, Set<String> outsideGroup, String group,
+                                        AgentSettings settings, ProjectLayout layout, String suite,
+                                        ControllerOptions options) {
         NetnsLab lab = NetnsLab.create(nodes);
         ControlPlaneLab started = new ControlPlaneLab(lab, layout.logDir(suite).resolve(lab.runId()));
         try {
-            started.controlPlane = ControlPlane.start(lab, layout, group, settings, started.logDir, outsideGroup);
+            started.controlPlane = ControlPlane.start(lab, layout, group, settings, started.logDir, outsideGroup,
+                    ControlPlane.jar(ControllerJar.locate(layout)), options);
             started.agents = AgentCluster.startConfiguredByController(lab, AgentLauncher.locate(layout),
                     started.controlPlane.agentSource(), started.controlPlane.kubelet(), settings.watchdogTimeout(),
                     layout.e2eTarget().resolve(suite + "-lab").resolve(lab.runId()), started.logDir);

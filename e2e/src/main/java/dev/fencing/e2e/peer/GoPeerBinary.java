@@ -3,8 +3,12 @@ package dev.fencing.e2e.peer;
 import dev.fencing.e2e.process.CommandResult;
 import dev.fencing.e2e.process.HostCommand;
 import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -74,9 +78,9 @@ public final class GoPeerBinary {
                 "GOTOOLCHAIN=local",
                 "GOPROXY=" + (proxy.isBlank() ? DEFAULT_PROXY : proxy),
                 "GOCACHE=" + target.resolve("gocache"),
-                go, "build", "-modfile=" + modfile, "-o", binary.toString(), "."));
+                go, "build", "-modfile=" + modfile, "-o"));
         long started = System.nanoTime();
-        CommandResult result = HostCommand.run(command, Duration.ofMinutes(5));
+        CommandResult result = buildInto(binary, command, ".");
         if (!result.ok()) {
             throw new IllegalStateException("go build of the memberlist " + kind.memberlistVersion()
                     + " peer failed (exit " + result.exitCode() + "):\n" + result.stderr().strip()
@@ -120,15 +124,41 @@ public final class GoPeerBinary {
                 "GOFLAGS=",
                 "GOPATH=" + workspace + ":" + gocode,
                 "GOCACHE=" + target.resolve("gocache"),
-                go, "build", "-tags", "memberlist022", "-o", binary.toString(), "mlpeer"));
+                go, "build", "-tags", "memberlist022", "-o"));
         long started = System.nanoTime();
-        CommandResult result = HostCommand.run(command, Duration.ofMinutes(5));
+        CommandResult result = buildInto(binary, command, "mlpeer");
         if (!result.ok()) {
             throw new IllegalStateException("go build of the memberlist 0.2.2 peer failed (exit " + result.exitCode()
                     + "):\n" + result.stderr().strip() + "\nIf a package is missing, " + INSTALL_HINT);
         }
         LOG.info("event=go-peer-built binary={} millis={}", binary, (System.nanoTime() - started) / 1_000_000);
         return binary;
+    }
+
+    /**
+     * Runs {@code command} followed by an output file and {@code pkg}, so that it builds {@code binary}. Failsafe
+     * runs the ITs in several JVMs: the build holds a file lock against the other JVMs' builds and writes a temporary
+     * file that is renamed over {@code binary}, so a peer another JVM is running keeps its (identical) old file and
+     * nobody ever executes a half-written one.
+     */
+    private static CommandResult buildInto(Path binary, List<String> command, String pkg) {
+        Path temporary = binary.resolveSibling(binary.getFileName() + ".tmp-" + ProcessHandle.current().pid());
+        try (FileChannel lock = FileChannel.open(binary.resolveSibling(binary.getFileName() + ".lock"),
+                StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+             FileLock held = lock.lock()) {
+            List<String> full = new ArrayList<>(command);
+            full.add(temporary.toString());
+            full.add(pkg);
+            CommandResult result = HostCommand.run(full, Duration.ofMinutes(5));
+            if (result.ok()) {
+                Files.move(temporary, binary, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } else {
+                Files.deleteIfExists(temporary);
+            }
+            return result;
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot build " + binary + ": " + e.getMessage(), e);
+        }
     }
 
     private static String findGo() {

@@ -3,6 +3,7 @@ package dev.fencing.nodemanager.dependent;
 import dev.fencing.api.v1.NodeGroup;
 import dev.fencing.nodemanager.config.ControllerConfig;
 import io.fabric8.kubernetes.api.model.ManagedFieldsEntry;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -175,13 +176,31 @@ public final class AgentDaemonSets {
                     group.getMetadata().getName(), config.namespace(), name);
             return Outcome.CREATED;
         }
-        // The API server does not write an apply that changes nothing: the resourceVersion stays.
-        if (Objects.equals(existing.getMetadata().getResourceVersion(), applied.getMetadata().getResourceVersion())) {
+        if (!changedByApply(existing, applied)) {
             return Outcome.UNCHANGED;
         }
         LOG.info("event=daemonset_updated group={} daemonset={}/{} apply=server-side", group.getMetadata().getName(),
                 config.namespace(), name);
         return Outcome.UPDATED;
+    }
+
+    /**
+     * Whether a server-side apply changed the DaemonSet. The API server does not write an apply that changes nothing
+     * (the resourceVersion stays), but it does write one whose only effect is bookkeeping of managedFields: when
+     * another manager's entry carries the same second as ours, the new timestamp re-sorts the entries and the server
+     * counts that as a change. Such a write changes neither the spec (the generation stays) nor the labels,
+     * annotations or owners, rolls no pod and is not an update an operator needs to hear about.
+     */
+    static boolean changedByApply(DaemonSet before, DaemonSet after) {
+        ObjectMeta was = before.getMetadata();
+        ObjectMeta is = after.getMetadata();
+        if (Objects.equals(was.getResourceVersion(), is.getResourceVersion())) {
+            return false;
+        }
+        return was.getGeneration() == null || !Objects.equals(was.getGeneration(), is.getGeneration())
+                || !Objects.equals(was.getLabels(), is.getLabels())
+                || !Objects.equals(was.getAnnotations(), is.getAnnotations())
+                || !Objects.equals(was.getOwnerReferences(), is.getOwnerReferences());
     }
 
     /**

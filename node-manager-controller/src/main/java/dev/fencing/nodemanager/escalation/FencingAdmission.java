@@ -12,6 +12,12 @@ public interface FencingAdmission {
     /** The fencing of {@code node} is over (record closed or failed). */
     void finished(String group, String node, Instant now);
 
+    /**
+     * {@code node} has an open record (this leader's, or one a previous leader started): its fencing is in
+     * progress and counts against the concurrency limits until {@link #finished}.
+     */
+    void inProgress(String group, String node);
+
     /** No limits (a controller without storm limits configured). */
     FencingAdmission UNLIMITED = new FencingAdmission() {
         @Override
@@ -21,6 +27,10 @@ public interface FencingAdmission {
 
         @Override
         public void finished(String group, String node, Instant now) {
+        }
+
+        @Override
+        public void inProgress(String group, String node) {
         }
     };
 
@@ -35,6 +45,11 @@ public interface FencingAdmission {
             @Override
             public void finished(String group, String node, Instant now) {
                 guard.finished(group, node, now);
+            }
+
+            @Override
+            public void inProgress(String group, String node) {
+                guard.adopt(group, node);
             }
         };
     }

@@ -159,6 +159,9 @@ public final class NodeFencingController implements AutoCloseable {
             }
             open.merge(r.getSpec().nodeName(), r, (a, b) -> created(a).isAfter(created(b)) ? a : b);
         }
+        // Before anything new is admitted: open records count against maxConcurrent even when a previous leader
+        // started them (its admissions are gone with it) and no taint shows them yet.
+        open.values().forEach(r -> admission.inProgress(r.getSpec().nodeGroup(), r.getSpec().nodeName()));
         for (EscalationTrigger.Candidate c : sources.candidates()) {
             String node = c.node().getMetadata().getName();
             if (open.containsKey(node)) {

@@ -187,6 +187,18 @@ public final class StormGuard {
                 + " nodes of group " + group + " healthy (minHealthy " + min + ")");
     }
 
+    /**
+     * A fencing of {@code node} is in progress that this guard may not have admitted: an open {@code NodeFencing}
+     * record, perhaps started by the previous leader whose admissions died with it. It counts towards
+     * {@code maxConcurrent} and {@code --storm-max-concurrent} until {@link #finished}, exactly like one admitted
+     * here, so a new leader does not start a power stage beside one still running.
+     */
+    public synchronized void adopt(String group, String node) {
+        if (admitted.computeIfAbsent(group, k -> new HashSet<>()).add(node)) {
+            LOG.info("event=storm_adopted group={} node={} reason=open_node_fencing_record", group, node);
+        }
+    }
+
     /** The fencing of {@code node} is over (node back, Node gone, power stages done): it no longer counts. */
     public synchronized void finished(String group, String node, Instant now) {
         Set<String> nodes = admitted.get(group);

@@ -68,6 +68,7 @@ class NodeFencingControllerTest {
     private final KdumpSightings kdump = new KdumpSightings();
     private final AtomicReference<String> stormLimit = new AtomicReference<>();
     private final List<String> finished = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<String> inProgress = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final FencingAdmission admission = new FencingAdmission() {
         @Override
         public StormGuard.Admission admit(String group, String node, Instant at) {
@@ -78,6 +79,11 @@ class NodeFencingControllerTest {
         @Override
         public void finished(String group, String node, Instant at) {
             finished.add(group + "/" + node);
+        }
+
+        @Override
+        public void inProgress(String group, String node) {
+            inProgress.add(group + "/" + node);
         }
     };
 
@@ -191,6 +197,18 @@ class NodeFencingControllerTest {
         assertThat(tainted()).isTrue();
         assertThat(agents.power("plug-a")).isEqualTo("off");
         assertThat(client.getKubernetesSerialization().asJson(r)).doesNotContain("s3cret");
+    }
+
+    @Test
+    void anOpenRecordAPreviousLeaderStartedCountsAsAFencingInProgressForTheNextLeader() throws Exception {
+        config(stage("bmc", "fence_good", false));
+        controller("replica-1").tick();
+        assertThat(records()).hasSize(1);
+        inProgress.clear();
+
+        // replica-1 is gone; replica-2 leads with a storm guard that admitted nothing itself
+        controller("replica-2").tick();
+        assertThat(inProgress).contains("worker/node-a");
     }
 
     @Test

@@ -30,6 +30,8 @@ import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.grpc.ManagedChannel;
@@ -313,10 +315,8 @@ class NodeManagerOperatorTest {
                 client.apps().daemonSets().inNamespace(NS).withName("fencing-agent-workers").get() != null);
         TestAgent agent = connect("workers-1");
 
-        client.resources(NodeGroup.class).withName("workers").edit(g -> {
-            g.getSpec().setFencing(null);
-            return g;
-        });
+        client.resources(NodeGroup.class).withName("workers").patch(PatchContext.of(PatchType.JSON_MERGE),
+                "{\"spec\":{\"fencing\":null}}");
 
         await().atMost(10, TimeUnit.SECONDS).until(() ->
                 client.apps().daemonSets().inNamespace(NS).withName("fencing-agent-workers").get() == null);

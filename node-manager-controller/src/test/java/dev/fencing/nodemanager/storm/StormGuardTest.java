@@ -66,6 +66,20 @@ class StormGuardTest {
     }
 
     @Test
+    void anAdoptedFencingCountsTowardsMaxConcurrentUntilItIsFinished() {
+        // n5's power stage was started by the previous leader: no taint yet, only its open NodeFencing record.
+        group("g", StormLimits.DEFAULTS, SIX, Set.of("n5", "n6"), Set.of(), false);
+        guard.adopt("g", "n5");
+
+        StormGuard.Decision d = guard.decide("g", "n6", T0);
+        assertThat(d.limit()).isEqualTo(StormLimit.MAX_CONCURRENT);
+        assertThat(d.message()).contains("(n5)");
+
+        guard.finished("g", "n5", T0.plusSeconds(5));
+        assertThat(guard.admit("g", "n6", T0.plusSeconds(5)).allowed()).isTrue();
+    }
+
+    @Test
     void fencingsVisibleInTheClusterCountForANewGuard() {
         // The previous leader tainted n5: a fresh guard (new leader) sees it through the census.
         group("g", StormLimits.DEFAULTS, SIX, Set.of("n6"), Set.of("n5"), false);
