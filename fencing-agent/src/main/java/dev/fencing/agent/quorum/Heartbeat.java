@@ -22,10 +22,12 @@ import java.util.random.RandomGenerator;
  * @param wantsEcho the sender asks the addressee to heartbeat it back even if it is not the addressee's overlay
  *     neighbour (it is the sender's neighbour or detour); false on a heartbeat that only answers. Version 1 cannot
  *     say false: a version 1 heartbeat always wants an echo (older agents heartbeat everyone)
+ * @param compactDigest the digest travels in wire version 3 (compressed levels), which only agents whose boot id
+ *     {@linkplain #readsCompactDigests says so} read; always false without a digest
  */
 public record Heartbeat(
     String group, String sender, long senderBootId, long sendNanos, long echoBootId, long echoNanos,
-    Optional<ReachDigest> digest, boolean wantsEcho) {
+    Optional<ReachDigest> digest, boolean wantsEcho, boolean compactDigest) {
 
   /** Boot id value meaning "no echo": the sender has not received anything from the addressee yet. */
   public static final long NO_ECHO = 0L;
@@ -41,14 +43,35 @@ public record Heartbeat(
    */
   static final long DIGEST_CAPABLE_TAG = 0x5EA1EDL;
 
+  /**
+   * Bits 39..24 of every boot id of an agent that also reads compact digests (wire version 3), below
+   * {@link #DIGEST_CAPABLE_TAG}. An agent that reads only version 2 carries it by chance with probability 2^-16; a
+   * peer it misleads that way is recognised by the version 2 digests it sends (see {@link QuorumEvaluator}).
+   */
+  static final long COMPACT_CAPABLE_TAG = 0xC0DEL;
+
   /** Without a digest (wire version 1). */
   public Heartbeat(String group, String sender, long senderBootId, long sendNanos, long echoBootId, long echoNanos) {
-    this(group, sender, senderBootId, sendNanos, echoBootId, echoNanos, Optional.empty(), true);
+    this(group, sender, senderBootId, sendNanos, echoBootId, echoNanos, Optional.empty(), true, false);
   }
 
-  /** A fresh boot id for this agent process: 39 random bits, the digest-capable tag, never 0. */
+  /** With a digest in wire version 2 (or none), as agents before version 3 sent it. */
+  public Heartbeat(String group, String sender, long senderBootId, long sendNanos, long echoBootId, long echoNanos,
+      Optional<ReachDigest> digest, boolean wantsEcho) {
+    this(group, sender, senderBootId, sendNanos, echoBootId, echoNanos, digest, wantsEcho, false);
+  }
+
+  /**
+   * A fresh boot id for this agent process: the digest-capable tag, the compact-capable tag, 23 random bits, never
+   * 0. (A boot id only tells this process's send times from an earlier one's of the same node.)
+   */
   public static long newBootId(RandomGenerator random) {
-    return (DIGEST_CAPABLE_TAG << 40) | (random.nextLong() & 0xFF_FFFF_FFFEL) | 1L;
+    return (DIGEST_CAPABLE_TAG << 40) | (COMPACT_CAPABLE_TAG << 24) | (random.nextLong() & 0xFF_FFFEL) | 1L;
+  }
+
+  /** True when {@code bootId} was made by an agent that reads compact digests (wire version 3). */
+  public static boolean readsCompactDigests(long bootId) {
+    return readsDigests(bootId) && ((bootId >>> 24) & 0xFFFF) == COMPACT_CAPABLE_TAG;
   }
 
   /** True when {@code bootId} was made by {@link #newBootId}: its agent reads reach digests. */
@@ -58,6 +81,7 @@ public record Heartbeat(
 
   public Heartbeat {
     Objects.requireNonNull(digest, "digest");
+    compactDigest = compactDigest && digest.isPresent();
     Objects.requireNonNull(group, "group");
     Objects.requireNonNull(sender, "sender");
     if (sender.isEmpty()) {

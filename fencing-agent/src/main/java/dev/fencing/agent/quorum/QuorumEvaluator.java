@@ -38,9 +38,11 @@ import java.util.TreeSet;
  * <p>Relayed evidence (groups above {@link Overlay#DIRECT_MAX}): heartbeats go only to the {@link Overlay} ring
  * neighbours and carry a {@link ReachDigest}: the sender's evidence age of every member. A digest counts only with a
  * valid echo of one of our send times {@code s} in the same heartbeat, and then gives member {@code r} the evidence
- * instant {@code s − age(r)} on our clock. The sender built the digest after it received {@code s}, so that instant
- * is no later than the real instant of the sender's evidence: relayed evidence only ever ages with real time, along
- * a chain of round trips. A member counts while its freshest evidence, direct or relayed
+ * instant {@code s − age(r)} on our clock. The sender counts {@code age(r)} from the instant it received {@code s}
+ * (evidence it got later counts as age 0), and {@code s} was sent before it arrived, so that instant is no later
+ * than the real instant of the sender's evidence: relayed evidence only ever ages with real time, along a chain of
+ * round trips. Entries a neighbour already reported (within {@link #OMIT_MARGIN_LEVELS}) are left out of the digest
+ * to it, which only withholds evidence. A member counts while its freshest evidence, direct or relayed
  * ({@link #evidenceAgeNanos}), is within the window.
  * Relayed evidence is used only with one network: a group with several networks heartbeats every peer
  * directly on every network.
@@ -57,6 +59,8 @@ public final class QuorumEvaluator {
     long confirmedNanos;
     long latestReceivedBootId = Heartbeat.NO_ECHO;
     long latestReceivedSendNanos;
+    // When (our clock) we received that send time: the ages in our digest to it count from here.
+    long latestReceivedAtNanos;
     boolean relayed;
     long relayedNanos;
     // A version 1 heartbeat from an agent that does not read digests: answer it in version 1, even off the overlay.
@@ -67,6 +71,9 @@ public final class QuorumEvaluator {
     long wantsEchoNanos;
     // In the latest round we heartbeat it on our own account (neighbour or detour), not only to answer it.
     boolean initiative = true;
+    // Its latest digest came in version 2 although it knew our boot id: it does not read version 3 whatever its
+    // own boot id says.
+    boolean sendsVersion2Digests;
 
     boolean hasEvidence() {
       return confirmed || relayed;
@@ -104,9 +111,26 @@ public final class QuorumEvaluator {
   private SortedSet<String> neighbours;
   // The peers' states in overlay member order (null at this node's own index): the index order of digests.
   private PeerState[] byIndex;
-  private ReachDigest cachedDigest;
   private int detourRounds;
-  private long cachedDigestNanos;
+  // Per overlay neighbour (its slot): the evidence instant, on our clock, of every member (overlay index) that its
+  // digests reported, and whether it reported one since its current boot. Evidence never gets older at the sender,
+  // so the neighbour still has at least that; an entry our evidence does not beat by more than OMIT_MARGIN_LEVELS
+  // units is left out of our digest to it.
+  private Map<String, Integer> neighbourSlots;
+  private long[][] reportedNanos;
+  private boolean[][] reported;
+  private long[] reportedBootId;
+  private ReachDigest[] cachedDigests;
+  private long[] cachedDigestNanos;
+
+  /**
+   * Entries of a digest to a neighbour are left out when our evidence is at most this many digest units fresher
+   * than what the neighbour itself last reported of that member (a report about one heartbeat old: in a healthy
+   * group its evidence has moved on by about that much since). The neighbour loses at most this much freshness
+   * (two units are a seventh of the window), and entries it would only receive back, or receive no fresher than it
+   * already has, are not sent at all.
+   */
+  static final int OMIT_MARGIN_LEVELS = 2;
 
   /**
    * @param group the group name carried in (and required of) every heartbeat
@@ -147,7 +171,18 @@ public final class QuorumEvaluator {
     for (int i = 0; i < byIndex.length; i++) {
       byIndex[i] = peers.get(overlay.members().get(i));
     }
-    cachedDigest = null;
+    Map<String, Integer> slots = new HashMap<>();
+    if (relayed) {
+      for (String neighbour : neighbours) {
+        slots.put(neighbour, slots.size());
+      }
+    }
+    neighbourSlots = slots;
+    reportedNanos = new long[slots.size()][byIndex.length];
+    reported = new boolean[slots.size()][byIndex.length];
+    reportedBootId = new long[slots.size()];
+    cachedDigests = new ReachDigest[slots.size()];
+    cachedDigestNanos = new long[slots.size()];
   }
 
   /**
@@ -288,40 +323,55 @@ public final class QuorumEvaluator {
     state.lastSentNanos = nowNanos;
     // Digests go to overlay neighbours only: a detour or an answer is there for its round trip.
     Optional<ReachDigest> digest = relayed && !legacyActive(state, nowNanos)
-        && neighbours.contains(peer) ? Optional.of(digest(nowNanos)) : Optional.empty();
+        && neighbours.contains(peer) ? Optional.of(digestFor(peer, nowNanos)) : Optional.empty();
     // An older agent reads only version 1, which always asks for an echo (it ignores that, heartbeating everyone).
     boolean wantsEcho = !relayed || state.initiative || legacyActive(state, nowNanos);
+    // Version 3 only to an agent whose boot id reads it and which has not shown otherwise by sending version 2.
+    boolean compact = Heartbeat.readsCompactDigests(state.latestReceivedBootId) && !state.sendsVersion2Digests;
     return new Heartbeat(group, settings.self(), bootId, nowNanos, state.latestReceivedBootId,
-        state.latestReceivedSendNanos, digest, wantsEcho);
+        state.latestReceivedSendNanos, digest, wantsEcho, compact);
   }
 
   /**
-   * This node's reach digest at {@code nowNanos} (built once per instant: one round shares it). The level unit is
-   * {@code quorumWindow / MAX_LEVEL} rounded up to the millisecond, so every age within the window is representable.
+   * This node's reach digest for overlay neighbour {@code neighbour} at {@code nowNanos} (built once per neighbour
+   * and instant). The level unit is {@code quorumWindow / MAX_LEVEL} rounded up to the millisecond, so every age
+   * within the window is representable. Left out ({@link ReachDigest#NONE}, which a receiver skips exactly as an
+   * absent entry): this node itself and the neighbour (the round trip of the heartbeat carries that evidence), and
+   * every member whose evidence the neighbour reported to us at most {@link #OMIT_MARGIN_LEVELS} units older than
+   * ours (it has that evidence already, or nearly). Leaving an entry out only withholds evidence, it never makes
+   * any look fresher.
    */
-  ReachDigest digest(long nowNanos) {
-    if (cachedDigest != null && cachedDigestNanos == nowNanos) {
-      return cachedDigest;
+  ReachDigest digestFor(String neighbour, long nowNanos) {
+    int slot = neighbourSlots.get(neighbour);
+    if (cachedDigests[slot] != null && cachedDigestNanos[slot] == nowNanos) {
+      return cachedDigests[slot];
     }
     int unitMillis = (int) Math.min(0xFFFF,
         Math.max(1, (settings.quorumWindow().toMillis() + ReachDigest.MAX_LEVEL - 1) / ReachDigest.MAX_LEVEL));
     long unitNanos = unitMillis * 1_000_000L;
+    long margin = OMIT_MARGIN_LEVELS * unitNanos;
+    boolean knowsReports = reportedBootId[slot] == evidence.get(networks.get(0)).get(neighbour).latestReceivedBootId;
+    long[] theirs = reportedNanos[slot];
+    boolean[] has = reported[slot];
+    PeerState addressee = evidence.get(networks.get(0)).get(neighbour);
+    // Ages count from when we received the send time this heartbeat echoes, not from now (see the class comment).
+    long base = addressee.latestReceivedBootId == Heartbeat.NO_ECHO ? nowNanos : addressee.latestReceivedAtNanos;
     byte[] packed = new byte[ReachDigest.packedLength(byIndex.length)];
     for (int i = 0; i < byIndex.length; i++) {
       PeerState state = byIndex[i];
       int level;
-      if (state == null) {
-        level = 0;
-      } else if (!state.hasEvidence()) {
+      if (state == null || state == addressee || !state.hasEvidence()) {
+        level = ReachDigest.NONE;
+      } else if (knowsReports && has[i] && state.evidenceNanos() - theirs[i] <= margin) {
         level = ReachDigest.NONE;
       } else {
-        level = ReachDigest.levelFor(nowNanos - state.evidenceNanos(), unitNanos);
+        level = ReachDigest.levelFor(base - state.evidenceNanos(), unitNanos);
       }
       ReachDigest.setLevel(packed, i, level);
     }
-    cachedDigest = new ReachDigest(overlay.fingerprint(), unitMillis, packed, byIndex.length);
-    cachedDigestNanos = nowNanos;
-    return cachedDigest;
+    cachedDigests[slot] = new ReachDigest(overlay.fingerprint(), unitMillis, packed, byIndex.length);
+    cachedDigestNanos[slot] = nowNanos;
+    return cachedDigests[slot];
   }
 
   /**
@@ -370,10 +420,16 @@ public final class QuorumEvaluator {
     } else {
       state.legacy = false;
     }
+    if (heartbeat.digest().isPresent()) {
+      // Every agent sends version 2 until it has heard our boot id (which says we read version 3); a version 2
+      // digest after that comes from an agent that does not read version 3 whatever its own boot id says.
+      state.sendsVersion2Digests = !heartbeat.compactDigest() && heartbeat.echoBootId() == bootId;
+    }
     if (state.latestReceivedBootId != heartbeat.senderBootId()
         || heartbeat.sendNanos() - state.latestReceivedSendNanos > 0) {
       state.latestReceivedBootId = heartbeat.senderBootId();
       state.latestReceivedSendNanos = heartbeat.sendNanos();
+      state.latestReceivedAtNanos = nowNanos;
     }
     if (heartbeat.echoBootId() != bootId || !state.sent) {
       return HeartbeatOutcome.HEARD;
@@ -387,7 +443,9 @@ public final class QuorumEvaluator {
       state.confirmed = true;
       state.confirmedNanos = echo;
     }
-    heartbeat.digest().ifPresent(d -> applyDigest(d, echo));
+    if (heartbeat.digest().isPresent()) {
+      applyDigest(heartbeat.digest().get(), echo, heartbeat.sender(), heartbeat.senderBootId());
+    }
     return HeartbeatOutcome.CONFIRMED;
   }
 
@@ -397,9 +455,21 @@ public final class QuorumEvaluator {
    * on our clock no later than the real one. A digest over another expected set (another fingerprint, e.g. while a
    * config change propagates) or in a group that is not relayed is ignored; the echo still counted.
    */
-  private void applyDigest(ReachDigest digest, long echo) {
+  private void applyDigest(ReachDigest digest, long echo, String sender, long senderBootId) {
     if (!relayed || digest.fingerprint() != overlay.fingerprint() || digest.count() != byIndex.length) {
       return;
+    }
+    Integer slot = neighbourSlots.get(sender);
+    long[] theirs = null;
+    boolean[] has = null;
+    if (slot != null) {
+      if (reportedBootId[slot] != senderBootId) {
+        // A restarted neighbour lost its evidence: what its earlier boot reported says nothing about it now.
+        reportedBootId[slot] = senderBootId;
+        Arrays.fill(reported[slot], false);
+      }
+      theirs = reportedNanos[slot];
+      has = reported[slot];
     }
     for (int i = 0; i < byIndex.length; i++) {
       PeerState state = byIndex[i];
@@ -411,6 +481,10 @@ public final class QuorumEvaluator {
       if (!state.relayed || instant - state.relayedNanos > 0) {
         state.relayed = true;
         state.relayedNanos = instant;
+      }
+      if (has != null && (!has[i] || instant - theirs[i] > 0)) {
+        has[i] = true;
+        theirs[i] = instant;
       }
     }
   }

@@ -3,12 +3,15 @@ package dev.fencing.agent.quorum;
 import java.util.Arrays;
 
 /**
- * What the sender of a heartbeat can currently reach: for every expected member (in {@link Overlay#members()}
- * order) the age of its freshest evidence, as a 4-bit level, at the instant the heartbeat was built.
+ * What the sender of a heartbeat can reach: for every expected member (in {@link Overlay#members()} order) the age
+ * of its freshest evidence, as a 4-bit level, counted from the instant the sender received the send time the
+ * heartbeat echoes (agents before wire version 3: from the instant the heartbeat was built, which is later and so
+ * more conservative).
  *
  * <p>Level {@code v} in 0..{@link #MAX_LEVEL} means "evidence at most {@code v × unit} old" (ages are rounded
- * <em>up</em>, so a relayed age is never younger than the truth); {@link #NONE} means no evidence within
- * {@code MAX_LEVEL × unit}. The sender's own entry is 0. A receiver uses the digest only together with the echo of
+ * <em>up</em>, and evidence newer than that instant counts as age 0, so a relayed age is never younger than the
+ * truth); {@link #NONE} means no evidence within {@code MAX_LEVEL × unit}, or an entry left out (the addressee has
+ * it already); a receiver skips it either way. A receiver uses the digest only together with the echo of
  * its own send time in the same heartbeat: the relayed evidence instant is {@code echo − v × unit} on the
  * receiver's clock (see {@link QuorumEvaluator}).
  *

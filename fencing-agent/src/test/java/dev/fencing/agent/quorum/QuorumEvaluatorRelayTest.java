@@ -59,6 +59,122 @@ class QuorumEvaluatorRelayTest {
     }
   }
 
+  private static QuorumEvaluator evaluatorOf(String self, int n, long seed) {
+    return new QuorumEvaluator("g", Heartbeat.newBootId(new java.util.Random(seed)),
+        new QuorumSettings(self, members(n), n / 2 + 1, Duration.ofSeconds(6), 1.5, Duration.ofMillis(100),
+            List.of()));
+  }
+
+  /** The heartbeat from {@code e} to its neighbour {@code peer} at {@code now}, which carries a digest. */
+  private static Heartbeat nextDigestHeartbeat(QuorumEvaluator e, String peer, long now) {
+    Heartbeat hb = e.heartbeatFor(peer, now);
+    assertThat(hb.digest()).as("digest to neighbour %s", peer).isPresent();
+    return hb;
+  }
+
+  /** Gives {@code e} a round trip with {@code peer}: sent at {@code sent}, echoed back at {@code back}. */
+  private static void roundTrip(QuorumEvaluator e, String peer, long peerBoot, long sent, long back) {
+    e.heartbeatFor(peer, sent);
+    e.onHeartbeat(new Heartbeat("g", peer, peerBoot, back, e.bootId(), sent, Optional.empty(), true), back);
+  }
+
+  @Test
+  void evidenceRelayedOverTheCompactWireIsNeverFresherThanTheRoundTripItCameFrom() throws Exception {
+    // a = m00 and its neighbour b run on clocks 7 s apart; b has a round trip with its other neighbour x.
+    QuorumEvaluator a = evaluator(40);
+    String b = a.overlay().neighbours("m00").first();
+    QuorumEvaluator eb = evaluatorOf(b, 40, 2);
+    String x = eb.overlay().neighbours(b).stream().filter(p -> !p.equals("m00")).findFirst().orElseThrow();
+    long offset = 7_000 * MS;
+    roundTrip(eb, x, OTHER_BOOT, 10_000 * MS + offset, 10_020 * MS + offset);
+
+    // a sends at (real) 11.0 s, b receives it at 11.01 s and answers with a digest only at 12.3 s.
+    Heartbeat fromA = a.heartbeatFor(b, 11_000 * MS);
+    eb.onHeartbeat(HeartbeatCodec.decode(HeartbeatCodec.encode(fromA)).orElseThrow(), 11_010 * MS + offset);
+    Heartbeat fromB = nextDigestHeartbeat(eb, "m00", 12_300 * MS + offset);
+    byte[] wire = HeartbeatCodec.encode(fromB);
+    assertThat(wire[4]).as("a's boot id reads version 3").isEqualTo((byte) 3);
+    a.onHeartbeat(HeartbeatCodec.decode(wire).orElseThrow(), 12_320 * MS);
+
+    long now = 13_000 * MS;
+    long realAge = now - 10_000 * MS;
+    assertThat(a.evidenceAgeNanos(x, now)).as("relayed, not lost on the wire").isPresent();
+    assertThat(a.evidenceAgeNanos(x, now).getAsLong()).as("never younger than the round trip b had with x")
+        .isGreaterThanOrEqualTo(realAge)
+        // Counted from when b received a's send time (1.01 s after its evidence, rounded up to one 429 ms unit
+        // per level), not from when it built the digest 1.3 s later.
+        .isLessThanOrEqualTo(now - (11_000 * MS - 3 * 429 * MS));
+  }
+
+  /** Overlay index of a member that is not a neighbour of m00. */
+  private static int farIndex(QuorumEvaluator e) {
+    return e.overlay().members().indexOf(e.peers().stream()
+        .filter(p -> !e.overlay().neighbours("m00").contains(p)).findFirst().orElseThrow());
+  }
+
+  /** {@code neighbour} (boot {@code boot}) echoes our send at {@code sent} with every member at level 1 (500 ms). */
+  private static void reportsEveryoneAtLevelOne(QuorumEvaluator e, String neighbour, long boot, long sent) {
+    e.heartbeatFor(neighbour, sent);
+    e.onHeartbeat(new Heartbeat("g", neighbour, boot, sent / MS, e.bootId(), sent,
+        Optional.of(digest(e, neighbour, 1, e.overlay().fingerprint())), true), sent + 50 * MS);
+  }
+
+  private static int levelInDigestTo(QuorumEvaluator e, String neighbour, long now, int index) {
+    return nextDigestHeartbeat(e, neighbour, now).digest().orElseThrow().level(index);
+  }
+
+  @Test
+  void entriesTheNeighbourReportedAsFreshAreLeftOutUntilOursIsFresherByMoreThanTheMargin() {
+    QuorumEvaluator e = evaluator(40);
+    String n1 = e.overlay().neighbours("m00").first();
+    String n2 = e.overlay().neighbours("m00").last();
+    int far = farIndex(e);
+    // Our only evidence of far is what n1 told us.
+    reportsEveryoneAtLevelOne(e, n1, OTHER_BOOT, 1_000 * MS);
+    assertThat(levelInDigestTo(e, n1, 1_100 * MS, far)).as("n1 told us; telling it back is useless")
+        .isEqualTo(ReachDigest.NONE);
+    assertThat(levelInDigestTo(e, n2, 1_100 * MS, far)).as("n2 has not reported far")
+        .isNotEqualTo(ReachDigest.NONE);
+    // n2 reports far 2 s fresher than n1 did (the margin is two 429 ms units): now n1 gets it.
+    reportsEveryoneAtLevelOne(e, n2, OTHER_BOOT + 2, 3_000 * MS);
+    assertThat(levelInDigestTo(e, n1, 3_100 * MS, far)).isNotEqualTo(ReachDigest.NONE);
+  }
+
+  @Test
+  void aRestartedNeighbourGetsEveryEntryAgain() {
+    QuorumEvaluator e = evaluator(40);
+    String n1 = e.overlay().neighbours("m00").first();
+    int far = farIndex(e);
+    reportsEveryoneAtLevelOne(e, n1, OTHER_BOOT, 1_000 * MS);
+    assertThat(levelInDigestTo(e, n1, 1_100 * MS, far)).isEqualTo(ReachDigest.NONE);
+    // n1 restarts: its new boot knows nothing of what the old one reported.
+    e.onHeartbeat(new Heartbeat("g", n1, OTHER_BOOT + 4, 1, Heartbeat.NO_ECHO, 0), 1_200 * MS);
+    assertThat(levelInDigestTo(e, n1, 1_300 * MS, far)).isNotEqualTo(ReachDigest.NONE);
+  }
+
+  @Test
+  void aNeighbourThatAnswersInVersionTwoAfterHearingUsGetsVersionTwo() {
+    QuorumEvaluator e = evaluator(40);
+    String n1 = e.overlay().neighbours("m00").first();
+    assertThat(nextDigestHeartbeat(e, n1, 900 * MS).compactDigest()).as("nothing heard from it yet").isFalse();
+    e.heartbeatFor(n1, 1_000 * MS);
+    // Before it heard us, version 2 says nothing about it.
+    e.onHeartbeat(new Heartbeat("g", n1, OTHER_BOOT, 5, Heartbeat.NO_ECHO, 0,
+        Optional.of(digest(e, n1, 1, e.overlay().fingerprint())), true), 1_050 * MS);
+    assertThat(nextDigestHeartbeat(e, n1, 1_100 * MS).compactDigest()).isTrue();
+    // After: it reads only version 2 (its boot id carries the version 3 tag by chance).
+    e.onHeartbeat(new Heartbeat("g", n1, OTHER_BOOT, 6, e.bootId(), 1_000 * MS,
+        Optional.of(digest(e, n1, 1, e.overlay().fingerprint())), true), 1_150 * MS);
+    Heartbeat next = nextDigestHeartbeat(e, n1, 1_200 * MS);
+    assertThat(next.compactDigest()).isFalse();
+    assertThat(HeartbeatCodec.encode(next)[4]).isEqualTo((byte) 2);
+    // A version 2 agent's boot id (digest tag, no compact tag) gets version 2 from the start.
+    long version2Boot = (Heartbeat.DIGEST_CAPABLE_TAG << 40) | 0x77L;
+    assertThat(Heartbeat.readsDigests(version2Boot)).isTrue();
+    assertThat(Heartbeat.readsCompactDigests(version2Boot)).isFalse();
+    assertThat(Heartbeat.readsCompactDigests(OTHER_BOOT)).isTrue();
+  }
+
   @Test
   void relayedEvidenceCountsFromTheEchoedSendTimeMinusTheRelayedAge() {
     QuorumEvaluator e = evaluator(40);
