@@ -28,6 +28,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -307,7 +308,7 @@ public final class NodeFencingController implements AutoCloseable {
     }
 
     /** Applies {@code change} to the record's latest status, retrying on conflicts. Null when the record is gone. */
-    private NodeFencing updateStatus(String name, java.util.function.UnaryOperator<NodeFencingStatus> change) {
+    private NodeFencing updateStatus(String name, UnaryOperator<NodeFencingStatus> change) {
         for (int i = 0; ; i++) {
             NodeFencing latest = client.resources(NodeFencing.class).withName(name).get();
             if (latest == null) {

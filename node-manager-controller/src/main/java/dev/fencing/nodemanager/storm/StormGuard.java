@@ -9,6 +9,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import org.slf4j.Logger;
@@ -133,15 +134,15 @@ public final class StormGuard {
      * or the cluster's minHealthy, the cooldown)? Asked every reconcile, so the condition and the cooldown follow a
      * storm even while no node is a candidate yet. Empty when the group is not a fencing group.
      */
-    public synchronized java.util.Optional<Decision> assess(String group, Instant now) {
+    public synchronized Optional<Decision> assess(String group, Instant now) {
         Map<String, GroupCensus> groups = census.groups();
         GroupCensus g = groups.get(group);
         if (g == null || g.members().isEmpty()) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
         prune(groups);
         seed(g, now);
-        return java.util.Optional.of(health(groups, g, "any node", now));
+        return Optional.of(health(groups, g, "any node", now));
     }
 
     private void seed(GroupCensus g, Instant now) {
