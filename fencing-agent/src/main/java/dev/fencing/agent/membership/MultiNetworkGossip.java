@@ -11,9 +11,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
 
@@ -113,10 +115,11 @@ public final class MultiNetworkGossip implements GossipMembership {
     Map<String, GossipMember> merged = new LinkedHashMap<>();
     synchronized (this) {
       current.forEach((network, members) -> members.forEach(m -> seen.get(network).put(m.name(), m)));
-      for (Map<String, GossipMember> onNetwork : seen.values()) {
-        for (String name : onNetwork.keySet()) {
-          merge(name).ifPresent(m -> merged.put(name, m));
-        }
+      // Each name once (merge already looks at every network), in the order the networks first show it.
+      Set<String> names = new LinkedHashSet<>();
+      seen.values().forEach(onNetwork -> names.addAll(onNetwork.keySet()));
+      for (String name : names) {
+        merge(name).ifPresent(m -> merged.put(name, m));
       }
     }
     return List.copyOf(merged.values());

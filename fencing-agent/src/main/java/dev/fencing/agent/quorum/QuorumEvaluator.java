@@ -350,10 +350,10 @@ public final class QuorumEvaluator {
         Math.max(1, (settings.quorumWindow().toMillis() + ReachDigest.MAX_LEVEL - 1) / ReachDigest.MAX_LEVEL));
     long unitNanos = unitMillis * 1_000_000L;
     long margin = OMIT_MARGIN_LEVELS * unitNanos;
-    boolean knowsReports = reportedBootId[slot] == evidence.get(networks.get(0)).get(neighbour).latestReceivedBootId;
+    PeerState addressee = evidence.get(networks.get(0)).get(neighbour);
+    boolean knowsReports = reportedBootId[slot] == addressee.latestReceivedBootId;
     long[] theirs = reportedNanos[slot];
     boolean[] has = reported[slot];
-    PeerState addressee = evidence.get(networks.get(0)).get(neighbour);
     // Ages count from when we received the send time this heartbeat echoes, not from now (see the class comment).
     long base = addressee.latestReceivedBootId == Heartbeat.NO_ECHO ? nowNanos : addressee.latestReceivedAtNanos;
     byte[] packed = new byte[ReachDigest.packedLength(byIndex.length)];
