@@ -22,12 +22,15 @@ import java.util.random.RandomGenerator;
  * @param wantsEcho the sender asks the addressee to heartbeat it back even if it is not the addressee's overlay
  *     neighbour (it is the sender's neighbour or detour); false on a heartbeat that only answers. Version 1 cannot
  *     say false: a version 1 heartbeat always wants an echo (older agents heartbeat everyone)
- * @param compactDigest the digest travels in wire version 3 (compressed levels), which only agents whose boot id
- *     {@linkplain #readsCompactDigests says so} read; always false without a digest
+ * @param compact the heartbeat travels in the compact wire version 3, which only agents whose boot id
+ *     {@linkplain #readsCompactDigests says so} read. Forced false unless both boot ids (the echo's if there is one)
+ *     carry the version 3 tags and both times lie more than a millisecond above {@code Long.MIN_VALUE}; when true, both times are whole milliseconds (rounded down, so an echo of a compact send time can only make
+ *     evidence older) and {@code echoNanos} is 0
+ *     without an echo, exactly what version 3 carries
  */
 public record Heartbeat(
     String group, String sender, long senderBootId, long sendNanos, long echoBootId, long echoNanos,
-    Optional<ReachDigest> digest, boolean wantsEcho, boolean compactDigest) {
+    Optional<ReachDigest> digest, boolean wantsEcho, boolean compact) {
 
   /** Boot id value meaning "no echo": the sender has not received anything from the addressee yet. */
   public static final long NO_ECHO = 0L;
@@ -69,7 +72,7 @@ public record Heartbeat(
     return (DIGEST_CAPABLE_TAG << 40) | (COMPACT_CAPABLE_TAG << 24) | (random.nextLong() & 0xFF_FFFEL) | 1L;
   }
 
-  /** True when {@code bootId} was made by an agent that reads compact digests (wire version 3). */
+  /** True when {@code bootId} was made by an agent that reads compact heartbeats (wire version 3). */
   public static boolean readsCompactDigests(long bootId) {
     return readsDigests(bootId) && ((bootId >>> 24) & 0xFFFF) == COMPACT_CAPABLE_TAG;
   }
@@ -81,7 +84,12 @@ public record Heartbeat(
 
   public Heartbeat {
     Objects.requireNonNull(digest, "digest");
-    compactDigest = compactDigest && digest.isPresent();
+    compact = compact && readsCompactDigests(senderBootId) && sendNanos >= MIN_COMPACT_NANOS
+        && (echoBootId == NO_ECHO || readsCompactDigests(echoBootId) && echoNanos >= MIN_COMPACT_NANOS);
+    if (compact) {
+      sendNanos = wholeMillis(sendNanos);
+      echoNanos = echoBootId == NO_ECHO ? 0 : wholeMillis(echoNanos);
+    }
     Objects.requireNonNull(group, "group");
     Objects.requireNonNull(sender, "sender");
     if (sender.isEmpty()) {
@@ -90,6 +98,13 @@ public record Heartbeat(
     if (senderBootId == NO_ECHO) {
       throw new IllegalArgumentException("heartbeat sender boot id must not be 0 (reserved for 'no echo')");
     }
+  }
+
+  /** Below this a time rounded down to whole milliseconds would not fit a long. */
+  private static final long MIN_COMPACT_NANOS = Long.MIN_VALUE + 1_000_000L;
+
+  private static long wholeMillis(long nanos) {
+    return Math.floorDiv(nanos, 1_000_000L) * 1_000_000L;
   }
 
   /** True when this heartbeat carries an echo of one of the addressee's send times. */

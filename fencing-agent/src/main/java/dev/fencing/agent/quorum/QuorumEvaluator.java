@@ -71,9 +71,9 @@ public final class QuorumEvaluator {
     long wantsEchoNanos;
     // In the latest round we heartbeat it on our own account (neighbour or detour), not only to answer it.
     boolean initiative = true;
-    // Its latest digest came in version 2 although it knew our boot id: it does not read version 3 whatever its
-    // own boot id says.
-    boolean sendsVersion2Digests;
+    // Its latest heartbeat that echoed our boot id came in version 1 or 2: it does not read version 3 whatever its
+    // own boot id says (an agent that reads version 3 writes it to us once it has heard our boot id).
+    boolean readsNoCompact;
 
     boolean hasEvidence() {
       return confirmed || relayed;
@@ -326,8 +326,8 @@ public final class QuorumEvaluator {
         && neighbours.contains(peer) ? Optional.of(digestFor(peer, nowNanos)) : Optional.empty();
     // An older agent reads only version 1, which always asks for an echo (it ignores that, heartbeating everyone).
     boolean wantsEcho = !relayed || state.initiative || legacyActive(state, nowNanos);
-    // Version 3 only to an agent whose boot id reads it and which has not shown otherwise by sending version 2.
-    boolean compact = Heartbeat.readsCompactDigests(state.latestReceivedBootId) && !state.sendsVersion2Digests;
+    // Version 3 only to an agent whose boot id reads it and which has not shown otherwise (see readsNoCompact).
+    boolean compact = Heartbeat.readsCompactDigests(state.latestReceivedBootId) && !state.readsNoCompact;
     return new Heartbeat(group, settings.self(), bootId, nowNanos, state.latestReceivedBootId,
         state.latestReceivedSendNanos, digest, wantsEcho, compact);
   }
@@ -420,10 +420,10 @@ public final class QuorumEvaluator {
     } else {
       state.legacy = false;
     }
-    if (heartbeat.digest().isPresent()) {
-      // Every agent sends version 2 until it has heard our boot id (which says we read version 3); a version 2
-      // digest after that comes from an agent that does not read version 3 whatever its own boot id says.
-      state.sendsVersion2Digests = !heartbeat.compactDigest() && heartbeat.echoBootId() == bootId;
+    if (heartbeat.echoBootId() == bootId) {
+      // Every agent writes version 1 or 2 until it has heard our boot id (which says we read version 3); one that
+      // still does after that does not read version 3 whatever its own boot id says.
+      state.readsNoCompact = !heartbeat.compact();
     }
     if (state.latestReceivedBootId != heartbeat.senderBootId()
         || heartbeat.sendNanos() - state.latestReceivedSendNanos > 0) {

@@ -156,23 +156,43 @@ class QuorumEvaluatorRelayTest {
   void aNeighbourThatAnswersInVersionTwoAfterHearingUsGetsVersionTwo() {
     QuorumEvaluator e = evaluator(40);
     String n1 = e.overlay().neighbours("m00").first();
-    assertThat(nextDigestHeartbeat(e, n1, 900 * MS).compactDigest()).as("nothing heard from it yet").isFalse();
+    assertThat(nextDigestHeartbeat(e, n1, 900 * MS).compact()).as("nothing heard from it yet").isFalse();
     e.heartbeatFor(n1, 1_000 * MS);
     // Before it heard us, version 2 says nothing about it.
     e.onHeartbeat(new Heartbeat("g", n1, OTHER_BOOT, 5, Heartbeat.NO_ECHO, 0,
         Optional.of(digest(e, n1, 1, e.overlay().fingerprint())), true), 1_050 * MS);
-    assertThat(nextDigestHeartbeat(e, n1, 1_100 * MS).compactDigest()).isTrue();
+    assertThat(nextDigestHeartbeat(e, n1, 1_100 * MS).compact()).isTrue();
     // After: it reads only version 2 (its boot id carries the version 3 tag by chance).
     e.onHeartbeat(new Heartbeat("g", n1, OTHER_BOOT, 6, e.bootId(), 1_000 * MS,
         Optional.of(digest(e, n1, 1, e.overlay().fingerprint())), true), 1_150 * MS);
     Heartbeat next = nextDigestHeartbeat(e, n1, 1_200 * MS);
-    assertThat(next.compactDigest()).isFalse();
+    assertThat(next.compact()).isFalse();
     assertThat(HeartbeatCodec.encode(next)[4]).isEqualTo((byte) 2);
     // A version 2 agent's boot id (digest tag, no compact tag) gets version 2 from the start.
     long version2Boot = (Heartbeat.DIGEST_CAPABLE_TAG << 40) | 0x77L;
     assertThat(Heartbeat.readsDigests(version2Boot)).isTrue();
     assertThat(Heartbeat.readsCompactDigests(version2Boot)).isFalse();
     assertThat(Heartbeat.readsCompactDigests(OTHER_BOOT)).isTrue();
+  }
+
+  @Test
+  void everyHeartbeatToAPeerThatReadsVersionThreeIsCompactOnceItHeardUsAndAnOlderAnswerStopsThat() {
+    QuorumEvaluator e = evaluator(5);
+    assertThat(e.heartbeatFor("m01", 900 * MS).compact()).as("nothing heard from it yet").isFalse();
+    // A small group sends no digests; version 3 still shortens every heartbeat (41 bytes → 24 here).
+    e.onHeartbeat(new Heartbeat("g", "m01", OTHER_BOOT, 5 * MS, Heartbeat.NO_ECHO, 0), 1_000 * MS);
+    Heartbeat compact = e.heartbeatFor("m01", 1_100 * MS);
+    assertThat(compact.compact()).isTrue();
+    assertThat(HeartbeatCodec.encode(compact)[4]).isEqualTo((byte) 3);
+    // It echoes our boot id in version 1: whatever its boot id says, it does not write (so may not read) v3.
+    e.onHeartbeat(new Heartbeat("g", "m01", OTHER_BOOT, 6 * MS, e.bootId(), 1_100 * MS), 1_150 * MS);
+    Heartbeat next = e.heartbeatFor("m01", 1_200 * MS);
+    assertThat(next.compact()).isFalse();
+    assertThat(HeartbeatCodec.encode(next)[4]).isEqualTo((byte) 1);
+    // A version 3 answer echoing us lifts that.
+    e.onHeartbeat(new Heartbeat("g", "m01", OTHER_BOOT, 7 * MS, e.bootId(), 1_200 * MS, Optional.empty(), true,
+        true), 1_250 * MS);
+    assertThat(e.heartbeatFor("m01", 1_300 * MS).compact()).isTrue();
   }
 
   @Test

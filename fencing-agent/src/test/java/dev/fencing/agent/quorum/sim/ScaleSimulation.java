@@ -34,6 +34,7 @@ public final class ScaleSimulation {
 
   /** Bytes memberlist adds to a user message: message type, label header, AES-GCM version + nonce + tag. */
   static final int ENVELOPE_BYTES = 1 + 2 + 29;
+  private static final long UPTIME_NANOS = 365L * 24 * 3600 * 1_000_000_000L;
 
   /**
    * What to simulate.
@@ -157,7 +158,8 @@ public final class ScaleSimulation {
           config.localHealthCap(), config.evaluationTick(), List.of());
       first = first == null ? settings : first;
       evaluators[i] = new QuorumEvaluator("sim", Heartbeat.newBootId(random), settings);
-      offset[i] = random.nextLong() / 4;
+      // Each node's monotonic clock reads its uptime (Linux CLOCK_MONOTONIC, System.nanoTime), up to a year.
+      offset[i] = Math.floorMod(random.nextLong(), UPTIME_NANOS);
       inboxes.add(new ArrayDeque<>());
       stalls.add(new ArrayList<>());
       cutOffAt[i] = -1;
