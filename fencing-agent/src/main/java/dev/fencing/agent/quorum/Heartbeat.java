@@ -30,7 +30,7 @@ import java.util.random.RandomGenerator;
  */
 public record Heartbeat(
     String group, String sender, long senderBootId, long sendNanos, long echoBootId, long echoNanos,
-    Optional<ReachDigest> digest, boolean wantsEcho, boolean compact) {
+    Optional<ReachDigest> digest, boolean wantsEcho, boolean compact, boolean wantsDigest) {
 
   /** Boot id value meaning "no echo": the sender has not received anything from the addressee yet. */
   public static final long NO_ECHO = 0L;
@@ -55,13 +55,19 @@ public record Heartbeat(
 
   /** Without a digest (wire version 1). */
   public Heartbeat(String group, String sender, long senderBootId, long sendNanos, long echoBootId, long echoNanos) {
-    this(group, sender, senderBootId, sendNanos, echoBootId, echoNanos, Optional.empty(), true, false);
+    this(group, sender, senderBootId, sendNanos, echoBootId, echoNanos, Optional.empty(), true, false, false);
   }
 
   /** With a digest in wire version 2 (or none), as agents before version 3 sent it. */
   public Heartbeat(String group, String sender, long senderBootId, long sendNanos, long echoBootId, long echoNanos,
       Optional<ReachDigest> digest, boolean wantsEcho) {
-    this(group, sender, senderBootId, sendNanos, echoBootId, echoNanos, digest, wantsEcho, false);
+    this(group, sender, senderBootId, sendNanos, echoBootId, echoNanos, digest, wantsEcho, false, false);
+  }
+
+  /** Without a request for a digest. */
+  public Heartbeat(String group, String sender, long senderBootId, long sendNanos, long echoBootId, long echoNanos,
+      Optional<ReachDigest> digest, boolean wantsEcho, boolean compact) {
+    this(group, sender, senderBootId, sendNanos, echoBootId, echoNanos, digest, wantsEcho, compact, false);
   }
 
   /**
@@ -86,6 +92,7 @@ public record Heartbeat(
     Objects.requireNonNull(digest, "digest");
     compact = compact && readsCompactDigests(senderBootId) && sendNanos >= MIN_COMPACT_NANOS
         && (echoBootId == NO_ECHO || readsCompactDigests(echoBootId) && echoNanos >= MIN_COMPACT_NANOS);
+    wantsDigest = wantsDigest && compact;
     if (compact) {
       sendNanos = wholeMillis(sendNanos);
       echoNanos = echoBootId == NO_ECHO ? 0 : wholeMillis(echoNanos);

@@ -31,7 +31,8 @@ import java.util.Optional;
  *
  * <pre>
  * magic "FQHB", version u8 = 3
- * flags u8: bit 0 = a digest follows, bit 1 = wants an echo, bit 2 = an echo follows; other bits must be 0
+ * flags u8: bit 0 = a digest follows, bit 1 = wants an echo, bit 2 = an echo follows, bit 3 = wants a digest in
+ *          the answer; other bits must be 0
  * group, sender: u8 length + UTF-8 each
  * senderBootId: 3 bytes, its low 24 bits (every version 3 boot id has the version 2 and 3 tags above them)
  * sendMillis: zigzag LEB128 varint (as protobuf's sint64), the send time in whole milliseconds
@@ -78,6 +79,7 @@ public final class HeartbeatCodec {
   private static final int FLAG_DIGEST = 1;
   private static final int FLAG_WANTS_ECHO = 2;
   private static final int FLAG_ECHO = 4;
+  private static final int FLAG_WANTS_DIGEST = 8;
 
   private static final int FIXED_BYTES = MAGIC.length + 1 + 1 + 1 + 4 * Long.BYTES;
 
@@ -130,7 +132,7 @@ public final class HeartbeatCodec {
     out.writeBytes(MAGIC);
     out.write(VERSION_COMPACT);
     out.write((digest != null ? FLAG_DIGEST : 0) | (heartbeat.wantsEcho() ? FLAG_WANTS_ECHO : 0)
-        | (heartbeat.hasEcho() ? FLAG_ECHO : 0));
+        | (heartbeat.hasEcho() ? FLAG_ECHO : 0) | (heartbeat.wantsDigest() ? FLAG_WANTS_DIGEST : 0));
     out.write(group.length);
     out.writeBytes(group);
     out.write(sender.length);
@@ -355,7 +357,7 @@ public final class HeartbeatCodec {
 
   private static Heartbeat decodeCompact(ByteBuffer in) throws MalformedHeartbeatException {
     int flags = Byte.toUnsignedInt(in.get());
-    if ((flags & ~(FLAG_DIGEST | FLAG_WANTS_ECHO | FLAG_ECHO)) != 0) {
+    if ((flags & ~(FLAG_DIGEST | FLAG_WANTS_ECHO | FLAG_ECHO | FLAG_WANTS_DIGEST)) != 0) {
       throw new MalformedHeartbeatException("heartbeat flags 0x" + Integer.toHexString(flags)
           + " have unknown bits set");
     }
@@ -381,7 +383,7 @@ public final class HeartbeatCodec {
     }
     expectEnd(in);
     return new Heartbeat(group, sender, senderBootId, sendNanos, echoBootId, echoNanos, digest,
-        (flags & FLAG_WANTS_ECHO) != 0, true);
+        (flags & FLAG_WANTS_ECHO) != 0, true, (flags & FLAG_WANTS_DIGEST) != 0);
   }
 
   /** A version 3 boot id: the low 24 bits from the wire under the tags every version 3 agent's boot id has. */

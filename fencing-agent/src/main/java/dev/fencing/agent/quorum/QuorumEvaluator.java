@@ -74,6 +74,12 @@ public final class QuorumEvaluator {
     // Its latest heartbeat that echoed our boot id came in version 1 or 2: it does not read version 3 whatever its
     // own boot id says (an agent that reads version 3 writes it to us once it has heard our boot id).
     boolean readsNoCompact;
+    // In the latest round it is the detour we ask for a digest (see heartbeatTargets).
+    boolean askDigest;
+    // It asked us for a digest in its answer (it is short of evidence and we are its detour): the next heartbeat to
+    // it carries one.
+    boolean digestWanted;
+    long digestWantedNanos;
 
     boolean hasEvidence() {
       return confirmed || relayed;
@@ -259,6 +265,7 @@ public final class QuorumEvaluator {
     long comfortable = window - window / 4;
     int comfortablyCounted = 1;
     List<String> detourCandidates = new ArrayList<>();
+    List<String> digestSources = new ArrayList<>();
     List<String> answered = new ArrayList<>();
     for (int i = 0; i < byIndex.length; i++) {
       PeerState state = byIndex[i];
@@ -267,10 +274,15 @@ public final class QuorumEvaluator {
       }
       String name = overlay.members().get(i);
       state.initiative = neighbours.contains(name);
+      state.askDigest = false;
       if (state.wantsEcho && nowNanos - state.wantsEchoNanos <= settings.maxWindowNanos()) {
         answered.add(name);
       }
       long age = state.hasEvidence() ? nowNanos - state.evidenceNanos() : Long.MAX_VALUE;
+      if (!state.initiative && state.confirmed && nowNanos - state.confirmedNanos <= window
+          && Heartbeat.readsCompactDigests(state.latestReceivedBootId) && !state.readsNoCompact) {
+        digestSources.add(name);
+      }
       if (age <= comfortable) {
         comfortablyCounted++;
       } else if (!state.initiative && age <= settings.maxWindowNanos()) {
@@ -284,11 +296,23 @@ public final class QuorumEvaluator {
       // A different order per node (so no peer becomes everyone's detour) and per round (so a detour across the
       // cut, which never answers, does not take a slot for good).
       int salt = settings.self().hashCode() * 31 + detourRounds++;
-      detourCandidates.sort(java.util.Comparator.comparingInt(c -> Integer.rotateLeft(c.hashCode() ^ salt, 13)
-          * 0x9E3779B1));
+      java.util.Comparator<String> order = java.util.Comparator.comparingInt(
+          c -> Integer.rotateLeft(c.hashCode() ^ salt, 13) * 0x9E3779B1);
+      detourCandidates.sort(order);
       for (String detour : detourCandidates.subList(0, Math.min(neighbours.size(), detourCandidates.size()))) {
         evidence.get(networks.get(0)).get(detour).initiative = true;
         targets.add(detour);
+      }
+      // One peer off the overlay that answered us within the window (so it is likely on our side) and reads
+      // version 3 is asked for its reach digest: it relays what that member reaches, which a node whose overlay
+      // neighbours all ended up across the cut has no other way to learn (detours' round trips alone count a few
+      // members a round). One a round keeps the bytes small.
+      if (!digestSources.isEmpty()) {
+        String source = java.util.Collections.min(digestSources, order);
+        PeerState state = evidence.get(networks.get(0)).get(source);
+        state.initiative = true;
+        state.askDigest = true;
+        targets.add(source);
       }
     }
     // Answers never ask for an echo themselves, so two nodes never keep each other answering.
@@ -321,29 +345,36 @@ public final class QuorumEvaluator {
     }
     state.sent = true;
     state.lastSentNanos = nowNanos;
-    // Digests go to overlay neighbours only: a detour or an answer is there for its round trip.
+    // Digests go to overlay neighbours, and in an answer to a detour that asked for one; any other detour or
+    // answer is there for its round trip.
+    boolean neighbour = neighbours.contains(peer);
+    boolean digestAsked = !neighbour && state.digestWanted
+        && nowNanos - state.digestWantedNanos <= settings.maxWindowNanos();
     Optional<ReachDigest> digest = relayed && !legacyActive(state, nowNanos)
-        && neighbours.contains(peer) ? Optional.of(digestFor(peer, nowNanos)) : Optional.empty();
+        && (neighbour || digestAsked) ? Optional.of(digestFor(peer, nowNanos)) : Optional.empty();
+    if (digestAsked) {
+      state.digestWanted = false;
+    }
     // An older agent reads only version 1, which always asks for an echo (it ignores that, heartbeating everyone).
     boolean wantsEcho = !relayed || state.initiative || legacyActive(state, nowNanos);
     // Version 3 only to an agent whose boot id reads it and which has not shown otherwise (see readsNoCompact).
     boolean compact = Heartbeat.readsCompactDigests(state.latestReceivedBootId) && !state.readsNoCompact;
     return new Heartbeat(group, settings.self(), bootId, nowNanos, state.latestReceivedBootId,
-        state.latestReceivedSendNanos, digest, wantsEcho, compact);
+        state.latestReceivedSendNanos, digest, wantsEcho, compact, relayed && state.askDigest && !neighbour);
   }
 
   /**
-   * This node's reach digest for overlay neighbour {@code neighbour} at {@code nowNanos} (built once per neighbour
-   * and instant). The level unit is {@code quorumWindow / MAX_LEVEL} rounded up to the millisecond, so every age
+   * This node's reach digest for overlay neighbour {@code neighbour} (or for a detour that asked for one) at
+   * {@code nowNanos} (built once per neighbour and instant). The level unit is {@code quorumWindow / MAX_LEVEL} rounded up to the millisecond, so every age
    * within the window is representable. Left out ({@link ReachDigest#NONE}, which a receiver skips exactly as an
    * absent entry): this node itself and the neighbour (the round trip of the heartbeat carries that evidence), and
    * every member whose evidence the neighbour reported to us at most {@link #OMIT_MARGIN_LEVELS} units older than
-   * ours (it has that evidence already, or nearly). Leaving an entry out only withholds evidence, it never makes
-   * any look fresher.
+   * ours (it has that evidence already, or nearly; a detour's reports are not kept, so nothing is left out for
+   * it on that account). Leaving an entry out only withholds evidence, it never makes any look fresher.
    */
   ReachDigest digestFor(String neighbour, long nowNanos) {
-    int slot = neighbourSlots.get(neighbour);
-    if (cachedDigests[slot] != null && cachedDigestNanos[slot] == nowNanos) {
+    Integer slot = neighbourSlots.get(neighbour);
+    if (slot != null && cachedDigests[slot] != null && cachedDigestNanos[slot] == nowNanos) {
       return cachedDigests[slot];
     }
     int unitMillis = (int) Math.min(0xFFFF,
@@ -351,9 +382,10 @@ public final class QuorumEvaluator {
     long unitNanos = unitMillis * 1_000_000L;
     long margin = OMIT_MARGIN_LEVELS * unitNanos;
     PeerState addressee = evidence.get(networks.get(0)).get(neighbour);
-    boolean knowsReports = reportedBootId[slot] == addressee.latestReceivedBootId;
-    long[] theirs = reportedNanos[slot];
-    boolean[] has = reported[slot];
+    // What a detour reported is not kept: its digest (answering our request) leaves nothing out.
+    boolean knowsReports = slot != null && reportedBootId[slot] == addressee.latestReceivedBootId;
+    long[] theirs = slot == null ? null : reportedNanos[slot];
+    boolean[] has = slot == null ? null : reported[slot];
     // Ages count from when we received the send time this heartbeat echoes, not from now (see the class comment).
     long base = addressee.latestReceivedBootId == Heartbeat.NO_ECHO ? nowNanos : addressee.latestReceivedAtNanos;
     byte[] packed = new byte[ReachDigest.packedLength(byIndex.length)];
@@ -369,9 +401,12 @@ public final class QuorumEvaluator {
       }
       ReachDigest.setLevel(packed, i, level);
     }
-    cachedDigests[slot] = new ReachDigest(overlay.fingerprint(), unitMillis, packed, byIndex.length);
-    cachedDigestNanos[slot] = nowNanos;
-    return cachedDigests[slot];
+    ReachDigest digest = new ReachDigest(overlay.fingerprint(), unitMillis, packed, byIndex.length);
+    if (slot != null) {
+      cachedDigests[slot] = digest;
+      cachedDigestNanos[slot] = nowNanos;
+    }
+    return digest;
   }
 
   /**
@@ -413,6 +448,10 @@ public final class QuorumEvaluator {
     if (heartbeat.wantsEcho()) {
       state.wantsEcho = true;
       state.wantsEchoNanos = nowNanos;
+    }
+    if (heartbeat.wantsDigest()) {
+      state.digestWanted = true;
+      state.digestWantedNanos = nowNanos;
     }
     if (heartbeat.digest().isEmpty() && !Heartbeat.readsDigests(heartbeat.senderBootId())) {
       state.legacy = true;

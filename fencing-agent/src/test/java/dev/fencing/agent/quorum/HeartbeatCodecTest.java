@@ -127,7 +127,9 @@ class HeartbeatCodecTest {
         true, true);
     Heartbeat answer = new Heartbeat("g", "a", BOOT_A, 5 * MS, BOOT_B, 6 * MS, Optional.empty(), false, true);
     Heartbeat first = new Heartbeat("g", "a", BOOT_A, 5 * MS, Heartbeat.NO_ECHO, 0, Optional.empty(), true, true);
-    for (Heartbeat heartbeat : java.util.List.of(asked, answer, first)) {
+    Heartbeat request = new Heartbeat("g", "a", BOOT_A, 5 * MS, BOOT_B, 6 * MS, Optional.empty(), true, true, true);
+    assertThat(request.wantsDigest()).isTrue();
+    for (Heartbeat heartbeat : java.util.List.of(asked, answer, first, request)) {
       byte[] wire = HeartbeatCodec.encode(heartbeat);
       assertThat(wire[4]).isEqualTo((byte) 3);
       assertThat(HeartbeatCodec.decode(wire)).contains(heartbeat);
@@ -256,7 +258,7 @@ class HeartbeatCodecTest {
         Arrays.copyOfRange(wire, sendAt + 1, wire.length));
     assertThatThrownBy(() -> HeartbeatCodec.decode(beyond)).hasMessageContaining("send time");
     byte[] flags = wire.clone();
-    flags[5] = (byte) 0x08;
+    flags[5] = (byte) 0x10;
     assertThatThrownBy(() -> HeartbeatCodec.decode(flags)).hasMessageContaining("unknown bits");
   }
 

@@ -195,6 +195,75 @@ class QuorumEvaluatorRelayTest {
     assertThat(e.heartbeatFor("m01", 1_300 * MS).compact()).isTrue();
   }
 
+  /** A peer of m00 that is not its overlay neighbour. */
+  private static String offOverlay(QuorumEvaluator e, int skip) {
+    return e.peers().stream().filter(p -> !e.overlay().neighbours("m00").contains(p)).skip(skip).findFirst()
+        .orElseThrow();
+  }
+
+  /** {@code peer} (boot {@code boot}) answers our heartbeat sent at {@code sent} in version 3. */
+  private static void answersCompact(QuorumEvaluator e, String peer, long boot, long sent) {
+    e.heartbeatFor(peer, sent);
+    e.onHeartbeat(new Heartbeat("g", peer, boot, sent + 10 * MS, e.bootId(), sent, Optional.empty(), false, true),
+        sent + 20 * MS);
+  }
+
+  @Test
+  void aNodeShortOfEvidenceAsksOnePeerOffTheOverlayThatAnsweredItForItsDigestAndCountsWhatItRelays() {
+    QuorumEvaluator e = evaluator(40);
+    String source = offOverlay(e, 0);
+    String olderAgent = offOverlay(e, 1);
+    answersCompact(e, source, OTHER_BOOT, 1_000 * MS);
+    // Answered in version 2 after hearing us: it does not read version 3, so it cannot be asked.
+    e.heartbeatFor(olderAgent, 1_000 * MS);
+    e.onHeartbeat(new Heartbeat("g", olderAgent, OTHER_BOOT + 2, 1_010 * MS, e.bootId(), 1_000 * MS,
+        Optional.empty(), false), 1_020 * MS);
+
+    // Only two peers have evidence: far below quorum (21 of 40), so the node sends detours and one digest request.
+    long now = 1_500 * MS;
+    java.util.Map<String, Heartbeat> round = new java.util.TreeMap<>();
+    for (String target : e.heartbeatTargets(now)) {
+      round.put(target, e.heartbeatFor(target, now));
+    }
+    assertThat(round.values().stream().filter(Heartbeat::wantsDigest).map(Heartbeat::sender).count()).isEqualTo(1);
+    assertThat(round.get(source).wantsDigest()).as("the one that answered in version 3").isTrue();
+    assertThat(round.get(source).wantsEcho()).isTrue();
+    assertThat(HeartbeatCodec.encode(round.get(source))[5] & 8).as("flag bit 3 on the wire").isEqualTo(8);
+
+    // Its answer relays everyone at level 1: the node counts them all (the digest of a peer off the overlay counts
+    // exactly like a neighbour's, against the echo of our send time).
+    e.onHeartbeat(new Heartbeat("g", source, OTHER_BOOT, 1_600 * MS, e.bootId(), now,
+        Optional.of(digest(e, source, 1, e.overlay().fingerprint())), false, true), 1_700 * MS);
+    assertThat(e.evaluate(1_800 * MS).held()).isTrue();
+    assertThat(e.evidenceAgeNanos(offOverlay(e, 5), 1_800 * MS)).hasValue(1_800 * MS - (now - 500 * MS));
+    // With everyone fresh nobody is asked for a digest any more.
+    assertThat(e.heartbeatTargets(2_000 * MS).stream().map(t -> e.heartbeatFor(t, 2_000 * MS))
+        .noneMatch(Heartbeat::wantsDigest)).isTrue();
+  }
+
+  @Test
+  void aPeerOffTheOverlayThatAsksForADigestGetsOneInTheAnswerOnceWithNothingLeftOut() {
+    QuorumEvaluator e = evaluator(40);
+    String n1 = e.overlay().neighbours("m00").first();
+    String asker = offOverlay(e, 1);
+    int far = farIndex(e);
+    // n1 told us about everyone: a digest to n1 leaves those entries out, one to the asker must not.
+    reportsEveryoneAtLevelOne(e, n1, OTHER_BOOT + 4, 1_000 * MS);
+    e.onHeartbeat(new Heartbeat("g", asker, OTHER_BOOT, 5 * MS, Heartbeat.NO_ECHO, 0, Optional.empty(), true, true,
+        true), 1_100 * MS);
+
+    assertThat(e.heartbeatTargets(1_200 * MS)).contains(asker);
+    Heartbeat answer = e.heartbeatFor(asker, 1_200 * MS);
+    assertThat(answer.digest()).isPresent();
+    assertThat(answer.compact()).isTrue();
+    assertThat(answer.digest().orElseThrow().level(far)).isNotEqualTo(ReachDigest.NONE);
+    assertThat(answer.wantsDigest()).as("an answer never asks back").isFalse();
+    assertThat(e.heartbeatFor(asker, 2_000 * MS).digest()).as("one digest per request").isEmpty();
+    // A request in version 1 or 2 cannot exist: the flag only travels in version 3.
+    assertThat(new Heartbeat("g", asker, 0x1234_5678_9ABCL | 1, 5, Heartbeat.NO_ECHO, 0, Optional.empty(), true,
+        true, true).wantsDigest()).isFalse();
+  }
+
   @Test
   void relayedEvidenceCountsFromTheEchoedSendTimeMinusTheRelayedAge() {
     QuorumEvaluator e = evaluator(40);

@@ -48,6 +48,39 @@ class ScaleSimulationTest {
     }
   }
 
+  @Test
+  void aMajorityNodeWhoseOverlayNeighboursAreAllCutOffKeepsQuorumThroughADigestItAsksFor() {
+    int n = 200;
+    int x = 17;
+    String name = String.format("node-%04d", x);
+    java.util.SortedSet<String> neighbours = new ScaleSimulation(config(n, 3), List.of(), List.of()).evaluator(x)
+        .overlay().neighbours(name);
+    // A minority of 70 holding every overlay neighbour of x; x stays with the other 129 (quorum 101).
+    int[] labels = new int[n];
+    int minority = 0;
+    for (String neighbour : neighbours) {
+      labels[Integer.parseInt(neighbour.substring(5))] = 1;
+      minority++;
+    }
+    for (int i = n - 1; minority < 70; i--) {
+      if (i != x && labels[i] == 0) {
+        labels[i] = 1;
+        minority++;
+      }
+    }
+    ScaleSimulation sim = new ScaleSimulation(config(n, 3), List.of(
+        new ScaleSimulation.Change(15 * SECOND, new Topology(labels, Set.of()))), List.of());
+
+    ScaleSimulation.Result r = sim.run(45 * SECOND);
+
+    // Its detours' round trips alone count about 8 members a round, far below 101 in a 6 s window.
+    assertThat(r.falseLosses()).as("majority members losing quorum").isZero();
+    assertThat(sim.holds(x, 45 * SECOND)).as("%s with all %d neighbours cut off", name, neighbours.size())
+        .isTrue();
+    assertThat(r.safetyViolations()).isZero();
+    assertThat(r.cutOffNodes()).isEqualTo(70);
+  }
+
   @ParameterizedTest(name = "N={0}, the cut-off nodes can only {1}")
   @CsvSource({"7, send", "7, receive", "40, send", "40, receive"})
   void oneWayCutOffNodesStopWithinTStop(int n, String direction) {
