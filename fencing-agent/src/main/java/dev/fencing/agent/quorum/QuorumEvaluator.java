@@ -275,7 +275,9 @@ public final class QuorumEvaluator {
       String name = overlay.members().get(i);
       state.initiative = neighbours.contains(name);
       state.askDigest = false;
-      if (state.wantsEcho && nowNanos - state.wantsEchoNanos <= settings.maxWindowNanos()) {
+      // Once per request: a second answer would echo the same send time again, which proves nothing new.
+      if (state.wantsEcho && nowNanos - state.wantsEchoNanos <= settings.maxWindowNanos()
+          && (!state.sent || state.wantsEchoNanos - state.lastSentNanos > 0)) {
         answered.add(name);
       }
       long age = state.hasEvidence() ? nowNanos - state.evidenceNanos() : Long.MAX_VALUE;

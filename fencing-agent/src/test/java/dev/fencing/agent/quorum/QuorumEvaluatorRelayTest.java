@@ -365,6 +365,11 @@ class QuorumEvaluatorRelayTest {
     Heartbeat answer = e.heartbeatFor(stranger, 1_100 * MS);
     assertThat(answer.wantsEcho()).isFalse();
     assertThat(answer.digest()).isEmpty();
+    // Once per request: another answer would echo the same send time.
+    assertThat(e.heartbeatTargets(1_900 * MS)).doesNotContain(stranger);
+    e.onHeartbeat(new Heartbeat("g", stranger, OTHER_BOOT, 6, Heartbeat.NO_ECHO, 0, Optional.empty(), true),
+        2_000 * MS);
+    assertThat(e.heartbeatTargets(2_100 * MS)).contains(stranger);
 
     // An answer does not ask for one: two nodes never keep each other answering.
     QuorumEvaluator other = evaluator(40);
