@@ -66,7 +66,7 @@ public final class QuorumEvaluator {
     // A version 1 heartbeat from an agent that does not read digests: answer it in version 1, even off the overlay.
     boolean legacy;
     long legacyHeardNanos;
-    // It asked us for an echo (its version 1 heartbeats always do); we answer within the longest window.
+    // It asked us for an echo (its version 1 heartbeats always do); we answer once, within the longest window.
     boolean wantsEcho;
     long wantsEchoNanos;
     // In the latest round we heartbeat it on our own account (neighbour or detour), not only to answer it.
@@ -248,13 +248,15 @@ public final class QuorumEvaluator {
 
   /**
    * The peers to send a heartbeat to in the round at {@code nowNanos}. In a small group: every peer. In a relayed
-   * group: the overlay neighbours; every peer that sent us a heartbeat within the longest window (it asked for an
-   * echo: an older agent during a rollout heartbeating everyone, a node whose overlay differs while a config change
-   * propagates, or a node that added us as a detour); and detours: while fewer than {@code quorumSize +
-   * max(neighbours, N/20)} members have evidence younger than three quarters of the window (a partition took the
-   * rest and lengthened the relayed paths inside our side), up to as many peers as we have neighbours among those
-   * whose evidence is older but within the longest window, a different choice each round, so a node whose component still has a quorum is not cut off
-   * from it by the overlay alone. A detour is only asked; evidence still needs its round trip.
+   * group: the overlay neighbours; every peer that asked us for an echo since our last heartbeat to it, within the
+   * longest window (an older agent during a rollout heartbeating everyone, a node whose overlay differs while a
+   * config change propagates, or a node that added us as a detour), answered once per request; and detours: while
+   * fewer than {@code quorumSize + max(neighbours, N/20)} members have evidence younger than three quarters of the
+   * window (a partition took the rest and lengthened the relayed paths inside our side), up to as many peers as we
+   * have neighbours among those whose evidence is older but within the longest window, a different choice each
+   * round, so a node whose component still has a quorum is not cut off from it by the overlay alone, plus one peer
+   * off the overlay that answered us within the window, asked for its digest. A detour is only asked; evidence still
+   * needs its round trip.
    */
   public SortedSet<String> heartbeatTargets(long nowNanos) {
     if (!relayed) {
