@@ -24,9 +24,12 @@ import java.util.random.RandomGenerator;
  *     say false: a version 1 heartbeat always wants an echo (older agents heartbeat everyone)
  * @param compact the heartbeat travels in the compact wire version 3, which only agents whose boot id
  *     {@linkplain #readsCompactDigests says so} read. Forced false unless both boot ids (the echo's if there is one)
- *     carry the version 3 tags and both times lie more than a millisecond above {@code Long.MIN_VALUE}; when true, both times are whole milliseconds (rounded down, so an echo of a compact send time can only make
- *     evidence older) and {@code echoNanos} is 0
- *     without an echo, exactly what version 3 carries
+ *     carry the version 3 tags and both times lie more than a millisecond above {@code Long.MIN_VALUE}; when true,
+ *     both times are whole milliseconds (rounded down, so an echo of a compact send time can only make evidence
+ *     older) and {@code echoNanos} is 0 without an echo, exactly what version 3 carries
+ * @param wantsDigest the sender asks the addressee, which is not its overlay neighbour, to put its reach digest into
+ *     the answer: the sender is short of evidence ({@link QuorumEvaluator#heartbeatTargets}). Only version 3 carries
+ *     it (forced false otherwise)
  */
 public record Heartbeat(
     String group, String sender, long senderBootId, long sendNanos, long echoBootId, long echoNanos,

@@ -1,11 +1,11 @@
 package dev.fencing.agent.quorum;
 
+import java.io.ByteArrayOutputStream;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.io.ByteArrayOutputStream;
 import java.util.Optional;
 
 /**
@@ -45,17 +45,17 @@ import java.util.Optional;
  *               padded with 0 bits
  * </pre>
  *
- * Varints must be minimal (no trailing zero groups); unitMillis and count are plain (unsigned) LEB128. In a healthy group many levels are {@link ReachDigest#NONE}
- * (entries the addressee already knows as fresh are left out, see {@link QuorumEvaluator}) and the rest share a few
- * values, so Huffman codes over single levels come close to their entropy (about two bits a member); an 8-byte
- * code table costs less than half of a DEFLATE block header. The encoder picks whichever encoding is shorter. A
- * heartbeat uses version 3 only when {@link Heartbeat#compact()} says so (the evaluator decides per addressee: only
- * agents whose boot id reads it get it; the record rounds its times down to whole milliseconds); it decodes to
- * exactly the heartbeat that was encoded. A message that is truncated, has an oversubscribed code table, a code
- * that no level has, nonzero padding, a varint out of range or bytes after its end is rejected whole
- * ({@link MalformedHeartbeatException}). A heartbeat that wants an echo and has no digest is written as version 1
- * unless it is compact, which every agent version reads; all three versions are read (version 1 always wants an
- * echo).
+ * Varints must be minimal (no trailing zero groups); unitMillis and count are plain (unsigned) LEB128. In a healthy
+ * group many levels are {@link ReachDigest#NONE} (entries the addressee already knows as fresh are left out, see
+ * {@link QuorumEvaluator}) and the rest share a few values, so Huffman codes over single levels come close to their
+ * entropy (about two bits a member); an 8-byte code table costs less than half of a DEFLATE block header. The
+ * encoder picks whichever encoding is shorter. A heartbeat uses version 3 only when {@link Heartbeat#compact()} says
+ * so (the evaluator decides per addressee: only agents whose boot id reads it get it; the record rounds its times
+ * down to whole milliseconds); it decodes to exactly the heartbeat that was encoded. A message that is truncated,
+ * has an oversubscribed code table, a code that no level has, nonzero padding, a varint out of range or not
+ * minimal, or bytes after its end is rejected whole ({@link MalformedHeartbeatException}). Otherwise a heartbeat
+ * that wants an echo and has no digest is written as version 1, which every agent version reads, and one with a
+ * digest or answering as version 2; all three versions are read (version 1 always wants an echo).
  *
  * Authentication comes from memberlist: with a gossip keyring every packet is AES-GCM sealed, so only key holders
  * can produce a heartbeat that decodes.

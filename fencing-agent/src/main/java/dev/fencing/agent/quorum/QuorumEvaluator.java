@@ -369,12 +369,13 @@ public final class QuorumEvaluator {
 
   /**
    * This node's reach digest for overlay neighbour {@code neighbour} (or for a detour that asked for one) at
-   * {@code nowNanos} (built once per neighbour and instant). The level unit is {@code quorumWindow / MAX_LEVEL} rounded up to the millisecond, so every age
-   * within the window is representable. Left out ({@link ReachDigest#NONE}, which a receiver skips exactly as an
-   * absent entry): this node itself and the neighbour (the round trip of the heartbeat carries that evidence), and
-   * every member whose evidence the neighbour reported to us at most {@link #OMIT_MARGIN_LEVELS} units older than
-   * ours (it has that evidence already, or nearly; a detour's reports are not kept, so nothing is left out for
-   * it on that account). Leaving an entry out only withholds evidence, it never makes any look fresher.
+   * {@code nowNanos} (built once per neighbour and instant). The level unit is {@code quorumWindow / MAX_LEVEL}
+   * rounded up to the millisecond, so every age within the window is representable. Left out
+   * ({@link ReachDigest#NONE}, which a receiver skips exactly as an absent entry): this node itself and the neighbour
+   * (the round trip of the heartbeat carries that evidence), and every member whose evidence the neighbour reported
+   * to us at most {@link #OMIT_MARGIN_LEVELS} units older than ours (it has that evidence already, or nearly; a
+   * detour's reports are not kept, so nothing is left out for it on that account). Leaving an entry out only
+   * withholds evidence, it never makes any look fresher.
    */
   ReachDigest digestFor(String neighbour, long nowNanos) {
     Integer slot = neighbourSlots.get(neighbour);
