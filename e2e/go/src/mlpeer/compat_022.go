@@ -12,6 +12,9 @@ import (
 
 func memberlistVersion() string { return "v0.2.2" }
 
+// labelHeaderOverhead is 0: 0.2.2 has no label header.
+func labelHeaderOverhead(c *memberlist.Config) int { return 0 }
+
 // applyLabelOptions refuses labels: 0.2.2 has neither Config.Label nor SkipInboundLabelCheck.
 func applyLabelOptions(c *memberlist.Config, o options) error {
 	if o.label != "" {

@@ -30,6 +30,14 @@ func memberlistVersion() string {
 	return "unknown"
 }
 
+// labelHeaderOverhead is the size of the label header memberlist puts before every packet (none without a label).
+func labelHeaderOverhead(c *memberlist.Config) int {
+	if c.Label == "" {
+		return 0
+	}
+	return 2 + len(c.Label)
+}
+
 func applyLabelOptions(c *memberlist.Config, o options) error {
 	c.Label = o.label
 	c.SkipInboundLabelCheck = o.skipInboundLabelCheck

@@ -56,6 +56,10 @@ type delegate struct {
 	meta  []byte
 	state []byte
 	queue [][]byte // user broadcasts not yet handed to memberlist
+	// gossipLimit is the limit memberlist passes GetBroadcasts in a gossip round that carries no system broadcasts
+	// (see gossipLimit); a smaller limit is a piggyback on a ping or an ack, or a round whose system broadcasts
+	// took room.
+	gossipLimit int
 }
 
 func (d *delegate) NodeMeta(limit int) []byte {
@@ -71,10 +75,18 @@ func (d *delegate) NotifyMsg(msg []byte) {
 	d.out.emit(userEvent{nowMillis(), "user", string(msg)})
 }
 
-// GetBroadcasts hands out queued user broadcasts, each once, as many as fit in limit.
+// GetBroadcasts hands out queued user broadcasts, each once, as many as fit in limit, and only to a gossip round
+// with nothing else in it. memberlist's sendMsg (Debian's 0.2.2 through v0.7.0) piggybacks broadcasts on a ping or
+// an ack with makeCompoundMessage, which writes the part count as one byte and does not split: a piggyback of more
+// than 255 parts (only tiny messages like these fit that many) wraps the count, and every receiver, Go or Java,
+// drops the misaligned parts. Whether a ping, an ack or a gossip round drained the queue first was a race, so the
+// compound check failed now and then; gossip rounds split at 255 parts (makeCompoundMessages, since 0.3).
 func (d *delegate) GetBroadcasts(overhead, limit int) [][]byte {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if limit < d.gossipLimit {
+		return nil
+	}
 	var out [][]byte
 	used := 0
 	for len(d.queue) > 0 && used+overhead+len(d.queue[0]) <= limit {
@@ -182,4 +194,15 @@ func (d *delegate) sendToMember(name, msg string, reliable bool) error {
 	}
 	d.out.emit(sentEvent{nowMillis(), "sent", name, reliable})
 	return nil
+}
+
+// gossipLimit is what memberlist's gossip round offers the delegate when no system broadcast is queued: the UDP
+// buffer less the compound header (2 bytes), the label header and, with a keyring, the encryption overhead of
+// encryption version 1 (29 bytes; protocol versions above 1, the only ones this peer runs).
+func gossipLimit(c *memberlist.Config) int {
+	limit := c.UDPBufferSize - 2 - labelHeaderOverhead(c)
+	if c.Keyring != nil && len(c.Keyring.GetKeys()) > 0 {
+		limit -= 29
+	}
+	return limit
 }

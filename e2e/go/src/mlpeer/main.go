@@ -93,7 +93,7 @@ func main() {
 	}
 	out := &output{enc: json.NewEncoder(os.Stdout)}
 	track := &tracker{out: out, dead: map[string]bool{}}
-	del := &delegate{out: out, meta: []byte(o.meta), state: []byte(o.state)}
+	del := &delegate{out: out, meta: []byte(o.meta), state: []byte(o.state), gossipLimit: gossipLimit(conf)}
 	conf.Events = track
 	conf.Delegate = del
 
