@@ -22,8 +22,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Watches the disable file ({@code /var/run/fencing-agent/disable}, written by bashible around maintenance) by
- * polling it every {@link #POLL_INTERVAL}: creation and removal are noticed well within one second whatever created
- * the file and however the directory is mounted, for the price of one stat per interval.
+ * polling it every {@link #POLL_INTERVAL}: creation and removal are noticed within half a second whatever created
+ * the file and however the directory is mounted, for the price of one stat per interval (two wakeups a second of an
+ * otherwise idle thread; bashible waits seconds for the disarm, so a faster poll would buy nothing).
  *
  * <p>Anything at the path counts as present. Its content is informational: the first line, trimmed, stripped of
  * control characters and cut to {@link #MAX_REASON_LENGTH} characters, becomes the reason; nothing in it is ever
@@ -34,7 +35,7 @@ import org.slf4j.LoggerFactory;
 public final class DisableFileWatcher implements AutoCloseable {
 
   /** How often the file is checked. */
-  public static final Duration POLL_INTERVAL = Duration.ofMillis(200);
+  public static final Duration POLL_INTERVAL = Duration.ofMillis(500);
 
   /** Longest reason kept from the file. */
   public static final int MAX_REASON_LENGTH = 256;

@@ -257,6 +257,9 @@ public final class AgentRuntime implements AutoCloseable {
       }, InstantSource.system(), clock, new AtomicFileReplacer(AtomicFileReplacer.Sync.FSYNC),
           "node=" + options.node());
       status.start(files);
+      // Changes are written at once: the loop offers its status after every tick (a compare, no wakeup unless it
+      // changed), and the writer's own one-second check is only the backstop and refresh.
+      agent.onTick(s -> status.offer(s.toHostStatus(pid, agent.disableFileApplied())));
       started.add(status);
     }
 

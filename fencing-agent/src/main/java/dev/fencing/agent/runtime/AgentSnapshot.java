@@ -17,6 +17,7 @@ import dev.fencing.proto.fencing.v1.PeerMemberState;
 import dev.fencing.proto.fencing.v1.PeerStatus;
 import dev.fencing.proto.nodemanager.v1.AgentReport;
 import dev.fencing.proto.nodemanager.v1.PeerReport;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -202,9 +203,16 @@ public record AgentSnapshot(
    * @param disableFileApplied {@link FencingAgent#disableFileApplied()}, read before this snapshot was taken
    */
   public HostStatus toHostStatus(long pid, boolean disableFileApplied) {
-    return new HostStatus(node, config.map(AgentConfig::group).orElse(""), pid, watchdog.armed(),
-        watchdog.disarmReasons().stream().map(r -> WatchdogStatus.kindName(r.getKind())).distinct()
-            .toList(), disableFileApplied,
+    // A loop, not a stream: this runs after every tick of the quorum loop.
+    List<String> kinds = new ArrayList<>(watchdog.disarmReasons().size());
+    for (var reason : watchdog.disarmReasons()) {
+      String kind = WatchdogStatus.kindName(reason.getKind());
+      if (!kinds.contains(kind)) {
+        kinds.add(kind);
+      }
+    }
+    return new HostStatus(node, config.map(AgentConfig::group).orElse(""), pid, watchdog.armed(), kinds,
+        disableFileApplied,
         verdict.isEmpty() ? HostStatus.Quorum.UNKNOWN : quorumHeld() ? HostStatus.Quorum.HELD : HostStatus.Quorum.LOST,
         config.map(AgentConfig::revision).orElse(0L));
   }

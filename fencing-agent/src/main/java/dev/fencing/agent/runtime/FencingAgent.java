@@ -207,6 +207,10 @@ public final class FencingAgent implements AutoCloseable {
   private volatile AgentSnapshot snapshot;
   private final MultiGauge peerConfirmed;
   private volatile java.util.function.Consumer<AgentSnapshot> watchdogListener = s -> { };
+  private volatile java.util.function.Consumer<AgentSnapshot> tickListener = s -> { };
+  // evaluatorExpected()'s cache, quorum thread only.
+  private AgentConfig expectedNamesOf;
+  private java.util.SortedSet<String> expectedNames;
   private final AtomicBoolean watchdogShutDown = new AtomicBoolean();
   private final SharedDisk disk;
   // Quorum thread: the watchdog state last handed to the listener.
@@ -341,6 +345,15 @@ public final class FencingAgent implements AutoCloseable {
   }
 
   /**
+   * Called on the quorum thread after every tick with the snapshot it published (and after
+   * {@link #disableFileApplied()} took that tick's value). Must be cheap and must not block: it runs between ticks
+   * of the loop that feeds the watchdog.
+   */
+  public void onTick(java.util.function.Consumer<AgentSnapshot> listener) {
+    this.tickListener = Objects.requireNonNull(listener, "listener");
+  }
+
+  /**
    * The watchdog's SIGTERM rules, now: feeding ⇒ magic close; starving (fencing in progress) ⇒ close without the
    * magic character so the fence completes (the snapshot then still says armed and fencing). The quorum loop stops
    * changing the watchdog; gossip keeps running until {@link #close()}. Idempotent; waits at most 5 s for the quorum
@@ -408,6 +421,11 @@ public final class FencingAgent implements AutoCloseable {
       // A bug must not stop the loop silently: log it; feeds stop naturally if this repeats (healthz turns red).
       LOG.error("{} event=tick_failed error=\"{}\"", logContext(), e.toString(), e);
     }
+    try {
+      tickListener.accept(snapshot);
+    } catch (RuntimeException e) {
+      LOG.warn("{} event=tick_listener_failed error=\"{}\"", logContext(), e.toString());
+    }
     long tickNanos = config == null ? 100_000_000L : config.policy().timings().evaluationTick().toNanos();
     long now = deps.clock().nanoTime();
     intendedTickNanos += tickNanos;
@@ -470,7 +488,13 @@ public final class FencingAgent implements AutoCloseable {
   }
 
   private java.util.SortedSet<String> evaluatorExpected() {
-    return new TreeSet<>(config.members().stream().map(ExpectedMember::name).toList());
+    // Built once per config, not at every tick.
+    if (expectedNamesOf != config) {
+      expectedNames = java.util.Collections.unmodifiableSortedSet(
+          new TreeSet<>(config.members().stream().map(ExpectedMember::name).toList()));
+      expectedNamesOf = config;
+    }
+    return expectedNames;
   }
 
   /**

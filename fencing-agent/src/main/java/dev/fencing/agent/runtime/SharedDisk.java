@@ -108,14 +108,19 @@ final class SharedDisk {
       running = null;
     }
     monitor = null;
+    // A later disk thread starts from no view, as the first one did, not from one of this disk's last tick.
+    view = LocalView.none();
   }
 
   /**
-   * Publishes the loop's latest view for the disk thread to write.
+   * Publishes the loop's latest view for the disk thread to write; nothing to do (and nothing built) without one.
    *
    * @param heardWithinNanos a peer counts as heard when its latest heartbeat is at most this old
    */
   void publish(QuorumVerdict verdict, SortedSet<String> expected, long revision, long heardWithinNanos) {
+    if (monitor == null) {
+      return;
+    }
     SortedSet<String> heard = new TreeSet<>();
     heard.add(node);
     for (PeerQuorumView p : verdict.peers()) {

@@ -20,9 +20,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps the host status file current: checks the agent's {@link HostStatus} every {@link #CHECK_INTERVAL}, replaces
- * the file atomically ({@link AtomicFileReplacer}, mode 0644) when any field changed, and at least every
- * {@link #REFRESH_INTERVAL} anyway, so {@code updated_unix} tells a reader whether an agent runs at all.
+ * Keeps the host status file current: replaces the file atomically ({@link AtomicFileReplacer}, mode 0644) when any
+ * field of the agent's {@link HostStatus} changed, and at least every {@link #REFRESH_INTERVAL} anyway, so
+ * {@code updated_unix} tells a reader whether an agent runs at all.
+ *
+ * <p>A change is written as soon as the agent {@linkplain #offer offers} a status that differs from the one it
+ * offered before (the quorum loop does so after every tick, without waiting for the write); a check every
+ * {@link #CHECK_INTERVAL} is the backstop and does the refresh. An idle agent therefore wakes this writer about once a
+ * second instead of at every tick.
  *
  * <p>A file that cannot be written (read-only mount, missing permission, a directory in the way) is logged, the
  * first time and then at most every {@link #FAILURE_LOG_INTERVAL}, and retried on the next change or refresh; it
@@ -30,8 +35,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class StatusFileWriter implements AutoCloseable {
 
-  /** How often the status is compared with the one last written. */
-  public static final Duration CHECK_INTERVAL = Duration.ofMillis(200);
+  /** How often the status is compared with the one last written when nothing is {@linkplain #offer offered}. */
+  public static final Duration CHECK_INTERVAL = Duration.ofSeconds(1);
   /** Longest time between two writes of an unchanged status (the contract says at most 5 s). */
   public static final Duration REFRESH_INTERVAL = Duration.ofSeconds(4);
   /** Shortest time between two log lines about a failing write. */
@@ -55,6 +60,10 @@ public final class StatusFileWriter implements AutoCloseable {
   private long suppressedFailures;
   private long writes;
   private ScheduledFuture<?> task;
+  // Set while started; read without the lock, which a write holds through its fsync.
+  private volatile ScheduledExecutorService scheduler;
+  // Touched only by the offering thread (the quorum loop); volatile because tests offer from several.
+  private volatile HostStatus lastOffered;
 
   /**
    * @param file the status file; its directory is created when missing
@@ -80,8 +89,31 @@ public final class StatusFileWriter implements AutoCloseable {
       throw new IllegalStateException("status file writer already started for " + file);
     }
     writeIfDue();
+    this.scheduler = scheduler;
     long period = CHECK_INTERVAL.toMillis();
     task = scheduler.scheduleWithFixedDelay(this::writeIfDue, period, period, TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * The agent's status as of now: when it differs from the one offered last, a check runs at once on the writer's
+   * scheduler (it reads the status afresh and writes when it differs from the file). Never blocks and never throws,
+   * so the quorum loop can call it after every tick; before {@link #start} and after {@link #close} it does nothing.
+   *
+   * @return true when a check was requested
+   */
+  public boolean offer(HostStatus status) {
+    ScheduledExecutorService s = scheduler;
+    if (s == null || status == null || status.equals(lastOffered)) {
+      return false;
+    }
+    lastOffered = status;
+    try {
+      s.execute(this::writeIfDue);
+      return true;
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      // Shutting down: close() writes the final status.
+      return false;
+    }
   }
 
   /**
@@ -156,6 +188,7 @@ public final class StatusFileWriter implements AutoCloseable {
     }
     task.cancel(false);
     task = null;
+    scheduler = null;
     attempted = false;
     writeIfDue();
   }

@@ -237,6 +237,27 @@ class FencingAgentTest {
   }
 
   @Test
+  void theTickListenerSeesEveryTickAndTheDisableFileAppliedAndCannotStopTheLoop() throws Exception {
+    java.util.List<Boolean> disableSeen = new java.util.concurrent.CopyOnWriteArrayList<>();
+    java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+    try (AgentCluster cluster = AgentCluster.start(1, "Fence", "")) {
+      FencingAgent agent = cluster.agent("node-a").agent();
+      agent.onTick(snapshot -> {
+        calls.incrementAndGet();
+        disableSeen.add(agent.disableFileApplied());
+        throw new IllegalStateException("a listener bug");
+      });
+      await().atMost(Duration.ofSeconds(10)).until(() -> calls.get() >= 5);
+      agent.setDisabled(Optional.of("kernel upgrade"));
+      await().atMost(Duration.ofSeconds(5)).until(() -> disableSeen.get(disableSeen.size() - 1));
+      int before = calls.get();
+      await("ticks go on after the listener threw").atMost(Duration.ofSeconds(5))
+          .until(() -> calls.get() >= before + 5);
+      assertThat(agent.healthy()).isTrue();
+    }
+  }
+
+  @Test
   void updatesAfterStopAreIgnored() {
     FencingAgent agent = new FencingAgent("node-a", new FencingAgent.Dependencies(MonotonicClock.system(),
         InstantSource.system(), new RecordingWatchdogDevice(), (cfg, meta) -> {

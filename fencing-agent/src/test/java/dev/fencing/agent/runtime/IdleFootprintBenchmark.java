@@ -164,8 +164,8 @@ public final class IdleFootprintBenchmark {
         drain(fifo);
         List<String> command = launch.command(List.of("run", "--config", launch.agentPath(config), "--node",
             "node-" + i, "--socket", launch.agentPath(dir.resolve("agent-" + i + ".sock")), "--watchdog-device",
-            launch.agentPath(fifo), "--disable-file", launch.agentPath(dir.resolve("disable-" + i)), "--state-dir",
-            launch.agentPath(dir.resolve("state-" + i))));
+            launch.agentPath(fifo), "--disable-file", launch.agentPath(dir.resolve("disable-" + i)), "--status-file",
+            launch.agentPath(dir.resolve("status-" + i)), "--state-dir", launch.agentPath(dir.resolve("state-" + i))));
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
             .redirectOutput(dir.resolve("agent-" + i + ".log").toFile());
         builder.environment().putAll(launch.env());
@@ -173,18 +173,25 @@ public final class IdleFootprintBenchmark {
       }
       Thread.sleep(warmupSeconds * 1000L);
       long[] cpuBefore = new long[n];
+      long[] runBefore = new long[n];
       for (int i = 0; i < n; i++) {
         cpuBefore[i] = cpuTicks(agents.get(i).pid());
+        runBefore[i] = runNanos(agents.get(i).pid());
       }
       Thread.sleep(measureSeconds * 1000L);
       double totalRss = 0;
       double totalCpu = 0;
+      double totalAnon = 0;
+      double totalRun = 0;
       System.out.printf("command: %s%n", String.join(" ", launch.command(List.of("run", "..."))));
       System.out.printf("environment: %s%n", launch.env());
       for (int i = 0; i < n; i++) {
         long pid = agents.get(i).pid();
-        double rssMiB = rssKiB(pid) / 1024.0;
+        double rssMiB = statusKiB(pid, "VmRSS:") / 1024.0;
+        double anonMiB = statusKiB(pid, "RssAnon:") / 1024.0;
+        double fileMiB = statusKiB(pid, "RssFile:") / 1024.0;
         double cpuPercent = (cpuTicks(pid) - cpuBefore[i]) / 100.0 / measureSeconds * 100;
+        double runPercent = (runNanos(pid) - runBefore[i]) / 1e9 / measureSeconds * 100;
         long threads;
         try (var tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
           threads = tasks.count();
@@ -192,11 +199,14 @@ public final class IdleFootprintBenchmark {
         boolean armed = Files.readString(dir.resolve("agent-" + i + ".log")).contains("event=armed");
         totalRss += rssMiB;
         totalCpu += cpuPercent;
-        System.out.printf("node-%d: RSS %.1f MiB, CPU %.2f%% of one core over %ds, threads %d, armed=%s%n", i,
-            rssMiB, cpuPercent, measureSeconds, threads, armed);
+        totalRun += runPercent;
+        totalAnon += anonMiB;
+        System.out.printf("node-%d: RSS %.1f MiB (anonymous %.1f, file-backed %.1f), CPU %.2f%% of one core over %ds"
+            + " (scheduler run time %.2f%%), threads %d, armed=%s%n", i, rssMiB, anonMiB, fileMiB, cpuPercent,
+            measureSeconds, runPercent, threads, armed);
       }
-      System.out.printf("N=%d idle agents: mean RSS %.1f MiB, mean CPU %.2f%% of one core%n", n, totalRss / n,
-          totalCpu / n);
+      System.out.printf("N=%d idle agents: mean RSS %.1f MiB (anonymous %.1f), mean CPU %.2f%% of one core"
+          + " (scheduler run time %.2f%%)%n", n, totalRss / n, totalAnon / n, totalCpu / n, totalRun / n);
     } finally {
       for (Process p : agents) {
         p.destroy();
@@ -224,13 +234,34 @@ public final class IdleFootprintBenchmark {
     t.start();
   }
 
-  private static long rssKiB(long pid) throws IOException {
+  /** A size field of /proc/PID/status ({@code VmRSS:}, {@code RssAnon:}, {@code RssFile:}) in KiB, -1 if absent. */
+  private static long statusKiB(long pid, String field) throws IOException {
     for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"), StandardCharsets.US_ASCII)) {
-      if (line.startsWith("VmRSS:")) {
+      if (line.startsWith(field)) {
         return Long.parseLong(line.replaceAll("[^0-9]", ""));
       }
     }
     return -1;
+  }
+
+  /**
+   * Time on a CPU in nanoseconds, summed over the process's live threads ({@code /proc/PID/task/TID/schedstat}, first
+   * field): exact, where utime+stime are sampled at the clock tick and an idle agent's wakeups are much shorter than
+   * a tick. Threads that ended within the window are missing (an idle agent starts none).
+   */
+  private static long runNanos(long pid) throws IOException {
+    long sum = 0;
+    try (var tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
+      for (Path task : (Iterable<Path>) tasks::iterator) {
+        try {
+          String stat = Files.readString(task.resolve("schedstat")).trim();
+          sum += Long.parseLong(stat.substring(0, stat.indexOf(' ')));
+        } catch (IOException | RuntimeException e) {
+          // The thread ended between the listing and the read.
+        }
+      }
+    }
+    return sum;
   }
 
   /** utime + stime in clock ticks (USER_HZ = 100 on Linux). */

@@ -100,6 +100,42 @@ class StatusFileWriterTest {
   }
 
   @Test
+  void anOfferedChangeIsWrittenAtOnceOnTheSchedulerAndAnUnchangedOfferAsksForNothing() throws Exception {
+    Path file = dir.resolve("status");
+    StatusFileWriter writer = writer(file);
+    List<Runnable> executed = new ArrayList<>();
+    java.util.concurrent.ScheduledExecutorService scheduler =
+        new java.util.concurrent.ScheduledThreadPoolExecutor(1) {
+          @Override
+          public void execute(Runnable command) {
+            executed.add(command);
+          }
+        };
+    try {
+      assertThat(writer.offer(ARMED)).as("not started: nothing to wake").isFalse();
+      writer.start(scheduler);
+      assertThat(writer.writes()).as("start writes at once").isEqualTo(1);
+
+      assertThat(writer.offer(ARMED)).as("first offer after start").isTrue();
+      assertThat(writer.offer(ARMED)).as("same status again").isFalse();
+      HostStatus disarmed = new HostStatus("node-a", "workers", 4242, false, List.of("DISABLE_FILE"), true,
+          HostStatus.Quorum.HELD, 7);
+      status.set(disarmed);
+      assertThat(writer.offer(disarmed)).isTrue();
+      assertThat(executed).hasSize(2);
+      executed.get(1).run();
+      assertThat(writer.writes()).as("the check the offer asked for wrote the change").isEqualTo(2);
+      assertThat(Files.readString(file)).contains("armed=false\nreasons=DISABLE_FILE\ndisable_file=present\n");
+
+      writer.close();
+      assertThat(writer.offer(ARMED)).as("closed: nothing to wake").isFalse();
+      assertThat(executed).hasSize(2);
+    } finally {
+      scheduler.shutdownNow();
+    }
+  }
+
+  @Test
   void aReaderNeverSeesAPartialFile() throws Exception {
     Path file = dir.resolve("status");
     StatusFileWriter writer = writer(file);

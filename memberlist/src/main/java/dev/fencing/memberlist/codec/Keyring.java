@@ -28,6 +28,11 @@ public final class Keyring {
   static final int TAG_SIZE = 16;
   private static final int BLOCK_SIZE = 16;
   private static final SecureRandom RANDOM = new SecureRandom();
+  private static final String TRANSFORMATION = "AES/GCM/NoPadding";
+  // One cipher per thread, initialised for every message: Cipher.getInstance (a provider lookup) cost more than
+  // sealing or opening a gossip packet, and the cipher keeps the expanded key while the key stays the same. A Cipher
+  // is not thread-safe; the few long-lived threads that encrypt or decrypt each keep their own.
+  private static final ThreadLocal<Cipher> GCM = ThreadLocal.withInitial(Keyring::newCipher);
 
   private final Object lock = new Object();
   private List<byte[]> keys;
@@ -167,8 +172,17 @@ public final class Keyring {
       key = keys.get(0);
     }
     try {
-      Cipher c = Cipher.getInstance("AES/GCM/NoPadding");
-      c.init(Cipher.ENCRYPT_MODE, new SecretKeySpec(key, "AES"), new GCMParameterSpec(TAG_SIZE * 8, nonce));
+      Cipher c = GCM.get();
+      SecretKeySpec spec = new SecretKeySpec(key, "AES");
+      GCMParameterSpec params = new GCMParameterSpec(TAG_SIZE * 8, nonce);
+      try {
+        c.init(Cipher.ENCRYPT_MODE, spec, params);
+      } catch (java.security.InvalidAlgorithmParameterException e) {
+        // The cached cipher refuses the nonce of its previous encryption with the same key: only a caller-chosen
+        // nonce (tests) repeats one. A fresh cipher does not remember it.
+        c = newCipher();
+        c.init(Cipher.ENCRYPT_MODE, spec, params);
+      }
       if (aad != null && aad.length > 0) {
         c.updateAAD(aad);
       }
@@ -209,7 +223,7 @@ public final class Keyring {
     for (byte[] key : snapshot) {
       byte[] plain;
       try {
-        Cipher c = Cipher.getInstance("AES/GCM/NoPadding");
+        Cipher c = GCM.get();
         c.init(Cipher.DECRYPT_MODE, new SecretKeySpec(key, "AES"), spec);
         if (aad != null && aad.length > 0) {
           c.updateAAD(aad);
@@ -226,6 +240,14 @@ public final class Keyring {
       return plain;
     }
     throw new MalformedMessageException("no installed key decrypts the message (" + snapshot.size() + " keys tried)");
+  }
+
+  private static Cipher newCipher() {
+    try {
+      return Cipher.getInstance(TRANSFORMATION);
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("AES-GCM is unavailable in this JVM", e);
+    }
   }
 
   private static byte[] unpad(byte[] plain) throws MalformedMessageException {

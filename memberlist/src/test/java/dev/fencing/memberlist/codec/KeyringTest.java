@@ -56,4 +56,42 @@ class KeyringTest {
     assertThatThrownBy(() -> ring.decrypt(sealed, null)).hasMessageContaining("version 2");
     assertThatThrownBy(() -> ring.decrypt(new byte[10], null)).hasMessageContaining("too short");
   }
+
+  @Test
+  void theCipherEachThreadKeepsServesEveryKeyAndMessageInAnyOrder() throws Exception {
+    Keyring one = new Keyring(key(16, 5));
+    Keyring two = new Keyring(key(32, 6), key(16, 5));
+    byte[] nonce = new byte[Keyring.NONCE_SIZE];
+    byte[] first = one.encrypt(1, new byte[] {1}, null, nonce);
+    // The same key and nonce again (only tests choose nonces): the thread's cipher refuses it, a fresh one seals.
+    assertThat(one.encrypt(1, new byte[] {1}, null, nonce)).isEqualTo(first);
+    byte[] withSix = two.encrypt(1, new byte[] {2}, null);
+    assertThat(two.decrypt(first, null)).as("second key after a failed first").containsExactly(1);
+    assertThat(one.decrypt(first, null)).containsExactly(1);
+    assertThatThrownBy(() -> one.decrypt(withSix, null)).isInstanceOf(MalformedMessageException.class);
+    assertThat(two.decrypt(withSix, null)).as("after a failed tag on this thread").containsExactly(2);
+
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+    try {
+      java.util.List<java.util.concurrent.Future<Boolean>> results = new java.util.ArrayList<>();
+      for (int t = 0; t < 8; t++) {
+        int seed = t;
+        results.add(pool.submit(() -> {
+          for (int i = 0; i < 200; i++) {
+            byte[] plain = {(byte) seed, (byte) i};
+            Keyring ring = (i + seed) % 2 == 0 ? one : two;
+            if (!java.util.Arrays.equals(ring.decrypt(ring.encrypt(1, plain, null), null), plain)) {
+              return false;
+            }
+          }
+          return true;
+        }));
+      }
+      for (var r : results) {
+        assertThat(r.get(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
 }
