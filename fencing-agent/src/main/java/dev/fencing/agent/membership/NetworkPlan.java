@@ -19,8 +19,9 @@ import java.util.TreeMap;
  * Where every expected member gossips on each network of the group, resolved once per config. A group without
  * {@code networks} has one network, {@link #SINGLE} (""), at each member's gossip address: exactly the behaviour
  * before networks existed. With networks, a member's address on network N is its {@code gossipAddresses[N]}, else
- * its gossip address when that lies inside N, else it has none there (no heartbeats go to it on N; under {@code All}
- * it then cannot be counted). An address outside its network is refused and listed in {@link #refused()}.
+ * its gossip address when that lies inside N, else it has none there (no heartbeats go to it on N, and the quorum
+ * evaluator judges it on the networks it has an address on). An address outside its network is refused and listed
+ * in {@link #refused()}.
  *
  * @param networks     the network names in policy order ({@code [""]} for a single network)
  * @param reachability how per-network round trips combine

@@ -2,6 +2,7 @@ package dev.fencing.nodemanager.cache;
 
 import dev.fencing.api.v1.NodeGroup;
 import dev.fencing.nodemanager.grpc.AgentDirectory;
+import dev.fencing.nodemanager.model.GossipAddressAnnotation;
 import dev.fencing.nodemanager.model.GroupModel;
 import dev.fencing.nodemanager.model.NetworkAddresses;
 import dev.fencing.nodemanager.model.NodeGroupSpecs;
@@ -15,6 +16,7 @@ import dev.fencing.proto.nodemanager.v1.GossipKeyring;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -50,7 +52,7 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
     private final NodeLeases nodeLeases;
     private final Map<String, String> keyringProblems = new ConcurrentHashMap<>();
     private final Map<String, GroupModel> models = new ConcurrentHashMap<>();
-    // node → (CIDR → IP) its agent last reported binding on each gossip network.
+    // node → (CIDR → IP) its agent last reported to this replica; the Node's annotation, once written, comes first.
     private final Map<String, Map<String, String>> networkAddresses = new ConcurrentHashMap<>();
     // Refusals already logged, so a report repeated every interval logs its refusal once.
     private final Set<String> refusalsLogged = ConcurrentHashMap.newKeySet();
@@ -248,8 +250,8 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
             GroupModel fromCaches = ng == null
                     ? GroupModel.from(NodeGroupSpecs.deleted(group), members, gossipPort)
                     : GroupModel.from(ng, members, gossipPort);
-            NetworkAddresses.Result withNetworks = NetworkAddresses.complete(fromCaches, networkAddresses,
-                    gossipPort);
+            NetworkAddresses.Result withNetworks = NetworkAddresses.complete(fromCaches,
+                    gossipAddresses(members), gossipPort);
             for (String refused : withNetworks.refused()) {
                 if (refusalsLogged.add(refused)) {
                     LOG.warn("event=network_address_refused group={} {}", group, refused);
@@ -268,6 +270,23 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
         } catch (RuntimeException e) {
             LOG.error("event=group_recompute_failed group={} error=\"{}\"", group, e.toString(), e);
         }
+    }
+
+    /**
+     * Each member's address per gossip network: the annotation the leader keeps on its Node, else what its agent
+     * reported to this replica (before the leader has written it). The annotation comes first because it is the
+     * same in every replica and follows the latest report the leader saw; an entry here may be left from a stream
+     * that has since moved to another replica.
+     */
+    private Map<String, Map<String, String>> gossipAddresses(List<Node> members) {
+        Map<String, Map<String, String>> out = new HashMap<>(networkAddresses);
+        for (Node n : members) {
+            Map<String, String> stored = GossipAddressAnnotation.parse(GossipAddressAnnotation.of(n));
+            if (!stored.isEmpty()) {
+                out.put(n.getMetadata().getName(), stored);
+            }
+        }
+        return out;
     }
 
     // The group's keyring from its Secret; null (keep the current keyring) when missing or malformed.

@@ -67,6 +67,32 @@ public final class ClusterWriter {
         }
     }
 
+    /**
+     * Sets (value) or removes (null) one annotation of a Node, leaving the others alone: a merge patch sets it (and
+     * creates the annotations map when the Node has none), a JSON patch removes it. True when the API server took it.
+     */
+    public boolean patchAnnotation(String node, String key, String value) {
+        try {
+            if (value == null) {
+                Map<String, Object> op = new LinkedHashMap<>();
+                op.put("op", "remove");
+                op.put("path", "/metadata/annotations/" + key.replace("~", "~0").replace("/", "~1"));
+                client.nodes().withName(node).patch(PatchContext.of(PatchType.JSON),
+                        Serialization.asJson(List.of(op)));
+            } else {
+                client.nodes().withName(node).patch(PatchContext.of(PatchType.JSON_MERGE),
+                        Serialization.asJson(Map.of("metadata", Map.of("annotations", Map.of(key, value)))));
+            }
+            LOG.info("event=node_annotation_patched node={} annotation={} value={}", node, key,
+                    value == null ? "(removed)" : value);
+            return true;
+        } catch (KubernetesClientException e) {
+            LOG.warn("event=node_annotation_patch_failed node={} annotation={} code={} error=\"{}\"", node, key,
+                    e.getCode(), e.getMessage());
+            return false;
+        }
+    }
+
     /** Adds (with our marker annotation) or removes the out-of-service taint; only our own taint is removed. */
     public void setOutOfService(String node, boolean add) {
         try {

@@ -10,11 +10,13 @@ import dev.fencing.nodemanager.storm.StormGuard;
 import dev.fencing.nodemanager.storm.StormLimitCondition;
 import dev.fencing.policy.AfterFence;
 import dev.fencing.policy.FencingSpec;
+import dev.fencing.policy.GossipNetworks;
 import java.util.ArrayList;
 import dev.fencing.nodemanager.config.ControllerConfig;
 import dev.fencing.nodemanager.dependent.AgentDaemonSets;
 import dev.fencing.nodemanager.dependent.GossipKeyringSecrets;
 import dev.fencing.nodemanager.keyring.KeyRotationStatus;
+import dev.fencing.nodemanager.model.GossipAddressAnnotation;
 import dev.fencing.nodemanager.model.GroupModel;
 import dev.fencing.nodemanager.model.NodeLabels;
 import dev.fencing.nodemanager.report.AgentReports;
@@ -75,6 +77,7 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
     // would announce the same transition (Event) twice.
     private final Map<String, NodeGroupStatus> lastStatus = new ConcurrentHashMap<>();
     private final Map<String, Map<String, String>> writtenLabels = new ConcurrentHashMap<>();
+    private final Map<String, String> writtenGossipAddresses = new ConcurrentHashMap<>();
     private static final String REMOVED = "\u0000removed";
     private final ReportWriteLimiter writeLimiter;
     private final StormGuard stormGuard;
@@ -160,6 +163,39 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
     }
 
     // afterFence resolved against the nodeType: Auto deletes only what the platform recreates.
+    /**
+     * Keeps each node's gossip-address annotation ({@link GossipAddressAnnotation}) on what its agent last reported
+     * while its group gossips on listed networks, so every replica can tell the peers; removes it once the group has
+     * no networks or no fencing. An invalid spec leaves it as it is. Written only on a change, at most once per node
+     * per label interval.
+     */
+    private void writeGossipAddresses(GroupModel model, Map<String, Node> nodes, Instant now) {
+        if (model.fencingEnabled() && model.policy() == null) {
+            return;
+        }
+        GossipNetworks networks = model.fencingEnabled() ? model.policy().networks() : GossipNetworks.SINGLE;
+        nodes.forEach((name, node) -> {
+            String cached = GossipAddressAnnotation.of(node);
+            String written = writtenGossipAddresses.get(name);
+            // Our write, once the cache shows it, is the cache's again; before that it overrides the lagging cache.
+            if (written != null && written.equals(cached == null ? REMOVED : cached)) {
+                writtenGossipAddresses.remove(name);
+                written = null;
+            }
+            String current = written == null ? cached : REMOVED.equals(written) ? null : written;
+            String desired = !networks.multiple() ? null : reports.latest(name)
+                    .filter(r -> r.group().equals(model.group()))
+                    .flatMap(r -> GossipAddressAnnotation.fromReport(networks, r.report().getNetworkAddressesMap()))
+                    .orElse(current);
+            if (Objects.equals(desired, current) || !writeLimiter.allowAnnotationPatch(name, now)) {
+                return;
+            }
+            if (writer.patchAnnotation(name, GossipAddressAnnotation.KEY, desired)) {
+                writtenGossipAddresses.put(name, desired == null ? REMOVED : desired);
+            }
+        });
+    }
+
     private static AfterFence afterFence(NodeGroup group) {
         if (!NodeGroupFencing.fencingEnabled(group)) {
             return AfterFence.TAINT;
@@ -294,6 +330,7 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
         if (model.valid()) {
             writePeerVotes(model, nodes, outcome.reporting(), now);
         }
+        writeGossipAddresses(model, nodes, now);
         for (FencedNodeRecovery.Action a : actions) {
             switch (a.kind()) {
                 case ADD_TAINT -> writer.setOutOfService(a.node(), true);

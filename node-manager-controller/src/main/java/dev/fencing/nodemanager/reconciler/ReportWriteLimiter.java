@@ -24,6 +24,7 @@ final class ReportWriteLimiter {
     private final Map<String, Instant> lastLabelPatch = new HashMap<>();
     private final Map<String, Instant> lastEvent = new HashMap<>();
     private final Map<String, Instant> lastConditionPatch = new HashMap<>();
+    private final Map<String, Instant> lastAnnotationPatch = new HashMap<>();
     private final AtomicLong limitedConditionPatches = new AtomicLong();
     private final AtomicLong limitedLabelPatches = new AtomicLong();
     private final AtomicLong limitedEvents = new AtomicLong();
@@ -52,6 +53,15 @@ final class ReportWriteLimiter {
         }
         limitedConditionPatches.incrementAndGet();
         return false;
+    }
+
+    /**
+     * True (and remembered) when {@code node}'s gossip-address annotation may be patched now: at most one patch per
+     * node per label interval, so an agent whose reported addresses flap cannot turn into a stream of writes. A
+     * held-back patch is computed again at the next reconcile.
+     */
+    synchronized boolean allowAnnotationPatch(String node, Instant now) {
+        return allow(lastAnnotationPatch, node, now, labelInterval);
     }
 
     long limitedConditionPatches() {

@@ -4,11 +4,14 @@ import dev.fencing.nodemanager.grpc.auth.BearerTokenCredentials;
 import dev.fencing.proto.nodemanager.v1.AgentControlGrpc;
 import dev.fencing.proto.nodemanager.v1.AgentHello;
 import dev.fencing.proto.nodemanager.v1.AgentMessage;
+import dev.fencing.proto.nodemanager.v1.ConfigDelta;
 import dev.fencing.proto.nodemanager.v1.ControllerMessage;
+import dev.fencing.proto.nodemanager.v1.Member;
 import io.grpc.Channel;
 import io.grpc.Status;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
+import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -95,6 +98,24 @@ public final class TestAgent implements AutoCloseable {
     }
 
     /** Closes the stream on purpose (half-close), as an agent does after its final report. */
+    /**
+     * Applies every config message queued so far to {@code members} (name → member): a full config replaces them,
+     * {@code member_upserted} and {@code member_removed} change one. Other messages are consumed and ignored.
+     */
+    public void applyMemberChanges(Map<String, Member> members) throws InterruptedException {
+        ControllerMessage m;
+        while ((m = received.poll(50, TimeUnit.MILLISECONDS)) != null) {
+            if (m.hasFull()) {
+                members.clear();
+                m.getFull().getMembersList().forEach(x -> members.put(x.getName(), x));
+            } else if (m.getDelta().hasMemberUpserted()) {
+                members.put(m.getDelta().getMemberUpserted().getName(), m.getDelta().getMemberUpserted());
+            } else if (m.getDelta().getChangeCase() == ConfigDelta.ChangeCase.MEMBER_REMOVED) {
+                members.remove(m.getDelta().getMemberRemoved());
+            }
+        }
+    }
+
     public synchronized void finish() {
         requests.onCompleted();
     }

@@ -19,6 +19,7 @@ import dev.fencing.proto.fencing.v1.FencingMode;
 import dev.fencing.proto.nodemanager.v1.AgentMessage;
 import dev.fencing.proto.nodemanager.v1.AgentReport;
 import dev.fencing.proto.nodemanager.v1.ControllerMessage;
+import dev.fencing.proto.nodemanager.v1.Member;
 import dev.fencing.proto.nodemanager.v1.TieBreakRequest;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
@@ -38,7 +39,9 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -54,18 +57,21 @@ class MultiReplicaTest {
     private final List<NodeManager> replicas = new ArrayList<>();
     private final List<TestAgent> agents = new ArrayList<>();
     private ManagedChannel channel;
+    private ManagedChannel leaderChannel;
 
     @AfterEach
     void tearDown() throws Exception {
         agents.forEach(TestAgent::close);
-        if (channel != null) {
-            channel.shutdownNow().awaitTermination(2, TimeUnit.SECONDS);
+        for (ManagedChannel c : new ManagedChannel[] {channel, leaderChannel}) {
+            if (c != null) {
+                c.shutdownNow().awaitTermination(2, TimeUnit.SECONDS);
+            }
         }
         replicas.forEach(NodeManager::close);
     }
 
-    @Test
-    void aFollowerForwardsReportsAndTieBreakRequestsToTheLeader() throws Exception {
+    /** Two replicas on one Lease, with the NodeGroup CRD and a grant-everything rules review for leader election. */
+    private void startTwoReplicas() throws Exception {
         server.expect().post().withPath("/apis/authorization.k8s.io/v1/selfsubjectrulesreviews")
                 .andReturn(201, new SelfSubjectRulesReviewBuilder().withNewStatus().addNewResourceRule()
                         .withApiGroups("coordination.k8s.io").withResources("leases")
@@ -86,10 +92,19 @@ class MultiReplicaTest {
             replicas.add(new NodeManager(client, config, InstantSource.system(),
                     new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)).start());
         }
+    }
+
+    private static NodeGroup group(Fencing fencing) {
         NodeGroup g = new NodeGroup();
         g.setMetadata(new ObjectMetaBuilder().withName("workers").build());
-        g.setSpec(new NodeGroupSpec().withNodeType(NodeType.STATIC).withFencing(new Fencing().withMode("Watchdog")));
-        client.resource(g).create();
+        g.setSpec(new NodeGroupSpec().withNodeType(NodeType.STATIC).withFencing(fencing));
+        return g;
+    }
+
+    @Test
+    void aFollowerForwardsReportsAndTieBreakRequestsToTheLeader() throws Exception {
+        startTwoReplicas();
+        client.resource(group(new Fencing().withMode("Watchdog"))).create();
         for (int i = 1; i <= 4; i++) {
             client.nodes().resource(node("workers-" + i, "workers", i)).create();
         }
@@ -142,6 +157,45 @@ class MultiReplicaTest {
         stopping.finish();
         await().atMost(10, TimeUnit.SECONDS).until(() -> leader.reports().latest("workers-4")
                 .map(r -> r.report().getFinalReport()).orElse(false));
+    }
+
+    @Test
+    void anAgentOnTheFollowerLearnsTheSecondNetworkAddressOfAPeerWhoseAgentStreamsToTheLeader() throws Exception {
+        String n1 = "198.18.0.0/24";
+        String n2 = "198.19.0.0/24";
+        startTwoReplicas();
+        client.resource(group(new Fencing().withMode("Watchdog").withNetworks(List.of(n1, n2))
+                .withReachability("All"))).create();
+        for (int i = 1; i <= 3; i++) {
+            client.nodes().resource(node("workers-" + i, "workers", i)).create();
+        }
+        await().atMost(30, TimeUnit.SECONDS).until(() -> replicas.stream().anyMatch(r -> r.leadership().isLeader()));
+        NodeManager leader = replicas.stream().filter(r -> r.leadership().isLeader()).findFirst().orElseThrow();
+        NodeManager follower = replicas.stream().filter(r -> !r.leadership().isLeader()).findFirst().orElseThrow();
+        TestAgentPods pods = new TestAgentPods(server, client, NS);
+        channel = NettyChannelBuilder.forAddress("127.0.0.1", follower.grpcPort()).usePlaintext().build();
+        leaderChannel = NettyChannelBuilder.forAddress("127.0.0.1", leader.grpcPort()).usePlaintext().build();
+        await().atMost(20, TimeUnit.SECONDS).until(() -> follower.distributor().ready("workers")
+                && leader.distributor().ready("workers"));
+
+        TestAgent onLeader = TestAgent.connect(leaderChannel, "workers-1", pods.token("workers-1"));
+        agents.add(onLeader);
+        assertThat(onLeader.next().hasFull()).isTrue();
+        TestAgent onFollower = TestAgent.connect(channel, "workers-2", pods.token("workers-2"));
+        agents.add(onFollower);
+        onLeader.send(AgentMessage.newBuilder().setReport(AgentReport.newBuilder()
+                .setMode(FencingMode.FENCING_MODE_WATCHDOG).putNetworkAddresses(n1, "198.18.0.1")
+                .putNetworkAddresses(n2, "198.19.0.21")).build());
+
+        // Only the leader heard workers-1's report; the follower learns its address through the Node annotation.
+        Map<String, Member> seen = new HashMap<>();
+        await().atMost(20, TimeUnit.SECONDS).until(() -> {
+            onFollower.applyMemberChanges(seen);
+            return seen.containsKey("workers-1") && seen.get("workers-1").getGossipAddressesMap().containsKey(n2);
+        });
+        String port = seen.get("workers-1").getGossipAddress().replaceAll(".*:", "");
+        assertThat(seen.get("workers-1").getGossipAddressesMap())
+                .isEqualTo(Map.of(n1, "198.18.0.1:" + port, n2, "198.19.0.21:" + port));
     }
 
     private GroupView groupView(HttpClient http, NodeManager replica) throws Exception {

@@ -13,6 +13,7 @@ import dev.fencing.nodemanager.NodeManager;
 import dev.fencing.nodemanager.config.ControllerConfig;
 import dev.fencing.nodemanager.grpc.TestAgent;
 import dev.fencing.nodemanager.grpc.auth.TestAgentPods;
+import dev.fencing.nodemanager.model.GossipAddressAnnotation;
 import dev.fencing.nodemanager.model.NodeLabels;
 import dev.fencing.nodemanager.view.GroupView;
 import dev.fencing.proto.fencing.v1.FencingMode;
@@ -25,6 +26,7 @@ import dev.fencing.proto.nodemanager.v1.PeerReport;
 import dev.fencing.proto.nodemanager.v1.TieBreakRequest;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
@@ -47,6 +49,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -251,6 +254,55 @@ class NodeManagerOperatorTest {
         assertThat(upserted.getName()).isEqualTo("multi-1");
         assertThat(upserted.getGossipAddressesMap()).isEqualTo(Map.of("198.18.0.0/24", "198.18.0.1:" + port,
                 "198.19.0.0/24", "198.19.0.21:" + port));
+    }
+
+    @Test
+    void theLeaderKeepsReportedNetworkAddressesOnTheNodeAndPeersGetThemFromThereBeforeAnyReport() throws Exception {
+        String n1 = "198.18.0.0/24";
+        String n2 = "198.19.0.0/24";
+        client.resource(group("multi", watchdog().withNetworks(List.of(n1, n2)).withReachability("All"))).create();
+        // multi-1's address on the second network is known from before (a restart, another replica's agent stream).
+        Node annotated = node("multi-1", "multi", 1);
+        annotated.getMetadata().setAnnotations(Map.of(GossipAddressAnnotation.KEY, n2 + "=198.19.0.21"));
+        client.nodes().resource(annotated).create();
+        for (int i = 2; i <= 3; i++) {
+            client.nodes().resource(node("multi-" + i, "multi", i)).create();
+        }
+        TestAgent two = connect("multi-2");
+        Map<String, Member> seen = new HashMap<>();
+        await().atMost(5, TimeUnit.SECONDS).until(() -> {
+            two.applyMemberChanges(seen);
+            return seen.containsKey("multi-1") && !seen.get("multi-1").getGossipAddressesMap().isEmpty();
+        });
+        String port = seen.get("multi-1").getGossipAddress().replaceAll(".*:", "");
+        assertThat(seen.get("multi-1").getGossipAddressesMap()).isEqualTo(Map.of(n2, "198.19.0.21:" + port));
+
+        // Its agent now reports another address there: the leader rewrites the annotation (only the group's networks,
+        // only IPs inside them) and the peers follow.
+        TestAgent one = connect("multi-1");
+        one.send(AgentMessage.newBuilder().setReport(AgentReport.newBuilder().setMode(FencingMode.FENCING_MODE_WATCHDOG)
+                .putNetworkAddresses(n1, "198.18.0.1").putNetworkAddresses(n2, "198.19.0.33")
+                .putNetworkAddresses("10.9.0.0/16", "10.9.0.1")).build());
+        await().atMost(10, TimeUnit.SECONDS).until(() -> GossipAddressAnnotation.of(
+                client.nodes().withName("multi-1").get()), v -> (n1 + "=198.18.0.1," + n2 + "=198.19.0.33").equals(v));
+        await().atMost(5, TimeUnit.SECONDS).until(() -> {
+            two.applyMemberChanges(seen);
+            return ("198.19.0.33:" + port).equals(seen.get("multi-1").getGossipAddressesMap().get(n2));
+        });
+
+        // A report naming no address (an agent before it knows its config) erases nothing: once the leader has acted
+        // on it (the armed label), the annotation stays as it was.
+        report(one, true, true, 3);
+        await().atMost(10, TimeUnit.SECONDS).until(() -> client.nodes().withName("multi-1").get().getMetadata()
+                .getLabels().containsKey(NodeLabels.FENCING_ENABLED));
+        await().during(Duration.ofSeconds(1)).atMost(3, TimeUnit.SECONDS).until(() -> GossipAddressAnnotation.of(
+                client.nodes().withName("multi-1").get()), v -> (n1 + "=198.18.0.1," + n2 + "=198.19.0.33").equals(v));
+
+        // Fencing off: the annotation goes with the labels.
+        client.resources(NodeGroup.class).withName("multi").patch(PatchContext.of(PatchType.JSON),
+                "[{\"op\":\"remove\",\"path\":\"/spec/fencing\"}]");
+        await().atMost(10, TimeUnit.SECONDS).until(() -> GossipAddressAnnotation.of(
+                client.nodes().withName("multi-1").get()) == null);
     }
 
     private static ControllerMessage nextDelta(TestAgent agent, ConfigDelta.ChangeCase kind) throws Exception {
