@@ -11,7 +11,6 @@ import dev.fencing.api.v1.NodeGroupStatus;
 import dev.fencing.kubetest.RealControlPlane;
 import dev.fencing.kubetest.RealControlPlaneExtension;
 import dev.fencing.nodemanager.grpc.TestAgent;
-import dev.fencing.nodemanager.grpc.auth.TokenReviewer;
 import dev.fencing.nodemanager.model.NodeLabels;
 import dev.fencing.nodemanager.tiebreak.TieBreakArbiter;
 import dev.fencing.proto.fencing.v1.FencingMode;
@@ -31,7 +30,6 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.ZonedDateTime;
 import java.util.ArrayList;
@@ -75,40 +73,28 @@ class LeaderFailoverRealClusterTest {
     @AfterEach
     void tearDown() throws Exception {
         reporter.shutdownNow();
-        for (int i = closing.size() - 1; i >= 0; i--) {
-            closing.get(i).close();
-        }
+        RealCluster.closeInReverse(closing);
     }
 
     @Test
     void killingTheLeaderHandsTheLeaseOverAndTheNewLeaderWaitsOutOldTieGrantsAndWritesNothingTwice()
             throws Exception {
         RealControlPlane plane = KUBE.get();
-        KubernetesClient admin = plane.adminClient();
-        RealCluster.installCrd(admin);
-        String namespace = RealCluster.namespace(plane, "ha");
-        Path kubeconfig = RealCluster.controllerKubeconfig(plane, namespace);
-        String group = plane.uniqueName("ha");
-        String leaseName = "node-manager-" + group;
+        RealCluster.LeaderElectedLab lab = RealCluster.LeaderElectedLab.create(plane, "ha");
+        KubernetesClient admin = lab.admin();
+        String namespace = lab.namespace();
+        String group = lab.group();
+        String leaseName = lab.leaseName();
         List<String> nodes = RealCluster.registerNodes(admin, group, 4, 2);
 
         Map<String, AtomicInteger> labelChanges = watchFencingLabelChanges(admin, group);
         AtomicInteger daemonSetRewrites = watchDaemonSetRewrites(admin, namespace, group);
         List<SeenLease> leaseHistory = watchLease(admin, namespace, leaseName);
 
-        List<String> args = List.of("--kubeconfig", kubeconfig.toString(), "--namespace", namespace,
-                "--leader-election", "--lease-name", leaseName,
-                "--leader-lease-duration", "4s", "--leader-renew-deadline", "3s", "--leader-retry-period", "500ms",
-                "--max-tie-lease", "6s", "--status-interval", "1s",
-                "--advertise-host", "127.0.0.1", "--insecure-plaintext",
-                "--agent-service-account", RealCluster.AGENT_SERVICE_ACCOUNT,
-                // as the chart passes it: the Service's port, not each replica's own
-                "--agent-controller-address", "node-manager-controller." + namespace + ".svc:9650",
-                "--agent-image", "registry.example/fencing-agent:test");
-        Path logs = Path.of("target", "kube-logs", group);
-        ControllerProcess a = ControllerProcess.start("controller-a", logs, args);
+        List<String> args = lab.args("--max-tie-lease", "6s");
+        ControllerProcess a = lab.start("controller-a", args);
         closing.add(a);
-        ControllerProcess b = ControllerProcess.start("controller-b", logs, args);
+        ControllerProcess b = lab.start("controller-b", args);
         closing.add(b);
         // Heartbeats of 2 s ask for a 6 s tie lease (three heartbeats), --max-tie-lease.
         admin.resource(RealCluster.watchdogGroup(group, new Fencing()
@@ -116,10 +102,8 @@ class LeaderFailoverRealClusterTest {
                 .withTimings(new FencingTimings().withHeartbeatInterval("2s").withQuorumWindow("9s")))).create();
         closing.add(() -> admin.resources(NodeGroup.class).withName(group).delete());
 
-        Lease first = await().atMost(Duration.ofSeconds(60)).until(
-                () -> admin.leases().inNamespace(namespace).withName(leaseName).get(),
-                l -> l != null && l.getSpec().getHolderIdentity() != null);
-        ControllerProcess leader = holder(first, a, b);
+        Lease first = lab.awaitHeldLease();
+        ControllerProcess leader = RealCluster.holder(first, a, b);
         ControllerProcess follower = leader == a ? b : a;
 
         // Every agent talks to the follower, which passes reports and tie-break requests on to the leader.
@@ -130,10 +114,10 @@ class LeaderFailoverRealClusterTest {
         Map<String, TestAgent> agents = new ConcurrentHashMap<>();
         for (String node : nodes) {
             Pod pod = pods.get(node);
-            String token = plane.requestToken(namespace, RealCluster.AGENT_SERVICE_ACCOUNT,
-                    List.of(TokenReviewer.AUDIENCE), Duration.ofMinutes(10), pod.getMetadata().getName(),
-                    pod.getMetadata().getUid());
-            agents.put(node, connectServed(channel, node, token));
+            String token = RealCluster.agentToken(plane, namespace, pod);
+            TestAgent agent = RealCluster.connectServed(channel, node, token).agent();
+            closing.add(agent);
+            agents.put(node, agent);
         }
         reporter.scheduleAtFixedRate(() -> agents.values().forEach(agent -> agent.send(AgentMessage.newBuilder()
                 .setReport(AgentReport.newBuilder().setArmed(true).setQuorumHeld(true).setConfirmed(4)
@@ -177,7 +161,7 @@ class LeaderFailoverRealClusterTest {
 
         // The Lease went over once, and only after it had expired.
         Lease now = admin.leases().inNamespace(namespace).withName(leaseName).get();
-        assertThat(holder(now, a, b)).isSameAs(follower);
+        assertThat(RealCluster.holder(now, a, b)).isSameAs(follower);
         assertThat(now.getSpec().getLeaseTransitions()).isEqualTo(first.getSpec().getLeaseTransitions() + 1);
         // The elector writes acquireTime from the start of its attempt, so the takeover is dated by when this test
         // saw it (after the write, which came after the decision): never before the old renewal + lease duration.
@@ -202,33 +186,6 @@ class LeaderFailoverRealClusterTest {
                 .filter(e -> "Armed".equals(e.getReason()) && nodes.contains(e.getInvolvedObject().getName()))
                 .forEach(e -> armedEvents.merge(e.getInvolvedObject().getName(), 1L, Long::sum));
         assertThat(armedEvents).containsOnlyKeys(nodes).allSatisfy((n, count) -> assertThat(count).isEqualTo(1));
-    }
-
-    private static ControllerProcess holder(Lease lease, ControllerProcess a, ControllerProcess b) {
-        String identity = lease.getSpec().getHolderIdentity();
-        if (identity.endsWith("@127.0.0.1:" + a.grpcPort())) {
-            return a;
-        }
-        if (identity.endsWith("@127.0.0.1:" + b.grpcPort())) {
-            return b;
-        }
-        throw new AssertionError("Lease held by " + identity + ", neither " + a + " nor " + b);
-    }
-
-    // Connects until the follower serves the group (its keyring Secret and model may still be on their way).
-    private TestAgent connectServed(ManagedChannel channel, String node, String token) {
-        return await().atMost(Duration.ofSeconds(30)).until(() -> {
-            TestAgent agent = TestAgent.connect(channel, node, token);
-            ControllerMessage m = await().atMost(Duration.ofSeconds(10)).until(
-                    () -> agent.closed.isDone() ? ControllerMessage.getDefaultInstance()
-                            : agent.received.poll(100, TimeUnit.MILLISECONDS), Objects::nonNull);
-            if (m.hasFull()) {
-                closing.add(agent);
-                return agent;
-            }
-            agent.close();
-            return null;
-        }, Objects::nonNull);
     }
 
     private static List<Answer> askUntilGranted(TestAgent agent, List<String> side, long firstId, Duration atMost)

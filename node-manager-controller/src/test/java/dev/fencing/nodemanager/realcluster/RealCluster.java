@@ -7,7 +7,10 @@ import dev.fencing.api.v1.NodeGroup;
 import dev.fencing.api.v1.NodeGroupSpec;
 import dev.fencing.api.v1.NodeType;
 import dev.fencing.nodemanager.dependent.AgentDaemonSetFactory;
+import dev.fencing.nodemanager.grpc.TestAgent;
+import dev.fencing.nodemanager.grpc.auth.TokenReviewer;
 import dev.fencing.nodemanager.model.NodeLabels;
+import dev.fencing.proto.nodemanager.v1.ControllerMessage;
 import dev.fencing.nodemanager.rbac.ChartRoles;
 import dev.fencing.kubetest.RealControlPlane;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
@@ -18,9 +21,11 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.grpc.ManagedChannel;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import dev.fencing.nodemanager.NodeManager;
@@ -37,7 +42,9 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * What the controller tests on the real control plane share: the NodeGroup CRD, a namespace with the agents'
@@ -123,6 +130,103 @@ final class RealCluster {
                     .withAllocatable(capacity)
                 .endStatus()
                 .build();
+    }
+
+    /**
+     * A lab for controller processes electing a leader: the CRD installed, a namespace with the chart's privileges
+     * for the controller's user, a unique group name and its Lease name.
+     */
+    record LeaderElectedLab(KubernetesClient admin, String namespace, Path kubeconfig, String group,
+                            String leaseName) {
+
+        static LeaderElectedLab create(RealControlPlane plane, String prefix) {
+            KubernetesClient admin = plane.adminClient();
+            installCrd(admin);
+            String namespace = RealCluster.namespace(plane, prefix);
+            Path kubeconfig = controllerKubeconfig(plane, namespace);
+            String group = plane.uniqueName(prefix);
+            return new LeaderElectedLab(admin, namespace, kubeconfig, group, "node-manager-" + group);
+        }
+
+        /** {@link #leaderElectedArgs} for this lab. */
+        List<String> args(String... extra) {
+            return leaderElectedArgs(kubeconfig, namespace, leaseName, extra);
+        }
+
+        /** A controller process logging to {@code target/kube-logs/<group>/<name>.log}. */
+        ControllerProcess start(String name, List<String> args) throws IOException {
+            return ControllerProcess.start(name, Path.of("target", "kube-logs", group), args);
+        }
+
+        /** The Lease once a replica holds it. */
+        Lease awaitHeldLease() {
+            return await().atMost(Duration.ofSeconds(60)).until(
+                    () -> admin.leases().inNamespace(namespace).withName(leaseName).get(),
+                    l -> l != null && l.getSpec().getHolderIdentity() != null);
+        }
+    }
+
+    /**
+     * Arguments of a controller process with leader election on a fast Lease (4 s) and a 1 s status interval, reached
+     * on 127.0.0.1 without TLS; the agent controller address is the Service's, as the chart passes it.
+     */
+    static List<String> leaderElectedArgs(Path kubeconfig, String namespace, String leaseName, String... extra) {
+        List<String> args = new java.util.ArrayList<>(List.of("--kubeconfig", kubeconfig.toString(),
+                "--namespace", namespace, "--leader-election", "--lease-name", leaseName,
+                "--leader-lease-duration", "4s", "--leader-renew-deadline", "3s", "--leader-retry-period", "500ms",
+                "--status-interval", "1s", "--advertise-host", "127.0.0.1", "--insecure-plaintext",
+                "--agent-service-account", AGENT_SERVICE_ACCOUNT,
+                "--agent-controller-address", "node-manager-controller." + namespace + ".svc:9650",
+                "--agent-image", "registry.example/fencing-agent:test"));
+        args.addAll(List.of(extra));
+        return List.copyOf(args);
+    }
+
+    /** A projected token of {@code pod}'s agent ServiceAccount for the controller's audience, valid 10 minutes. */
+    static String agentToken(RealControlPlane plane, String namespace, Pod pod) {
+        return plane.requestToken(namespace, AGENT_SERVICE_ACCOUNT, List.of(TokenReviewer.AUDIENCE),
+                Duration.ofMinutes(10), pod.getMetadata().getName(), pod.getMetadata().getUid());
+    }
+
+    /** Closes {@code closing} last first: agents before channels before controller processes. */
+    static void closeInReverse(List<AutoCloseable> closing) throws Exception {
+        for (int i = closing.size() - 1; i >= 0; i--) {
+            closing.get(i).close();
+        }
+    }
+
+    /** The controller process holding {@code lease}, as its identity ({@code <pod>@<advertised address>}) says. */
+    static ControllerProcess holder(Lease lease, ControllerProcess a, ControllerProcess b) {
+        String identity = lease.getSpec().getHolderIdentity();
+        if (identity.endsWith("@127.0.0.1:" + a.grpcPort())) {
+            return a;
+        }
+        if (identity.endsWith("@127.0.0.1:" + b.grpcPort())) {
+            return b;
+        }
+        throw new AssertionError("Lease held by " + identity + ", neither " + a + " nor " + b);
+    }
+
+    /** An agent stream a replica serves, and the full config it opened with. */
+    record Served(TestAgent agent, ControllerMessage full) {
+    }
+
+    /**
+     * Connects as {@code node}'s agent until the replica serves the group (its keyring Secret and model may still be
+     * on their way); the caller closes the agent.
+     */
+    static Served connectServed(ManagedChannel channel, String node, String token) {
+        return await().atMost(Duration.ofSeconds(30)).until(() -> {
+            TestAgent agent = TestAgent.connect(channel, node, token);
+            ControllerMessage m = await().atMost(Duration.ofSeconds(10)).until(
+                    () -> agent.closed.isDone() ? ControllerMessage.getDefaultInstance()
+                            : agent.received.poll(100, TimeUnit.MILLISECONDS), Objects::nonNull);
+            if (m.hasFull()) {
+                return new Served(agent, m);
+            }
+            agent.close();
+            return null;
+        }, Objects::nonNull);
     }
 
     /** Registers {@code count} Nodes {@code <group>-1..count} in {@code group}; returns their names. */
