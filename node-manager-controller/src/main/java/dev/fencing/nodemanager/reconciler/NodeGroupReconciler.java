@@ -77,7 +77,8 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
     // would announce the same transition (Event) twice.
     private final Map<String, NodeGroupStatus> lastStatus = new ConcurrentHashMap<>();
     private final Map<String, Map<String, String>> writtenLabels = new ConcurrentHashMap<>();
-    private final Map<String, String> writtenGossipAddresses = new ConcurrentHashMap<>();
+    // This leader's own gossip-address annotation writes, believed over the lagging cache for one label interval.
+    private final OwnWrites writtenGossipAddresses;
     private static final String REMOVED = "\u0000removed";
     private final ReportWriteLimiter writeLimiter;
     private final StormGuard stormGuard;
@@ -95,6 +96,7 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
                                WriteLimits writeLimits, StormGuard stormGuard) {
         this.stormGuard = stormGuard;
         this.writeLimiter = new ReportWriteLimiter(writeLimits);
+        this.writtenGossipAddresses = new OwnWrites(writeLimits.labelPatchInterval());
         this.config = config;
         this.daemonSets = daemonSets;
         this.keyrings = keyrings;
@@ -162,7 +164,6 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
         }
     }
 
-    // afterFence resolved against the nodeType: Auto deletes only what the platform recreates.
     /**
      * Keeps each node's gossip-address annotation ({@link GossipAddressAnnotation}) on what its agent last reported
      * while its group gossips on listed networks, so every replica can tell the peers; removes it once the group has
@@ -175,14 +176,8 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
         }
         GossipNetworks networks = model.fencingEnabled() ? model.policy().networks() : GossipNetworks.SINGLE;
         nodes.forEach((name, node) -> {
-            String cached = GossipAddressAnnotation.of(node);
-            String written = writtenGossipAddresses.get(name);
-            // Our write, once the cache shows it, is the cache's again; before that it overrides the lagging cache.
-            if (written != null && written.equals(cached == null ? REMOVED : cached)) {
-                writtenGossipAddresses.remove(name);
-                written = null;
-            }
-            String current = written == null ? cached : REMOVED.equals(written) ? null : written;
+            String current = writtenGossipAddresses.current(name, Optional.ofNullable(GossipAddressAnnotation.of(node)),
+                    now).orElse(null);
             String desired = !networks.multiple() ? null : reports.latest(name)
                     .filter(r -> r.group().equals(model.group()))
                     .flatMap(r -> GossipAddressAnnotation.fromReport(networks, r.report().getNetworkAddressesMap()))
@@ -191,11 +186,12 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
                 return;
             }
             if (writer.patchAnnotation(name, GossipAddressAnnotation.KEY, desired)) {
-                writtenGossipAddresses.put(name, desired == null ? REMOVED : desired);
+                writtenGossipAddresses.wrote(name, Optional.ofNullable(desired), now);
             }
         });
     }
 
+    // afterFence resolved against the nodeType: Auto deletes only what the platform recreates.
     private static AfterFence afterFence(NodeGroup group) {
         if (!NodeGroupFencing.fencingEnabled(group)) {
             return AfterFence.TAINT;

@@ -290,6 +290,14 @@ class NodeManagerOperatorTest {
             return ("198.19.0.33:" + port).equals(seen.get("multi-1").getGossipAddressesMap().get(n2));
         });
 
+        // Someone else rewrites it: the leader puts back what the agent's latest report names, once its own write is
+        // a label interval old (the cache is believed again then).
+        client.nodes().withName("multi-1").patch(PatchContext.of(PatchType.JSON_MERGE),
+                "{\"metadata\":{\"annotations\":{\"" + GossipAddressAnnotation.KEY + "\":\"" + n2
+                        + "=198.19.0.99\"}}}");
+        await().atMost(15, TimeUnit.SECONDS).until(() -> GossipAddressAnnotation.of(
+                client.nodes().withName("multi-1").get()), v -> (n1 + "=198.18.0.1," + n2 + "=198.19.0.33").equals(v));
+
         // A report naming no address (an agent before it knows its config) erases nothing: once the leader has acted
         // on it (the armed label), the annotation stays as it was.
         report(one, true, true, 3);
