@@ -23,14 +23,14 @@ import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
 import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 
 /** A test certificate authority issuing serving certificates for DNS names, written as PEM files. */
-final class TestPki {
+public final class TestPki {
 
     private final KeyPair caKeys;
     private final X509Certificate ca;
     private final SecureRandom random;
 
     /** @param seed fixed, so serial numbers repeat between runs */
-    TestPki(String name, long seed) throws Exception {
+    public TestPki(String name, long seed) throws Exception {
         this.random = new SecureRandom();
         random.setSeed(seed);
         this.caKeys = keys();
@@ -38,12 +38,12 @@ final class TestPki {
     }
 
     /** Writes the CA certificate to {@code file}. */
-    Path writeCa(Path file) throws IOException {
+    public Path writeCa(Path file) throws IOException {
         return Files.writeString(file, pem(ca));
     }
 
     /** Issues a serving certificate for {@code dnsNames}; writes {@code <prefix>.crt} and {@code <prefix>.key}. */
-    Path[] issue(Path dir, String prefix, String... dnsNames) throws Exception {
+    public Path[] issue(Path dir, String prefix, String... dnsNames) throws Exception {
         KeyPair keys = keys();
         X509Certificate cert = sign(new X500Name("CN=" + dnsNames[0]), keys, new X500Name(ca.getSubjectX500Principal()
                 .getName()), caKeys, false, dnsNames);

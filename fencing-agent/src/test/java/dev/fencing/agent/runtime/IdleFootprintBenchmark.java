@@ -12,9 +12,14 @@ import java.util.Properties;
 import java.util.TreeMap;
 
 /**
- * Idle footprint of N=5 standalone agents, each its own JVM started from the shaded jar, each feeding a FIFO that
- * this benchmark drains. After a warm-up it samples every agent's resident set (VmRSS), thread count and CPU time
- * (utime+stime from /proc) over a measurement window and prints them.
+ * Idle footprint of N=5 agents, each its own JVM started from the shaded jar, each feeding a FIFO that this benchmark
+ * drains. After a warm-up it samples every agent's resident set (VmRSS), thread count and CPU time (utime+stime from
+ * /proc) over a measurement window and prints them.
+ *
+ * <p>{@code footprint.mode} says how the agents get their group: {@code controller} (the default) as the DaemonSet
+ * starts them — {@code run --controller} over TLS to a {@link FootprintController} in this JVM, with a token file and
+ * {@code --metrics-port} — or {@code standalone}, a config file ({@code run --config}, no metrics port; the mode of
+ * the figures before 2026-11-28). Both give the group the same members, policy and an AES-256 gossip key.
  *
  * <p>Arguments: {@code [JAR [N [WARMUP_S [MEASURE_S]]]]}. System properties choose the runtime, so the same
  * benchmark measures a JDK on the machine or the container image's own runtime:
@@ -49,6 +54,48 @@ public final class IdleFootprintBenchmark {
   static final String IMAGE_OPTIONS = "/app/jvm.options";
 
   private static final String ENV_PREFIX = "footprint.env.";
+
+  /** How the agents get their group. */
+  enum Mode {
+    /** From a controller over TLS, with a metrics port: what the DaemonSet runs. */
+    CONTROLLER,
+    /** From a config file ({@code run --config}). */
+    STANDALONE;
+
+    /** {@code footprint.mode}: controller (default) or standalone. */
+    static Mode from(Properties properties) {
+      String value = properties.getProperty("footprint.mode", "controller").trim();
+      return switch (value) {
+        case "controller" -> CONTROLLER;
+        case "standalone" -> STANDALONE;
+        default -> throw new IllegalArgumentException("footprint.mode must be controller or standalone, not '"
+            + value + "'");
+      };
+    }
+  }
+
+  /**
+   * The arguments after the jar for agent {@code i}: the node's own files under {@code dir}, and either the config
+   * file {@code config} or the controller on 127.0.0.1:{@code controllerPort} (certificate for localhost, CA and
+   * token in {@code dir}) with metrics on {@code metricsPort}.
+   */
+  static List<String> agentArgs(Mode mode, Launch launch, Path dir, int i, Path config, int controllerPort,
+                                int metricsPort) {
+    List<String> args = new ArrayList<>(List.of("run"));
+    if (mode == Mode.STANDALONE) {
+      args.addAll(List.of("--config", launch.agentPath(config)));
+    } else {
+      args.addAll(List.of("--controller", "127.0.0.1:" + controllerPort, "--controller-server-name", "localhost",
+          "--controller-ca", launch.agentPath(dir.resolve("ca.crt")), "--token-file",
+          launch.agentPath(dir.resolve("token")), "--metrics-port", Integer.toString(metricsPort)));
+    }
+    args.addAll(List.of("--node", FootprintController.nodeName(i), "--socket",
+        launch.agentPath(dir.resolve("agent-" + i + ".sock")), "--watchdog-device",
+        launch.agentPath(dir.resolve("watchdog-" + i)), "--disable-file", launch.agentPath(dir.resolve("disable-" + i)),
+        "--status-file", launch.agentPath(dir.resolve("status-" + i)), "--state-dir",
+        launch.agentPath(dir.resolve("state-" + i))));
+    return args;
+  }
 
   /**
    * How every agent JVM is launched.
@@ -143,29 +190,35 @@ public final class IdleFootprintBenchmark {
     int n = args.length > 1 ? Integer.parseInt(args[1]) : 5;
     int warmupSeconds = args.length > 2 ? Integer.parseInt(args[2]) : 20;
     int measureSeconds = args.length > 3 ? Integer.parseInt(args[3]) : 30;
+    Mode mode = Mode.from(System.getProperties());
     Path dir = launch.hostWorkDir();
     byte[] key = new byte[32];
     new java.security.SecureRandom().nextBytes(key);
+    List<Integer> ports = LoopbackPorts.distinct(2 * n);
+    List<Integer> gossipPorts = ports.subList(0, n);
     // Encrypted like a real group (an agent without a keyring would not arm).
     StringBuilder yaml = new StringBuilder("group: footprint\ngossip: {keys: [\""
         + java.util.Base64.getEncoder().encodeToString(key) + "\"]}\nexpected:\n");
-    List<Integer> ports = LoopbackPorts.distinct(n);
     for (int i = 0; i < n; i++) {
-      yaml.append("  - {name: node-").append(i).append(", address: 127.0.0.1:").append(ports.get(i)).append("}\n");
+      yaml.append("  - {name: ").append(FootprintController.nodeName(i)).append(", address: 127.0.0.1:")
+          .append(gossipPorts.get(i)).append("}\n");
     }
-    yaml.append("fencing:\n  watchdog: {timeout: 60s}\n  quorum: {tieBreakers: [LowestName]}\n");
+    yaml.append(FootprintController.POLICY_YAML);
     Path config = dir.resolve("cluster.yaml");
     Files.writeString(config, yaml);
     List<Process> agents = new ArrayList<>();
+    FootprintController controller = new FootprintController(gossipPorts, key);
     try {
+      int controllerPort = -1;
+      if (mode == Mode.CONTROLLER) {
+        controllerPort = controller.start(dir).port();
+      }
       for (int i = 0; i < n; i++) {
         Path fifo = dir.resolve("watchdog-" + i);
         new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start().waitFor();
         drain(fifo);
-        List<String> command = launch.command(List.of("run", "--config", launch.agentPath(config), "--node",
-            "node-" + i, "--socket", launch.agentPath(dir.resolve("agent-" + i + ".sock")), "--watchdog-device",
-            launch.agentPath(fifo), "--disable-file", launch.agentPath(dir.resolve("disable-" + i)), "--status-file",
-            launch.agentPath(dir.resolve("status-" + i)), "--state-dir", launch.agentPath(dir.resolve("state-" + i))));
+        List<String> command = launch.command(agentArgs(mode, launch, dir, i, config, controllerPort,
+            ports.get(n + i)));
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
             .redirectOutput(dir.resolve("agent-" + i + ".log").toFile());
         builder.environment().putAll(launch.env());
@@ -183,7 +236,12 @@ public final class IdleFootprintBenchmark {
       double totalCpu = 0;
       double totalAnon = 0;
       double totalRun = 0;
-      System.out.printf("command: %s%n", String.join(" ", launch.command(List.of("run", "..."))));
+      System.out.printf("mode: %s; command: %s%n", mode.name().toLowerCase(java.util.Locale.ROOT),
+          String.join(" ", launch.command(agentArgs(mode, launch, dir, 0, config, controllerPort, ports.get(n)))));
+      if (mode == Mode.CONTROLLER) {
+        System.out.printf("controller: hello from %d of %d agents, %d reports%n", controller.helloFrom().size(), n,
+            controller.reports());
+      }
       System.out.printf("environment: %s%n", launch.env());
       for (int i = 0; i < n; i++) {
         long pid = agents.get(i).pid();
@@ -214,6 +272,7 @@ public final class IdleFootprintBenchmark {
       for (Process p : agents) {
         p.waitFor();
       }
+      controller.close();
     }
   }
 

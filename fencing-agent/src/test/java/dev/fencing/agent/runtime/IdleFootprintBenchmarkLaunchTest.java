@@ -61,4 +61,40 @@ class IdleFootprintBenchmarkLaunchTest {
     assertThatThrownBy(launch::hostWorkDir).isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("mount -t proc proc " + root + "/proc");
   }
+
+  @Test
+  void theAgentsRunAsTheDaemonSetStartsThemUnlessStandaloneIsAsked() {
+    Properties p = new Properties();
+    assertThat(IdleFootprintBenchmark.Mode.from(p)).isEqualTo(IdleFootprintBenchmark.Mode.CONTROLLER);
+    p.setProperty("footprint.mode", "standalone");
+    assertThat(IdleFootprintBenchmark.Mode.from(p)).isEqualTo(IdleFootprintBenchmark.Mode.STANDALONE);
+    p.setProperty("footprint.mode", "Controler");
+    assertThatThrownBy(() -> IdleFootprintBenchmark.Mode.from(p)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("controller or standalone").hasMessageContaining("Controler");
+  }
+
+  @Test
+  void controllerModeArgumentsNameTheControllerItsCaTokenAndAMetricsPortInsideTheImageRoot() {
+    Properties p = new Properties();
+    p.setProperty("footprint.rootfs", "/images/agent/rootfs");
+    IdleFootprintBenchmark.Launch launch = IdleFootprintBenchmark.Launch.from(p, null);
+    Path dir = Path.of("/images/agent/rootfs/tmp/fp1");
+
+    List<String> controller = IdleFootprintBenchmark.agentArgs(IdleFootprintBenchmark.Mode.CONTROLLER, launch, dir, 3,
+        dir.resolve("cluster.yaml"), 4000, 9103);
+    assertThat(controller).startsWith("run").doesNotContain("--config")
+        .containsSubsequence("--controller", "127.0.0.1:4000")
+        .containsSubsequence("--controller-server-name", "localhost")
+        .containsSubsequence("--controller-ca", "/tmp/fp1/ca.crt")
+        .containsSubsequence("--token-file", "/tmp/fp1/token")
+        .containsSubsequence("--metrics-port", "9103")
+        .containsSubsequence("--node", "node-3")
+        .containsSubsequence("--watchdog-device", "/tmp/fp1/watchdog-3")
+        .containsSubsequence("--status-file", "/tmp/fp1/status-3");
+
+    List<String> standalone = IdleFootprintBenchmark.agentArgs(IdleFootprintBenchmark.Mode.STANDALONE, launch, dir, 3,
+        dir.resolve("cluster.yaml"), -1, 9103);
+    assertThat(standalone).containsSubsequence("run", "--config", "/tmp/fp1/cluster.yaml")
+        .doesNotContain("--controller", "--metrics-port").containsSubsequence("--node", "node-3");
+  }
 }

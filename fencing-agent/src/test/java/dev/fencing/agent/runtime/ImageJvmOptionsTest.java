@@ -1,0 +1,50 @@
+package dev.fencing.agent.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The image's launcher options ({@code src/main/image/jvm.options}) do what they are there for. The system property
+ * that keeps gRPC's shaded Netty from emitting JFR buffer events must carry the relocated name, or Netty ignores it
+ * and loads JDK Flight Recorder in every agent (3–4 MiB of idle RSS; bench/REPORT.md, "controller mode").
+ */
+class ImageJvmOptionsTest {
+
+  private static final Path OPTIONS = Path.of("src/main/image/jvm.options");
+
+  /** Prints what the shaded Netty decided: run in a child JVM, as the property is read once at class init. */
+  public static final class PrintJfr {
+    public static void main(String[] args) {
+      System.out.println("jfr=" + io.grpc.netty.shaded.io.netty.util.internal.PlatformDependent.isJfrEnabled());
+    }
+  }
+
+  @Test
+  void theSystemPropertiesOfTheImageTurnOffNettysFlightRecorderEvents() throws Exception {
+    List<String> properties = Files.readAllLines(OPTIONS).stream().map(String::trim)
+        .filter(l -> l.startsWith("-D")).toList();
+    assertThat(properties).contains("-Dio.grpc.netty.shaded.io.netty.jfr.enabled=false");
+
+    assertThat(childSays(properties)).isEqualTo("jfr=false");
+    // Without them Netty would use JFR on this JDK: the property is what turns it off.
+    assertThat(childSays(List.of())).isEqualTo("jfr=true");
+  }
+
+  private static String childSays(List<String> properties) throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java")));
+    command.addAll(properties);
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"), PrintJfr.class.getName()));
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+    assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("child JVM finished").isTrue();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    return out.lines().filter(l -> l.startsWith("jfr=")).findFirst().orElse(out);
+  }
+}
