@@ -17,6 +17,7 @@ import io.grpc.stub.StreamObserver;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Base64;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -31,8 +32,19 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class FootprintController implements AutoCloseable {
 
-  /** The group's policy: the same as the standalone mode's config file, so the two modes compare. */
-  static final String POLICY_YAML = "fencing:\n  watchdog: {timeout: 60s}\n  quorum: {tieBreakers: [LowestName]}\n";
+  /**
+   * The group as a standalone config file: node-i gossips on 127.0.0.1:gossipPorts[i], encrypted with {@code key}
+   * (an agent without a keyring would not arm). The controller sends the same members, policy and key.
+   */
+  static String groupYaml(List<Integer> gossipPorts, byte[] key) {
+    StringBuilder yaml = new StringBuilder("group: footprint\ngossip: {keys: [\""
+        + Base64.getEncoder().encodeToString(key) + "\"]}\nexpected:\n");
+    for (int i = 0; i < gossipPorts.size(); i++) {
+      yaml.append("  - {name: ").append(nodeName(i)).append(", address: 127.0.0.1:").append(gossipPorts.get(i))
+          .append("}\n");
+    }
+    return yaml.append("fencing:\n  watchdog: {timeout: 60s}\n  quorum: {tieBreakers: [LowestName]}\n").toString();
+  }
 
   private final GroupConfig group;
   private final Set<String> helloFrom = ConcurrentHashMap.newKeySet();
@@ -41,16 +53,13 @@ final class FootprintController implements AutoCloseable {
 
   /** @param gossipPorts node-i gossips on 127.0.0.1:gossipPorts[i]; @param key the group's AES key (16/24/32 bytes) */
   FootprintController(List<Integer> gossipPorts, byte[] key) throws Exception {
-    StringBuilder yaml = new StringBuilder("group: footprint\nexpected:\n");
     GroupConfig.Builder config = GroupConfig.newBuilder().setGroup("footprint")
         .setKeyring(GossipKeyring.newBuilder().setPrimary(ByteString.copyFrom(key)).setRevision(1));
     for (int i = 0; i < gossipPorts.size(); i++) {
-      String address = "127.0.0.1:" + gossipPorts.get(i);
-      yaml.append("  - {name: ").append(nodeName(i)).append(", address: ").append(address).append("}\n");
-      config.addMembers(Member.newBuilder().setName(nodeName(i)).setGossipAddress(address)
+      config.addMembers(Member.newBuilder().setName(nodeName(i)).setGossipAddress("127.0.0.1:" + gossipPorts.get(i))
           .putAddresses("InternalIP", "127.0.0.1"));
     }
-    config.setPolicy(PolicyProtos.toProto(StandaloneConfigLoader.parse("footprint.yaml", yaml + POLICY_YAML)
+    config.setPolicy(PolicyProtos.toProto(StandaloneConfigLoader.parse("footprint.yaml", groupYaml(gossipPorts, key))
         .policy()));
     this.group = config.build();
   }

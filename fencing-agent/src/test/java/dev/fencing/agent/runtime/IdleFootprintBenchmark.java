@@ -196,23 +196,16 @@ public final class IdleFootprintBenchmark {
     new java.security.SecureRandom().nextBytes(key);
     List<Integer> ports = LoopbackPorts.distinct(2 * n);
     List<Integer> gossipPorts = ports.subList(0, n);
-    // Encrypted like a real group (an agent without a keyring would not arm).
-    StringBuilder yaml = new StringBuilder("group: footprint\ngossip: {keys: [\""
-        + java.util.Base64.getEncoder().encodeToString(key) + "\"]}\nexpected:\n");
-    for (int i = 0; i < n; i++) {
-      yaml.append("  - {name: ").append(FootprintController.nodeName(i)).append(", address: 127.0.0.1:")
-          .append(gossipPorts.get(i)).append("}\n");
-    }
-    yaml.append(FootprintController.POLICY_YAML);
     Path config = dir.resolve("cluster.yaml");
-    Files.writeString(config, yaml);
+    FootprintController controller = null;
+    if (mode == Mode.CONTROLLER) {
+      controller = new FootprintController(gossipPorts, key).start(dir);
+    } else {
+      Files.writeString(config, FootprintController.groupYaml(gossipPorts, key));
+    }
+    int controllerPort = controller == null ? -1 : controller.port();
     List<Process> agents = new ArrayList<>();
-    FootprintController controller = new FootprintController(gossipPorts, key);
     try {
-      int controllerPort = -1;
-      if (mode == Mode.CONTROLLER) {
-        controllerPort = controller.start(dir).port();
-      }
       for (int i = 0; i < n; i++) {
         Path fifo = dir.resolve("watchdog-" + i);
         new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start().waitFor();
@@ -238,7 +231,7 @@ public final class IdleFootprintBenchmark {
       double totalRun = 0;
       System.out.printf("mode: %s; command: %s%n", mode.name().toLowerCase(java.util.Locale.ROOT),
           String.join(" ", launch.command(agentArgs(mode, launch, dir, 0, config, controllerPort, ports.get(n)))));
-      if (mode == Mode.CONTROLLER) {
+      if (controller != null) {
         System.out.printf("controller: hello from %d of %d agents, %d reports%n", controller.helloFrom().size(), n,
             controller.reports());
       }
@@ -272,7 +265,9 @@ public final class IdleFootprintBenchmark {
       for (Process p : agents) {
         p.waitFor();
       }
-      controller.close();
+      if (controller != null) {
+        controller.close();
+      }
     }
   }
 

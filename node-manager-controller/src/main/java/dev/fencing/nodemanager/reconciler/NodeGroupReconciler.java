@@ -76,10 +76,10 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
     // What this leader last wrote. The informer caches lag behind our own writes; judging transitions against them
     // would announce the same transition (Event) twice.
     private final Map<String, NodeGroupStatus> lastStatus = new ConcurrentHashMap<>();
-    private final Map<String, Map<String, String>> writtenLabels = new ConcurrentHashMap<>();
-    // This leader's own gossip-address annotation writes, believed over the lagging cache for one label interval.
+    // This leader's own label and gossip-address annotation writes, believed over the lagging cache for at most one
+    // label interval.
+    private final OwnWrites writtenLabels;
     private final OwnWrites writtenGossipAddresses;
-    private static final String REMOVED = "\u0000removed";
     private final ReportWriteLimiter writeLimiter;
     private final StormGuard stormGuard;
     private volatile Predicate<Node> taintOwnedElsewhere = n -> false;
@@ -96,6 +96,7 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
                                WriteLimits writeLimits, StormGuard stormGuard) {
         this.stormGuard = stormGuard;
         this.writeLimiter = new ReportWriteLimiter(writeLimits);
+        this.writtenLabels = new OwnWrites(writeLimits.labelPatchInterval());
         this.writtenGossipAddresses = new OwnWrites(writeLimits.labelPatchInterval());
         this.config = config;
         this.daemonSets = daemonSets;
@@ -176,8 +177,8 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
         }
         GossipNetworks networks = model.fencingEnabled() ? model.policy().networks() : GossipNetworks.SINGLE;
         nodes.forEach((name, node) -> {
-            String current = writtenGossipAddresses.current(name, Optional.ofNullable(GossipAddressAnnotation.of(node)),
-                    now).orElse(null);
+            String current = writtenGossipAddresses.current(name, GossipAddressAnnotation.KEY,
+                    Optional.ofNullable(GossipAddressAnnotation.of(node)), now).orElse(null);
             String desired = !networks.multiple() ? null : reports.latest(name)
                     .filter(r -> r.group().equals(model.group()))
                     .flatMap(r -> GossipAddressAnnotation.fromReport(networks, r.report().getNetworkAddressesMap()))
@@ -186,7 +187,7 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
                 return;
             }
             if (writer.patchAnnotation(name, GossipAddressAnnotation.KEY, desired)) {
-                writtenGossipAddresses.wrote(name, Optional.ofNullable(desired), now);
+                writtenGossipAddresses.wrote(name, GossipAddressAnnotation.KEY, Optional.ofNullable(desired), now);
             }
         });
     }
@@ -239,22 +240,8 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
             daemonSets.delete(name, group.getMetadata().getUid());
         }
         Map<String, Map<String, String>> labels = new HashMap<>();
-        nodes.forEach((n, node) -> {
-            Map<String, String> view = new HashMap<>(Objects.requireNonNullElse(node.getMetadata().getLabels(),
-                    Map.of()));
-            Map<String, String> written = writtenLabels.getOrDefault(n, Map.of());
-            // Entries the cache already reflects are dropped; the others override the lagging cache.
-            written.entrySet().removeIf(w -> REMOVED.equals(w.getValue()) ? !view.containsKey(w.getKey())
-                    : w.getValue().equals(view.get(w.getKey())));
-            written.forEach((k, v) -> {
-                if (REMOVED.equals(v)) {
-                    view.remove(k);
-                } else {
-                    view.put(k, v);
-                }
-            });
-            labels.put(n, view);
-        });
+        Instant viewedAt = clock.instant();
+        nodes.forEach((n, node) -> labels.put(n, writtenLabels.view(n, node.getMetadata().getLabels(), viewedAt)));
         Map<String, NodeFacts> facts = new HashMap<>();
         nodes.forEach((n, node) -> facts.put(n, NodeFacts.of(node, leaseRenewedAt.apply(n).orElse(null))));
         NodeGroupStatus previous = lastStatus.getOrDefault(name, group.getStatus());
@@ -312,9 +299,7 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
                 return;
             }
             writer.patchLabels(node, change);
-            writtenLabels.computeIfAbsent(node, k -> new ConcurrentHashMap<>());
-            Map<String, String> written = writtenLabels.get(node);
-            change.forEach((k, v) -> written.put(k, v == null ? REMOVED : v));
+            change.forEach((k, v) -> writtenLabels.wrote(node, k, Optional.ofNullable(v), clock.instant()));
         });
         List<GroupEvent> events = new ArrayList<>(outcome.events());
         events.addAll(stormEvents);
