@@ -49,6 +49,7 @@ final class FootprintController implements AutoCloseable {
   private final GroupConfig group;
   private final Set<String> helloFrom = ConcurrentHashMap.newKeySet();
   private final AtomicInteger reports = new AtomicInteger();
+  private final AtomicInteger hellos = new AtomicInteger();
   private Server server;
 
   /** @param gossipPorts node-i gossips on 127.0.0.1:gossipPorts[i]; @param key the group's AES key (16/24/32 bytes) */
@@ -84,7 +85,15 @@ final class FootprintController implements AutoCloseable {
     Files.writeString(dir.resolve("token"), "footprint-benchmark-token");
     server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0),
             TlsServerCredentials.create(serving[0].toFile(), serving[1].toFile()))
-        .addService(new Service()).build().start();
+        .addService(new Service())
+        // The keepalive policy of the real AgentControlServer. With gRPC's defaults (pings allowed every 5 min) the
+        // agents' 20 s pings earn a GOAWAY (too_many_pings) and a reconnect with a full config after a minute, then
+        // after two, four…: CPU and classes a node served by the real controller never spends.
+        .keepAliveTime(30, TimeUnit.SECONDS)
+        .keepAliveTimeout(10, TimeUnit.SECONDS)
+        .permitKeepAliveTime(10, TimeUnit.SECONDS)
+        .permitKeepAliveWithoutCalls(true)
+        .build().start();
     return this;
   }
 
@@ -95,6 +104,11 @@ final class FootprintController implements AutoCloseable {
   /** Agents that said hello (and were sent their config). */
   Set<String> helloFrom() {
     return Set.copyOf(helloFrom);
+  }
+
+  /** Hellos received, one per stream: more than the number of agents means some reconnected during the run. */
+  int hellos() {
+    return hellos.get();
   }
 
   int reports() {
@@ -117,6 +131,7 @@ final class FootprintController implements AutoCloseable {
           if (m.hasHello()) {
             String node = m.getHello().getNodeName();
             helloFrom.add(node);
+            hellos.incrementAndGet();
             out.onNext(ControllerMessage.newBuilder().setEpoch("footprint").setRevision(1)
                 .setFull(configFor(node)).build());
           } else if (m.hasReport()) {

@@ -60,6 +60,7 @@ class FootprintControllerTest {
         assertThat(full.getKeyring().getPrimary().toByteArray()).isEqualTo(key);
         assertThat(full.getPolicy().getTieBreakersList()).hasSize(1);
         assertThat(controller.helloFrom()).containsExactly("node-2");
+        assertThat(controller.hellos()).as("one stream, one hello").isEqualTo(1);
         org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> controller.reports() == 1);
       } finally {
         channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);

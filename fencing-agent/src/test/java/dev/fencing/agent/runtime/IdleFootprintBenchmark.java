@@ -75,12 +75,13 @@ public final class IdleFootprintBenchmark {
   }
 
   /**
-   * The arguments after the jar for agent {@code i}: the node's own files under {@code dir}, and either the config
+   * The arguments after the jar for agent {@code i}: the node's socket, disable and status files under
+   * {@code runDir} (see {@link Launch#hostRunDir}), its FIFO and state dir under {@code dir}, and either the config
    * file {@code config} or the controller on 127.0.0.1:{@code controllerPort} (certificate for localhost, CA and
    * token in {@code dir}) with metrics on {@code metricsPort}.
    */
-  static List<String> agentArgs(Mode mode, Launch launch, Path dir, int i, Path config, int controllerPort,
-                                int metricsPort) {
+  static List<String> agentArgs(Mode mode, Launch launch, Path dir, Path runDir, int i, Path config,
+                                int controllerPort, int metricsPort) {
     List<String> args = new ArrayList<>(List.of("run"));
     if (mode == Mode.STANDALONE) {
       args.addAll(List.of("--config", launch.agentPath(config)));
@@ -90,10 +91,10 @@ public final class IdleFootprintBenchmark {
           launch.agentPath(dir.resolve("token")), "--metrics-port", Integer.toString(metricsPort)));
     }
     args.addAll(List.of("--node", FootprintController.nodeName(i), "--socket",
-        launch.agentPath(dir.resolve("agent-" + i + ".sock")), "--watchdog-device",
-        launch.agentPath(dir.resolve("watchdog-" + i)), "--disable-file", launch.agentPath(dir.resolve("disable-" + i)),
-        "--status-file", launch.agentPath(dir.resolve("status-" + i)), "--state-dir",
-        launch.agentPath(dir.resolve("state-" + i))));
+        launch.agentPath(runDir.resolve("agent-" + i + ".sock")), "--watchdog-device",
+        launch.agentPath(dir.resolve("watchdog-" + i)), "--disable-file",
+        launch.agentPath(runDir.resolve("disable-" + i)), "--status-file",
+        launch.agentPath(runDir.resolve("status-" + i)), "--state-dir", launch.agentPath(dir.resolve("state-" + i))));
     return args;
   }
 
@@ -159,6 +160,19 @@ public final class IdleFootprintBenchmark {
       return Files.createTempDirectory(tmp, "fencing-footprint");
     }
 
+    /**
+     * Where the agents' socket, disable and status files live: on a node that is {@code /var/run/fencing-agent},
+     * which is tmpfs, so here a directory under {@code shm} (a tmpfs, normally {@code /dev/shm}) when it is one; the
+     * work directory when chrooted or when {@code shm} is missing. On a disk file system every status refresh would
+     * cost two fsyncs that a node does not pay.
+     */
+    Path hostRunDir(Path workDir, Path shm) throws IOException {
+      if (rootfs != null || !Files.isDirectory(shm) || !Files.isWritable(shm)) {
+        return workDir;
+      }
+      return Files.createTempDirectory(shm, "fencing-footprint-run");
+    }
+
     /** {@code hostPath} as the agent sees it. */
     String agentPath(Path hostPath) {
       return rootfs == null ? hostPath.toString() : "/" + rootfs.relativize(hostPath.toAbsolutePath());
@@ -192,6 +206,7 @@ public final class IdleFootprintBenchmark {
     int measureSeconds = args.length > 3 ? Integer.parseInt(args[3]) : 30;
     Mode mode = Mode.from(System.getProperties());
     Path dir = launch.hostWorkDir();
+    Path runDir = launch.hostRunDir(dir, Path.of("/dev/shm"));
     byte[] key = new byte[32];
     new java.security.SecureRandom().nextBytes(key);
     List<Integer> ports = LoopbackPorts.distinct(2 * n);
@@ -210,7 +225,7 @@ public final class IdleFootprintBenchmark {
         Path fifo = dir.resolve("watchdog-" + i);
         new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start().waitFor();
         drain(fifo);
-        List<String> command = launch.command(agentArgs(mode, launch, dir, i, config, controllerPort,
+        List<String> command = launch.command(agentArgs(mode, launch, dir, runDir, i, config, controllerPort,
             ports.get(n + i)));
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
             .redirectOutput(dir.resolve("agent-" + i + ".log").toFile());
@@ -230,10 +245,15 @@ public final class IdleFootprintBenchmark {
       double totalAnon = 0;
       double totalRun = 0;
       System.out.printf("mode: %s; command: %s%n", mode.name().toLowerCase(java.util.Locale.ROOT),
-          String.join(" ", launch.command(agentArgs(mode, launch, dir, 0, config, controllerPort, ports.get(n)))));
+          String.join(" ", launch.command(agentArgs(mode, launch, dir, runDir, 0, config, controllerPort,
+              ports.get(n)))));
       if (controller != null) {
-        System.out.printf("controller: hello from %d of %d agents, %d reports%n", controller.helloFrom().size(), n,
-            controller.reports());
+        System.out.printf("controller: hello from %d of %d agents, %d streams, %d reports%n",
+            controller.helloFrom().size(), n, controller.hellos(), controller.reports());
+        if (controller.hellos() > n) {
+          System.out.printf("WARNING: %d reconnects to the controller during the run; the figures include them%n",
+              controller.hellos() - n);
+        }
       }
       System.out.printf("environment: %s%n", launch.env());
       for (int i = 0; i < n; i++) {
@@ -267,6 +287,13 @@ public final class IdleFootprintBenchmark {
       }
       if (controller != null) {
         controller.close();
+      }
+      if (!runDir.equals(dir)) {
+        try (var files = Files.walk(runDir)) {
+          for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+            Files.deleteIfExists(p);
+          }
+        }
       }
     }
   }

@@ -80,8 +80,8 @@ class IdleFootprintBenchmarkLaunchTest {
     IdleFootprintBenchmark.Launch launch = IdleFootprintBenchmark.Launch.from(p, null);
     Path dir = Path.of("/images/agent/rootfs/tmp/fp1");
 
-    List<String> controller = IdleFootprintBenchmark.agentArgs(IdleFootprintBenchmark.Mode.CONTROLLER, launch, dir, 3,
-        dir.resolve("cluster.yaml"), 4000, 9103);
+    List<String> controller = IdleFootprintBenchmark.agentArgs(IdleFootprintBenchmark.Mode.CONTROLLER, launch, dir,
+        dir, 3, dir.resolve("cluster.yaml"), 4000, 9103);
     assertThat(controller).startsWith("run").doesNotContain("--config")
         .containsSubsequence("--controller", "127.0.0.1:4000")
         .containsSubsequence("--controller-server-name", "localhost")
@@ -92,9 +92,30 @@ class IdleFootprintBenchmarkLaunchTest {
         .containsSubsequence("--watchdog-device", "/tmp/fp1/watchdog-3")
         .containsSubsequence("--status-file", "/tmp/fp1/status-3");
 
-    List<String> standalone = IdleFootprintBenchmark.agentArgs(IdleFootprintBenchmark.Mode.STANDALONE, launch, dir, 3,
-        dir.resolve("cluster.yaml"), -1, 9103);
+    List<String> standalone = IdleFootprintBenchmark.agentArgs(IdleFootprintBenchmark.Mode.STANDALONE, launch, dir,
+        dir, 3, dir.resolve("cluster.yaml"), -1, 9103);
     assertThat(standalone).containsSubsequence("run", "--config", "/tmp/fp1/cluster.yaml")
         .doesNotContain("--controller", "--metrics-port").containsSubsequence("--node", "node-3");
+  }
+
+  @Test
+  void onTheHostTheRunFilesGoToTmpfsAsOnANodeAndTheStateDirStaysInTheWorkDir(@TempDir Path work,
+      @TempDir Path shm) throws Exception {
+    IdleFootprintBenchmark.Launch launch = IdleFootprintBenchmark.Launch.from(new Properties(), "agent.jar");
+
+    Path runDir = launch.hostRunDir(work, shm);
+    assertThat(runDir.getParent()).isEqualTo(shm);
+    List<String> args = IdleFootprintBenchmark.agentArgs(IdleFootprintBenchmark.Mode.CONTROLLER, launch, work,
+        runDir, 1, work.resolve("cluster.yaml"), 4000, 9103);
+    assertThat(args).containsSubsequence("--socket", runDir.resolve("agent-1.sock").toString())
+        .containsSubsequence("--disable-file", runDir.resolve("disable-1").toString())
+        .containsSubsequence("--status-file", runDir.resolve("status-1").toString())
+        .containsSubsequence("--state-dir", work.resolve("state-1").toString())
+        .containsSubsequence("--watchdog-device", work.resolve("watchdog-1").toString());
+
+    assertThat(launch.hostRunDir(work, shm.resolve("missing"))).isEqualTo(work);
+    Properties chrooted = new Properties();
+    chrooted.setProperty("footprint.rootfs", "/images/agent/rootfs");
+    assertThat(IdleFootprintBenchmark.Launch.from(chrooted, null).hostRunDir(work, shm)).isEqualTo(work);
   }
 }
