@@ -34,7 +34,8 @@ public final class ReadyzProber implements AutoCloseable {
 
   /** After the last ask, keep probing this many intervals: a tie often comes back. */
   static final int KEEP_PROBING_INTERVALS = 30;
-  private static final long IDLE_PARK_NANOS = 1_000_000_000L;
+  /** Longest sleep while no probe is wanted; {@link #request} and {@link #close} wake the thread at once anyway. */
+  private static final long IDLE_PARK_NANOS = 30_000_000_000L;
 
   /**
    * One probe's outcome.
@@ -167,6 +168,12 @@ public final class ReadyzProber implements AutoCloseable {
       Target t = target;
       if (t == null || !wanted || now - wantedUntilNanos >= 0) {
         wanted = false;
+        // request() sets the deadline before it looks at wanted: one that ran since the check above left a deadline
+        // in the future, and its wakeup must not be lost to the line above.
+        if (t != null && clock.nanoTime() - wantedUntilNanos < 0) {
+          wanted = true;
+          continue;
+        }
         LockSupport.parkNanos(this, IDLE_PARK_NANOS);
         continue;
       }

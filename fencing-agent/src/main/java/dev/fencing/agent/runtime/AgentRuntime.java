@@ -33,7 +33,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
@@ -48,9 +47,10 @@ public final class AgentRuntime implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(AgentRuntime.class);
 
-  /** How often a report is considered; it is sent on change, and at least every {@link #REPORT_EVERY}. */
-  static final Duration REPORT_TICK = Duration.ofMillis(500);
+  /** Longest time between two reports (the controller counts a report older than 30 s as silence). */
   static final Duration REPORT_EVERY = Duration.ofSeconds(10);
+  /** Shortest time between two reports that change neither armed, fencing nor the kinds of disarm reason. */
+  static final Duration REPORT_MIN_SPACING = Duration.ofMillis(500);
   /** How long a clean stop waits for the controller to acknowledge the final report before closing the stream. */
   static final Duration FINAL_REPORT_TIMEOUT = Duration.ofSeconds(2);
 
@@ -288,30 +288,12 @@ public final class AgentRuntime implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
-    ScheduledExecutorService reports = reporter;
-    started.add(reports::shutdownNow);
-    ReportThrottle throttle = new ReportThrottle(REPORT_EVERY.toNanos());
-    Runnable considerReport = () -> {
-      try {
-        long now = clock.nanoTime();
-        AgentSnapshot s = agent.snapshot();
-        if (throttle.shouldSend(s, now)) {
-          client.report(s.toReport(now));
-        }
-      } catch (RuntimeException e) {
-        LOG.warn("node={} event=report_failed error=\"{}\"", options.node(), e.toString());
-      }
-    };
-    // A disarm or a fence is reported at once, from the tick that made it, not at the next report tick.
-    agent.onWatchdogChange(s -> {
-      try {
-        reports.execute(considerReport);
-      } catch (java.util.concurrent.RejectedExecutionException e) {
-        LOG.debug("node={} event=report_after_stop_ignored", options.node());
-      }
-    });
-    reports.scheduleWithFixedDelay(considerReport, REPORT_TICK.toMillis(), REPORT_TICK.toMillis(),
-        TimeUnit.MILLISECONDS);
+    started.add(reporter::shutdownNow);
+    ReportScheduler reports = new ReportScheduler(reporter, clock, agent::snapshot,
+        s -> client.report(s.toReport(clock.nanoTime())), REPORT_EVERY, REPORT_MIN_SPACING, "node=" + options.node());
+    // A disarm or a fence is reported from the tick that made it; other changes within REPORT_MIN_SPACING.
+    agent.onTick(reports::onTick);
+    reports.start();
   }
 
   /**

@@ -202,19 +202,19 @@ public final class FencingAgent implements AutoCloseable {
   private boolean lastHeld;
   private boolean lastFencing;
   private String lastTieOutcome = "none";
+  private String lastRawTieOutcome = "none";
 
   // Read by any thread.
   private volatile AgentSnapshot snapshot;
   private final MultiGauge peerConfirmed;
-  private volatile java.util.function.Consumer<AgentSnapshot> watchdogListener = s -> { };
-  private volatile java.util.function.Consumer<AgentSnapshot> tickListener = s -> { };
+  private final List<java.util.function.Consumer<AgentSnapshot>> tickListeners =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
   // evaluatorExpected()'s cache, quorum thread only.
   private AgentConfig expectedNamesOf;
   private java.util.SortedSet<String> expectedNames;
   private final AtomicBoolean watchdogShutDown = new AtomicBoolean();
   private final SharedDisk disk;
   // Quorum thread: the watchdog state last handed to the listener.
-  private WatchdogStatus lastNotified;
 
   /**
    * @param node this node's member name
@@ -336,21 +336,12 @@ public final class FencingAgent implements AutoCloseable {
   }
 
   /**
-   * Called on the quorum thread, right after the tick that changed it, whenever armed, fencing or the disarm
-   * reasons change: a disarm (disable file, maintenance, removal) is reported at once, not at the next periodic
-   * report. Must not block (hand the snapshot to another thread).
-   */
-  public void onWatchdogChange(java.util.function.Consumer<AgentSnapshot> listener) {
-    this.watchdogListener = Objects.requireNonNull(listener, "listener");
-  }
-
-  /**
-   * Called on the quorum thread after every tick with the snapshot it published (and after
-   * {@link #disableFileApplied()} took that tick's value). Must be cheap and must not block: it runs between ticks
-   * of the loop that feeds the watchdog.
+   * Adds a listener called on the quorum thread after every tick with the snapshot it published (and after
+   * {@link #disableFileApplied()} took that tick's value), in the order added. Must be cheap and must not block: it
+   * runs between ticks of the loop that feeds the watchdog. One that throws is logged; the others still run.
    */
   public void onTick(java.util.function.Consumer<AgentSnapshot> listener) {
-    this.tickListener = Objects.requireNonNull(listener, "listener");
+    tickListeners.add(Objects.requireNonNull(listener, "listener"));
   }
 
   /**
@@ -421,10 +412,12 @@ public final class FencingAgent implements AutoCloseable {
       // A bug must not stop the loop silently: log it; feeds stop naturally if this repeats (healthz turns red).
       LOG.error("{} event=tick_failed error=\"{}\"", logContext(), e.toString(), e);
     }
-    try {
-      tickListener.accept(snapshot);
-    } catch (RuntimeException e) {
-      LOG.warn("{} event=tick_listener_failed error=\"{}\"", logContext(), e.toString());
+    for (java.util.function.Consumer<AgentSnapshot> listener : tickListeners) {
+      try {
+        listener.accept(snapshot);
+      } catch (RuntimeException e) {
+        LOG.warn("{} event=tick_listener_failed error=\"{}\"", logContext(), e.toString());
+      }
     }
     long tickNanos = config == null ? 100_000_000L : config.policy().timings().evaluationTick().toNanos();
     long now = deps.clock().nanoTime();
@@ -484,7 +477,6 @@ public final class FencingAgent implements AutoCloseable {
     }
     snapshot = new AgentSnapshot(node, deps.agentVersion(), now, Optional.of(config), Optional.of(verdict), status,
         peerViews(), lag, meta.isolated(), disk.condition(feedNow));
-    notifyWatchdogChange(status);
   }
 
   private java.util.SortedSet<String> evaluatorExpected() {
@@ -509,25 +501,6 @@ public final class FencingAgent implements AutoCloseable {
   /** The shared-disk arbiter, when the group has one (tests, metrics). */
   Optional<dev.fencing.agent.disk.DiskMonitor> diskMonitor() {
     return disk.monitor();
-  }
-
-  private static List<dev.fencing.proto.fencing.v1.DisarmReason.Kind> reasonKinds(WatchdogStatus status) {
-    return status.disarmReasons().stream().map(dev.fencing.proto.fencing.v1.DisarmReason::getKind).toList();
-  }
-
-  private void notifyWatchdogChange(WatchdogStatus status) {
-    WatchdogStatus last = lastNotified;
-    // Kinds, not details: the arming delay's detail changes every tick.
-    if (last != null && last.armed() == status.armed() && last.fencingInProgress() == status.fencingInProgress()
-        && reasonKinds(last).equals(reasonKinds(status))) {
-      return;
-    }
-    lastNotified = status;
-    try {
-      watchdogListener.accept(snapshot);
-    } catch (RuntimeException e) {
-      LOG.warn("{} event=watchdog_listener_failed error=\"{}\"", logContext(), e.toString());
-    }
   }
 
   /**
@@ -632,7 +605,11 @@ public final class FencingAgent implements AutoCloseable {
           verdict.localLagNanos() / 1_000_000);
     }
     // A lease's remaining time changes every tick; only a change of the outcome itself is logged.
-    String tieOutcome = LEASE_LEFT.matcher(verdict.tieBreakerOutcome()).replaceAll("");
+    // The pattern runs only when the outcome's text changed since the last tick (rare when idle).
+    String rawOutcome = verdict.tieBreakerOutcome();
+    String tieOutcome = rawOutcome.equals(lastRawTieOutcome) ? lastTieOutcome
+        : LEASE_LEFT.matcher(rawOutcome).replaceAll("");
+    lastRawTieOutcome = rawOutcome;
     if (!tieOutcome.equals(lastTieOutcome)) {
       lastTieOutcome = tieOutcome;
       LOG.info("{} event=tie_breaker outcome=\"{}\"", logContext(), verdict.tieBreakerOutcome());
