@@ -46,6 +46,8 @@ import org.slf4j.LoggerFactory;
 public final class NodeFencingController implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(NodeFencingController.class);
+    /** How long {@link #close} waits for interrupted stages: a killed agent is reaped within 5 s. */
+    static final Duration CLOSE_WAIT = Duration.ofSeconds(10);
     private static final int WRITE_RETRIES = 5;
 
     /** Where the controller's inputs come from. */
@@ -340,9 +342,20 @@ public final class NodeFencingController implements AutoCloseable {
         return ts == null ? Instant.EPOCH : Instant.parse(ts);
     }
 
+    /**
+     * Stops ticking and interrupts running stages (their fence agents are killed), then waits up to
+     * {@link #CLOSE_WAIT} for the stage threads to end, so nothing this controller started outlives it.
+     */
     @Override
     public void close() {
         ticks.shutdownNow();
         workers.shutdownNow();
+        try {
+            if (!workers.awaitTermination(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+                LOG.warn("event=node_fencing_stop_slow wait={} reason=\"a stage thread did not end\"", CLOSE_WAIT);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

@@ -69,6 +69,13 @@ public final class ProcessFenceAgentRunner implements FenceAgentRunner {
         } catch (InterruptedException e) {
             process.descendants().forEach(ProcessHandle::destroyForcibly);
             process.destroyForcibly();
+            // Reap it before returning, so a stopping controller leaves no agent behind that still runs (a kill is
+            // delivered asynchronously); the interrupt is kept for the caller.
+            try {
+                process.waitFor(KILL_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException again) {
+                // Stopping anyway: the kill was sent.
+            }
             Thread.currentThread().interrupt();
             return new AgentOutcome(null, tail.text(), "interrupted (controller stopping); agent killed");
         }

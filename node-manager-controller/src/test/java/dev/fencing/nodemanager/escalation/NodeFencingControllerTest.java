@@ -95,7 +95,8 @@ class NodeFencingControllerTest {
                         .unmarshal(in, CustomResourceDefinition.class)).create();
             }
         }
-        agents = new FakeFenceAgents(dir).working("fence_good", "s3cret").working("fence_other", "other-pw");
+        agents = new FakeFenceAgents(dir).working("fence_good", "s3cret").working("fence_other", "other-pw")
+                .hanging("fence_hang");
         client.secrets().inNamespace("ns").resource(new SecretBuilder().withNewMetadata().withName("bmc")
                 .withNamespace("ns").endMetadata().withStringData(Map.of("password", "s3cret")).build()).create();
         client.nodes().resource(new NodeBuilder().withNewMetadata().withName("node-a")
@@ -209,6 +210,23 @@ class NodeFencingControllerTest {
         // replica-1 is gone; replica-2 leads with a storm guard that admitted nothing itself
         controller("replica-2").tick();
         assertThat(inProgress).contains("worker/node-a");
+    }
+
+    @Test
+    void aStoppingControllerKillsTheAgentItRunsAndReapsItBeforeCloseReturns() throws Exception {
+        config(stage("bmc", "fence_hang", false));
+        NodeFencingController c = controller("replica-1");
+        c.tick();
+        await().atMost(10, TimeUnit.SECONDS).until(() -> !runningAgents().isEmpty());
+
+        c.close();
+        assertThat(runningAgents()).as("no fence agent outlives the controller").isEmpty();
+    }
+
+    /** This JVM's live child processes that are the hanging agent ({@code exec sleep 600}). */
+    private static List<ProcessHandle> runningAgents() {
+        return ProcessHandle.current().descendants().filter(ProcessHandle::isAlive)
+                .filter(p -> p.info().commandLine().orElse("").contains("sleep 600")).toList();
     }
 
     @Test
