@@ -287,6 +287,13 @@ public final class NodeFencingController implements AutoCloseable {
         try {
             StageRun result = executor.run(run.stage(), run.recovery() ? PowerAction.ON : PowerAction.OFF, node,
                     annotations, run.attempt());
+            if (Thread.currentThread().isInterrupted()) {
+                // The controller is stopping and killed the agent: what it saw says nothing about the BMC. The
+                // record stays Running, and the next leader runs the stage again once the stage's bound has passed.
+                LOG.warn("event=fence_stage_abandoned node={} record={} stage={} reason=\"controller stopping\"",
+                        node, record.getMetadata().getName(), run.stage().name());
+                return;
+            }
             NodeFencing written = updateStatus(record.getMetadata().getName(), s -> run.recovery()
                     ? EscalationPlanner.recoveryFinished(s, result, clock.instant())
                     : EscalationPlanner.stageFinished(s, config, result, clock.instant()));

@@ -221,6 +221,9 @@ class NodeFencingControllerTest {
 
         c.close();
         assertThat(runningAgents()).as("no fence agent outlives the controller").isEmpty();
+        // The killed run is not a failure of the stage: the record stays Running for the next leader.
+        assertThat(record().getStatus().stages()).singleElement()
+                .satisfies(r -> assertThat(r.result()).isEqualTo("Running"));
     }
 
     /** This JVM's live child processes that are the hanging agent ({@code exec sleep 600}). */
