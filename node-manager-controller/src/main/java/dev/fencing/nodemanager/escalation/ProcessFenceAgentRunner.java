@@ -58,27 +58,30 @@ public final class ProcessFenceAgentRunner implements FenceAgentRunner {
         }
         try {
             if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-                process.descendants().forEach(ProcessHandle::destroyForcibly);
-                process.destroyForcibly();
-                process.waitFor(KILL_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                killAndReap(process);
                 reader.join(KILL_WAIT.toMillis());
                 return new AgentOutcome(null, tail.text(), "timed out after " + timeout.toSeconds() + "s; killed");
             }
             reader.join(KILL_WAIT.toMillis());
             return new AgentOutcome(process.exitValue(), tail.text(), null);
         } catch (InterruptedException e) {
-            process.descendants().forEach(ProcessHandle::destroyForcibly);
-            process.destroyForcibly();
-            // Reap it before returning, so a stopping controller leaves no agent behind that still runs (a kill is
-            // delivered asynchronously); the interrupt is kept for the caller.
+            // Reaped before returning, so a stopping controller leaves no agent behind that still runs; the
+            // interrupt is kept for the caller.
             try {
-                process.waitFor(KILL_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                killAndReap(process);
             } catch (InterruptedException again) {
                 // Stopping anyway: the kill was sent.
             }
             Thread.currentThread().interrupt();
             return new AgentOutcome(null, tail.text(), "interrupted (controller stopping); agent killed");
         }
+    }
+
+    /** Kills the agent and its children, then waits up to {@link #KILL_WAIT} for it (a kill is asynchronous). */
+    private static void killAndReap(Process process) throws InterruptedException {
+        process.descendants().forEach(ProcessHandle::destroyForcibly);
+        process.destroyForcibly();
+        process.waitFor(KILL_WAIT.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     /** Reads a process's output to its end, keeping the last {@link #OUTPUT_LIMIT} bytes. */
