@@ -379,23 +379,48 @@ public final class Memberlist implements AutoCloseable {
       return () -> {};
     }
     ScheduledFuture<?> f =
-        protocolThread.schedule(
-            // an Error must reach the thread's uncaught-exception handler (the agent exits), not stay in the future
-            ThreadErrors.reported(() -> {
-              lock.lock();
-              try {
-                if (!protocol.stopped()) {
-                  task.run();
-                }
-              } catch (RuntimeException e) {
-                LOG.error("event=protocol_task_failed node={} error=\"{}\"", config.name(), e.toString(), e);
-              } finally {
-                lock.unlock();
-              }
-            }),
-            Math.max(0, delayNanos),
-            TimeUnit.NANOSECONDS);
-    return () -> f.cancel(false);
+        protocolThread.schedule(new ProtocolTask(task), Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+    return new FutureTimer(f);
+  }
+
+  /**
+   * A timer task on the protocol thread: runs under the lock unless the protocol stopped; a RuntimeException is
+   * logged, an Error reaches the thread's uncaught-exception handler (the agent exits) instead of staying in the
+   * future. A class rather than lambdas: timers are scheduled several times a second, and a captured lambda is a slow
+   * allocation through a method handle without C2.
+   */
+  private final class ProtocolTask implements Runnable {
+    private final Runnable task;
+
+    ProtocolTask(Runnable task) {
+      this.task = task;
+    }
+
+    @Override
+    public void run() {
+      try {
+        lock.lock();
+        try {
+          if (!protocol.stopped()) {
+            task.run();
+          }
+        } catch (RuntimeException e) {
+          LOG.error("event=protocol_task_failed node={} error=\"{}\"", config.name(), e.toString(), e);
+        } finally {
+          lock.unlock();
+        }
+      } catch (Error e) {
+        throw ThreadErrors.report(e);
+      }
+    }
+  }
+
+  /** Cancels a scheduled timer task that has not started. */
+  private record FutureTimer(ScheduledFuture<?> future) implements Timers.Timer {
+    @Override
+    public void cancel() {
+      future.cancel(false);
+    }
   }
 
   private boolean await(CompletableFuture<Void> done, Duration timeout, String what) {

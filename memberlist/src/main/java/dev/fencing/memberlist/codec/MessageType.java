@@ -30,13 +30,17 @@ public enum MessageType {
     return code;
   }
 
-  /** The type for a wire byte, or {@code null} if memberlist defines none. */
-  public static MessageType fromCode(int code) {
+  // Indexed by wire byte, built once: values() clones its array at every call, and this runs for every packet.
+  private static final MessageType[] BY_CODE = new MessageType[256];
+
+  static {
     for (MessageType t : values()) {
-      if (t.code == code) {
-        return t;
-      }
+      BY_CODE[t.code] = t;
     }
-    return null;
+  }
+
+  /** The type for a wire byte, or {@code null} if memberlist defines none (or {@code code} is not a byte value). */
+  public static MessageType fromCode(int code) {
+    return code >= 0 && code < BY_CODE.length ? BY_CODE[code] : null;
   }
 }

@@ -15,10 +15,15 @@ public final class ThreadErrors {
       try {
         task.run();
       } catch (Error e) {
-        Thread t = Thread.currentThread();
-        t.getUncaughtExceptionHandler().uncaughtException(t, e);
-        throw e;
+        throw report(e);
       }
     };
+  }
+
+  /** Hands {@code e} to the current thread's uncaught-exception handler; returns it for the caller to rethrow. */
+  public static Error report(Error e) {
+    Thread t = Thread.currentThread();
+    t.getUncaughtExceptionHandler().uncaughtException(t, e);
+    return e;
   }
 }
