@@ -49,6 +49,10 @@ public final class WatchdogFeeder {
   private volatile long feedsTotal;
   private volatile Optional<String> keepaliveFailure = Optional.empty();
   private volatile long openFailures;
+  // The wake handshake (see run and allowUntil): permissions published, when the parked feeder will next look.
+  private volatile long permissions;
+  private volatile long plannedWakeNanos;
+  private volatile long permissionWakeups;
 
   /**
    * @param device the watchdog device
@@ -75,8 +79,22 @@ public final class WatchdogFeeder {
     feederThread = Thread.currentThread();
     try {
       while (running.getAsBoolean()) {
-        long sleep = feedIfDue();
-        LockSupport.parkNanos(this, Math.max(1, sleep));
+        long seen = permissions;
+        long sleep;
+        long wakeAt;
+        synchronized (deviceLock) {
+          long now = clock.nanoTime();
+          sleep = Math.max(1, step(now));
+          wakeAt = now + sleep;
+        }
+        // Published before the permission count is read again; allowUntil counts its permission before it reads
+        // this (all volatile, so totally ordered): either this thread sees the new permission and steps again, or
+        // allowUntil sees when this thread will look next and wakes it if that is too late.
+        plannedWakeNanos = wakeAt;
+        if (permissions != seen) {
+          continue;
+        }
+        LockSupport.parkNanos(this, sleep);
       }
     } finally {
       feederThread = null;
@@ -99,36 +117,40 @@ public final class WatchdogFeeder {
   public long feedIfDue() {
     synchronized (deviceLock) {
       // Read under the lock: time spent waiting for it must count against the deadline.
-      long now = clock.nanoTime();
-      long until = feedUntilNanos;
-      long interval = feedIntervalNanos;
-      if (!allowed || now - until >= 0) {
-        return IDLE_PARK_NANOS;
-      }
-      long due = lastFeedKnown ? lastFeedNanos + interval : now;
-      if (now - due < 0) {
-        return Math.min(due - now, until - now);
-      }
-      try {
-        device.keepalive();
-        lastFeedNanos = now;
-        lastFeedKnown = true;
-        feedsTotal++;
-        if (keepaliveFailure.isPresent()) {
-          keepaliveFailure = Optional.empty();
-          LOG.info("{} event=keepalive_recovered device={}", logContext, device.name());
-        }
-      } catch (WatchdogException | RuntimeException e) {
-        String message = String.valueOf(e.getMessage());
-        if (!keepaliveFailure.equals(Optional.of(message))) {
-          LOG.error("{} event=keepalive_failed device={} detail=\"{}\"", logContext, device.name(), message);
-        }
-        keepaliveFailure = Optional.of(message);
-        // Retry soon, not at once: a failing device must not turn this thread into a busy loop.
-        return Math.min(interval, 100_000_000L);
-      }
-      return interval;
+      return step(clock.nanoTime());
     }
+  }
+
+  /** {@link #feedIfDue} at {@code now}, read under the device lock (held by the caller). */
+  private long step(long now) {
+    long until = feedUntilNanos;
+    long interval = feedIntervalNanos;
+    if (!allowed || now - until >= 0) {
+      return IDLE_PARK_NANOS;
+    }
+    long due = lastFeedKnown ? lastFeedNanos + interval : now;
+    if (now - due < 0) {
+      return Math.min(due - now, until - now);
+    }
+    try {
+      device.keepalive();
+      lastFeedNanos = now;
+      lastFeedKnown = true;
+      feedsTotal++;
+      if (keepaliveFailure.isPresent()) {
+        keepaliveFailure = Optional.empty();
+        LOG.info("{} event=keepalive_recovered device={}", logContext, device.name());
+      }
+    } catch (WatchdogException | RuntimeException e) {
+      String message = String.valueOf(e.getMessage());
+      if (!keepaliveFailure.equals(Optional.of(message))) {
+        LOG.error("{} event=keepalive_failed device={} detail=\"{}\"", logContext, device.name(), message);
+      }
+      keepaliveFailure = Optional.of(message);
+      // Retry soon, not at once: a failing device must not turn this thread into a busy loop.
+      return Math.min(interval, 100_000_000L);
+    }
+    return interval;
   }
 
   /**
@@ -136,11 +158,29 @@ public final class WatchdogFeeder {
    * previous deadline.
    */
   void allowUntil(long feedUntilNanos, Duration feedInterval) {
-    this.feedIntervalNanos = feedInterval.toNanos();
+    long interval = feedInterval.toNanos();
+    this.feedIntervalNanos = interval;
     this.feedUntilNanos = feedUntilNanos;
     allowed = true;
-    // The feeder may be asleep past an older deadline; it recomputes its sleep from the new one.
-    wake();
+    permissions = permissions + 1; // only the quorum thread writes it
+    // Woken only when it would look later than the next feed this permission allows (after a pause, or with a
+    // shorter interval). The quorum loop moves the deadline on at every tick; a feeder asleep until its next feed
+    // needs no word of that, and waking it ten times a second was most of its cost.
+    long due = lastFeedNanos + interval;
+    if (!lastFeedKnown || plannedWakeNanos - due > 0) {
+      permissionWakeups++;
+      wake();
+    }
+  }
+
+  /** When the feeder thread will next look (monotonic nanoseconds), as it last planned; for tests. */
+  long plannedWakeNanos() {
+    return plannedWakeNanos;
+  }
+
+  /** How many permissions woke the feeder thread; for tests. */
+  long permissionWakeups() {
+    return permissionWakeups;
   }
 
   /** Quorum thread: no keepalive from now on (fencing). */
