@@ -53,6 +53,7 @@ public final class AtomicFileReplacer {
         ? new FileAttribute<?>[] {PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))}
         : new FileAttribute<?>[0];
     Path temp = Files.createTempFile(dir, "." + target.getFileName(), ".tmp", ownerOnly);
+    boolean moved = false;
     try {
       try (FileChannel out = FileChannel.open(temp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
         ByteBuffer buffer = ByteBuffer.wrap(content);
@@ -69,12 +70,16 @@ public final class AtomicFileReplacer {
       } catch (AtomicMoveNotSupportedException e) {
         Files.move(temp, target, StandardCopyOption.REPLACE_EXISTING);
       }
+      moved = true;
       // The rename is an entry in the directory: without this fsync a power loss may bring back the old file.
       try (FileChannel directory = FileChannel.open(dir, StandardOpenOption.READ)) {
         sync.force(directory, dir);
       }
     } finally {
-      Files.deleteIfExists(temp);
+      // Only a failed replace leaves the temp file (deleting a file already renamed away costs an exception).
+      if (!moved) {
+        Files.deleteIfExists(temp);
+      }
     }
   }
 }

@@ -1,5 +1,6 @@
 package dev.fencing.agent.disable;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -8,7 +9,6 @@ import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
@@ -129,7 +129,7 @@ public final class DisableFileWatcher implements AutoCloseable {
 
   /** Reads the disable state of {@code file} now. */
   public static DisableState read(Path file) {
-    if (!Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
+    if (!present(file)) {
       return DisableState.ABSENT;
     }
     if (!Files.isRegularFile(file)) {
@@ -144,6 +144,32 @@ public final class DisableFileWatcher implements AutoCloseable {
       return new DisableState(true, "");
     }
     return new DisableState(true, reasonFrom(head));
+  }
+
+  /**
+   * Whether anything is at {@code file}, a dangling symbolic link included. Answered from the directory's entries
+   * when the path does not resolve: the JDK's no-follow existence test ({@code Files.exists(file, NOFOLLOW_LINKS)})
+   * throws and catches two exceptions for an absent file, and this runs twice a second while the file is absent.
+   */
+  static boolean present(Path file) {
+    if (file.toFile().exists()) {
+      return true;
+    }
+    Path absolute = file.toAbsolutePath();
+    Path dir = absolute.getParent();
+    Path name = absolute.getFileName();
+    // null: no such directory (or not readable), so nothing can be at the path either.
+    String[] entries = dir == null || name == null ? null : dir.toFile().list();
+    if (entries == null) {
+      return false;
+    }
+    String wanted = name.toString();
+    for (String entry : entries) {
+      if (entry.equals(wanted)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The first line of {@code content}, decoded leniently, without control characters, trimmed and shortened. */

@@ -158,6 +158,9 @@ public final class FencingAgent implements AutoCloseable {
   private final ExecutorService joiner;
   private final ExecutorService sender;
   private final WatchdogFeeder feeder;
+  // A scheduled task's Error would vanish into its Future: the tick and the send hand it over explicitly.
+  private final Runnable tickTask;
+  private final Runnable sendTask;
   private final Thread feederThread;
   private final AtomicBoolean feederStopped = new AtomicBoolean();
   // The latest encoded round not yet taken by the sender thread; a newer round replaces it.
@@ -243,6 +246,9 @@ public final class FencingAgent implements AutoCloseable {
     this.feederThread = daemon(FatalErrors.guarded(deps.fatalErrors(), () -> feeder.run(() -> !feederStopped.get())),
         "fencing-feeder");
     this.supervisor = new WatchdogSupervisor(feeder, deps.watchdogReopenBackoff(), "node=" + node + " group=-");
+    // Built once: a lambda captured per tick is a slow allocation through a method handle without C2.
+    this.tickTask = FatalErrors.guarded(deps.fatalErrors(), this::tickOnce);
+    this.sendTask = FatalErrors.guarded(deps.fatalErrors(), this::sendPendingRound);
     MeterRegistry registry = deps.registry();
     this.heartbeatsSent = Counter.builder("fencing.heartbeats.sent").description("Quorum heartbeats sent")
         .register(registry);
@@ -397,11 +403,6 @@ public final class FencingAgent implements AutoCloseable {
 
   // ---- scheduler thread ------------------------------------------------------------------------------------------
 
-  // A scheduled task's Error would vanish into its Future: every task on this thread hands it over explicitly.
-  private void tickAndReschedule() {
-    FatalErrors.guarded(deps.fatalErrors(), this::tickOnce).run();
-  }
-
   private void tickOnce() {
     if (closed.get()) {
       return;
@@ -427,7 +428,7 @@ public final class FencingAgent implements AutoCloseable {
       intendedTickNanos = now;
     }
     if (!closed.get()) {
-      scheduler.schedule(this::tickAndReschedule, intendedTickNanos - now, TimeUnit.NANOSECONDS);
+      scheduler.schedule(tickTask, intendedTickNanos - now, TimeUnit.NANOSECONDS);
     }
   }
 
@@ -560,7 +561,7 @@ public final class FencingAgent implements AutoCloseable {
     }
     if (pendingRound.getAndSet(round) == null) {
       try {
-        sender.execute(FatalErrors.guarded(deps.fatalErrors(), this::sendPendingRound));
+        sender.execute(sendTask);
       } catch (java.util.concurrent.RejectedExecutionException e) {
         pendingRound.set(null);
       }

@@ -57,6 +57,28 @@ class StateDirectoryTest {
     assertThatThrownBy(() -> failing.write("record", "new".getBytes(StandardCharsets.UTF_8)))
         .hasMessageContaining("disk gone");
     assertThat(Files.readString(dir.resolve("record"))).isEqualTo("old");
+    try (var files = Files.list(dir)) {
+      assertThat(files).as("the failed write's temp file is removed").containsExactly(dir.resolve("record"));
+    }
+  }
+
+  @Test
+  void aFailedDirectorySyncFailsTheWriteAfterTheRenameAndLeavesNoTempFile() throws IOException {
+    Path dir = root.resolve("state");
+    new StateDirectory(dir).write("record", "old".getBytes(StandardCharsets.UTF_8));
+    StateDirectory failing = new StateDirectory(dir, (channel, path) -> {
+      if (path.equals(dir)) {
+        throw new IOException("directory sync failed (test)");
+      }
+    });
+
+    assertThatThrownBy(() -> failing.write("record", "new".getBytes(StandardCharsets.UTF_8)))
+        .hasMessageContaining("directory sync failed");
+    // Renamed already: the new content is in place, only its durability is unknown (the caller is told).
+    assertThat(Files.readString(dir.resolve("record"))).isEqualTo("new");
+    try (var files = Files.list(dir)) {
+      assertThat(files).containsExactly(dir.resolve("record"));
+    }
   }
 
   @Test

@@ -132,4 +132,37 @@ class DisableFileWatcherTest {
     Files.write(big, new byte[5_000_000]);
     assertThat(DisableFileWatcher.read(big).present()).isTrue();
   }
+
+  @Test
+  void anythingAtThePathCountsAsPresentADanglingLinkIncludedAndNothingElseDoes() throws Exception {
+    Path file = dir.resolve("disable");
+    assertThat(DisableFileWatcher.read(file)).isEqualTo(DisableState.ABSENT);
+    // Other entries of the directory, one of them a prefix of the name, are not the file.
+    Files.writeString(dir.resolve("disabled"), "x");
+    Files.writeString(dir.resolve("disabl"), "x");
+    Files.createDirectory(dir.resolve("sub"));
+    assertThat(DisableFileWatcher.read(file)).isEqualTo(DisableState.ABSENT);
+
+    Files.createSymbolicLink(file, dir.resolve("no-such-target"));
+    assertThat(DisableFileWatcher.read(file)).isEqualTo(new DisableState(true, ""));
+    Files.delete(file);
+
+    Files.writeString(dir.resolve("target"), "maintenance\n");
+    Files.createSymbolicLink(file, dir.resolve("target"));
+    assertThat(DisableFileWatcher.read(file)).isEqualTo(new DisableState(true, "maintenance"));
+    Files.delete(file);
+
+    Files.createDirectory(file);
+    assertThat(DisableFileWatcher.read(file)).isEqualTo(new DisableState(true, ""));
+    Files.delete(file);
+
+    Process mkfifo = new ProcessBuilder("mkfifo", file.toString()).start();
+    assertThat(mkfifo.waitFor()).isZero();
+    assertThat(DisableFileWatcher.read(file)).isEqualTo(new DisableState(true, ""));
+    Files.delete(file);
+
+    assertThat(DisableFileWatcher.read(file)).isEqualTo(DisableState.ABSENT);
+    assertThat(DisableFileWatcher.read(dir.resolve("no-such-dir").resolve("disable"))).isEqualTo(DisableState.ABSENT);
+    assertThat(DisableFileWatcher.read(dir.resolve("disabled").resolve("disable"))).isEqualTo(DisableState.ABSENT);
+  }
 }
