@@ -38,6 +38,49 @@ class ImageJvmOptionsTest {
     assertThat(childSays(List.of())).isEqualTo("jfr=true");
   }
 
+  /** A loop that never returns, as in a worker thread: 2 000 rounds, each calling a method that is soon compiled. */
+  public static final class LongLoop {
+    public static void main(String[] args) {
+      long sum = 0;
+      for (int round = 0; round < 2_000; round++) {
+        sum += step(round);
+      }
+      System.out.println("sum=" + sum);
+    }
+
+    static long step(int round) {
+      return round % 7;
+    }
+  }
+
+  @Test
+  void theImageCompilesTheLoopOfALongRunningThreadAfterHundredsOfRoundsNotTensOfThousands() throws Exception {
+    // The loops of the agent's threads (executors' workers, the UDP receive loop, the event loops) never return, so
+    // their own bytecode runs in the interpreter until an on-stack replacement: 60 000 rounds by default, hours at
+    // an idle agent's 10 rounds a second.
+    List<String> osr = Files.readAllLines(OPTIONS).stream().map(String::trim)
+        .filter(l -> l.startsWith("-XX:Tier0BackedgeNotifyFreqLog=") || l.startsWith("-XX:Tier3BackEdgeThreshold="))
+        .toList();
+    assertThat(osr).containsExactly("-XX:Tier0BackedgeNotifyFreqLog=7", "-XX:Tier3BackEdgeThreshold=500");
+
+    assertThat(replacedOnStack(osr)).as("with the image's options").isTrue();
+    assertThat(replacedOnStack(List.of())).as("with the JVM's defaults").isFalse();
+  }
+
+  /** Whether a C1-only child JVM compiled {@link LongLoop#main}'s loop while it ran (compiles are synchronous). */
+  private static boolean replacedOnStack(List<String> options) throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java")));
+    command.addAll(List.of("-XX:TieredStopAtLevel=1", "-Xbatch", "-XX:+PrintCompilation"));
+    command.addAll(options);
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"), LongLoop.class.getName()));
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("child JVM finished").isTrue();
+    assertThat(out).contains("sum=5995");
+    // PrintCompilation marks an on-stack replacement with '%' and names the method.
+    return out.lines().anyMatch(l -> l.contains("%") && l.contains("ImageJvmOptionsTest$LongLoop::main"));
+  }
+
   private static String childSays(List<String> properties) throws IOException, InterruptedException {
     List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java")));
     command.addAll(properties);
