@@ -217,7 +217,6 @@ public final class FencingAgent implements AutoCloseable {
   private java.util.SortedSet<String> expectedNames;
   private final AtomicBoolean watchdogShutDown = new AtomicBoolean();
   private final SharedDisk disk;
-  // Quorum thread: the watchdog state last handed to the listener.
 
   /**
    * @param node this node's member name

@@ -69,25 +69,28 @@ class ImageJvmOptionsTest {
 
   /** Whether a C1-only child JVM compiled {@link LongLoop#main}'s loop while it ran (compiles are synchronous). */
   private static boolean replacedOnStack(List<String> options) throws IOException, InterruptedException {
-    List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java")));
-    command.addAll(List.of("-XX:TieredStopAtLevel=1", "-Xbatch", "-XX:+PrintCompilation"));
-    command.addAll(options);
-    command.addAll(List.of("-cp", System.getProperty("java.class.path"), LongLoop.class.getName()));
-    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("child JVM finished").isTrue();
+    List<String> jvm = new ArrayList<>(List.of("-XX:TieredStopAtLevel=1", "-Xbatch", "-XX:+PrintCompilation"));
+    jvm.addAll(options);
+    String out = runChild(jvm, LongLoop.class);
     assertThat(out).contains("sum=5995");
     // PrintCompilation marks an on-stack replacement with '%' and names the method.
     return out.lines().anyMatch(l -> l.contains("%") && l.contains("ImageJvmOptionsTest$LongLoop::main"));
   }
 
   private static String childSays(List<String> properties) throws IOException, InterruptedException {
-    List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java")));
-    command.addAll(properties);
-    command.addAll(List.of("-cp", System.getProperty("java.class.path"), PrintJfr.class.getName()));
-    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-    assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("child JVM finished").isTrue();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    String out = runChild(properties, PrintJfr.class);
     return out.lines().filter(l -> l.startsWith("jfr=")).findFirst().orElse(out);
+  }
+
+  /** Runs {@code main} in a child JVM of this test's java and class path with {@code options}; its whole output. */
+  private static String runChild(List<String> options, Class<?> main) throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java")));
+    command.addAll(options);
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"), main.getName()));
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+    // Read before waiting: a child blocked on a full pipe would never finish.
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("child JVM finished").isTrue();
+    return out;
   }
 }
