@@ -30,6 +30,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -83,6 +84,9 @@ public final class NioTransport implements Transport {
   private Thread udpThread;
   private Thread acceptThread;
 
+  // One per loop thread: the pause and log rate after failed receives and accepts.
+  private final FailureBackoff receiveFailures = new FailureBackoff();
+  private final FailureBackoff acceptFailures = new FailureBackoff();
   private final AtomicLong packetsSent = new AtomicLong();
   private final AtomicLong packetBytesSent = new AtomicLong();
   private final AtomicLong packetSendErrors = new AtomicLong();
@@ -246,10 +250,16 @@ public final class NioTransport implements Transport {
       return false;
     } catch (IOException e) {
       if (!closed.get()) {
-        LOG.warn("event=udp_receive_failed reason=\"{}\"", e.getMessage());
+        FailureBackoff.Step step = receiveFailures.failed(System.nanoTime());
+        if (step.log()) {
+          LOG.warn("event=udp_receive_failed reason=\"{}\" retry_in_ms={} failures_not_logged={}", e.getMessage(),
+              step.pauseNanos() / 1_000_000, step.unlogged());
+        }
+        pause(step.pauseNanos());
       }
       return true;
     }
+    receiveFailures.succeeded();
     long now = System.nanoTime();
     buf.flip();
     byte[] packet = new byte[buf.remaining()];
@@ -276,10 +286,17 @@ public final class NioTransport implements Transport {
         break;
       } catch (IOException e) {
         if (!closed.get()) {
-          LOG.warn("event=tcp_accept_failed reason=\"{}\"", e.getMessage());
+          // e.g. EMFILE: the connection stays queued and the next accept fails at once.
+          FailureBackoff.Step step = acceptFailures.failed(System.nanoTime());
+          if (step.log()) {
+            LOG.warn("event=tcp_accept_failed reason=\"{}\" retry_in_ms={} failures_not_logged={}", e.getMessage(),
+                step.pauseNanos() / 1_000_000, step.unlogged());
+          }
+          pause(step.pauseNanos());
         }
         continue;
       }
+      acceptFailures.succeeded();
       if (!inboundPermits.tryAcquire()) {
         streamsRejected.incrementAndGet();
         refusals.refused(
@@ -304,6 +321,15 @@ public final class NioTransport implements Transport {
         LOG.debug("event=stream_dropped from={} reason=\"transport closing\"", conn.remoteAddress());
         conn.close();
       }
+    }
+  }
+
+  /** Waits {@code nanos} after a failed receive or accept, or until {@link #close} (which unparks the loops). */
+  private void pause(long nanos) {
+    long until = System.nanoTime() + nanos;
+    long left;
+    while (!closed.get() && (left = until - System.nanoTime()) > 0) {
+      LockSupport.parkNanos(this, left);
     }
   }
 
@@ -441,6 +467,11 @@ public final class NioTransport implements Transport {
     }
     workers.shutdownNow();
     deadlines.shutdownNow();
+    for (Thread t : new Thread[] {udpThread, acceptThread}) {
+      if (t != null) {
+        LockSupport.unpark(t); // a loop pausing after a failure
+      }
+    }
     for (Thread t : new Thread[] {udpThread, acceptThread}) {
       if (t != null) {
         try {
