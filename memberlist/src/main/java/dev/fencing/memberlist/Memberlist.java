@@ -253,11 +253,13 @@ public final class Memberlist implements AutoCloseable {
    */
   public void sendToAddress(InetSocketAddress to, byte[] msg) {
     requireRunning();
-    locked(
-        () -> {
-          protocol.sendUserPacket(to, null, msg);
-          return null;
-        });
+    // Without a lambda: the agent sends its heartbeats through here, several a second.
+    lock.lock();
+    try {
+      protocol.sendUserPacket(to, null, msg);
+    } finally {
+      lock.unlock();
+    }
   }
 
   /**

@@ -63,6 +63,10 @@ public final class SwimProtocol {
   private final TransmitLimitedQueue broadcasts;
   private final Map<String, Suspicion> suspicions = new HashMap<>();
   private final AckHandlers ackHandlers;
+  private final Runnable reapAndShuffle = this::reapAndShuffle;
+  // The delegate may hand out broadcasts at any time (it overrides getBroadcasts): gossip must tick to ask it.
+  private final boolean delegateBroadcasts;
+  private final GossipTargets gossipTargets = new GossipTargets();
   private ProtocolTimings timings;
   private long probeIntervalNanos;
   private long probeTimeoutNanos;
@@ -108,6 +112,19 @@ public final class SwimProtocol {
     this.probeIntervalNanos = timings.probeInterval().toNanos();
     this.probeTimeoutNanos = timings.probeTimeout().toNanos();
     this.packetOverhead = new PacketCodec(config.packetOptions()).overhead();
+    this.delegateBroadcasts = handsOutBroadcasts(config.delegate());
+  }
+
+  /** Whether {@code d} overrides {@link Delegate#getBroadcasts} (the default hands out nothing). */
+  static boolean handsOutBroadcasts(Delegate d) {
+    if (d == null) {
+      return false;
+    }
+    try {
+      return d.getClass().getMethod("getBroadcasts", int.class, int.class).getDeclaringClass() != Delegate.class;
+    } catch (NoSuchMethodException | SecurityException e) {
+      return true;
+    }
   }
 
   // ---------------------------------------------------------------------------------------------------------------
@@ -186,7 +203,7 @@ public final class SwimProtocol {
 
   private PeriodicTimer startTicker(long periodNanos, Runnable task) {
     // A random stagger, so that nodes started together do not probe and gossip in lockstep.
-    return PeriodicTimer.start(timers, random.nextLong(periodNanos), periodNanos, task);
+    return PeriodicTimer.start(timers, clock, random.nextLong(periodNanos), periodNanos, task);
   }
 
   // ---------------------------------------------------------------------------------------------------------------
@@ -237,6 +254,11 @@ public final class SwimProtocol {
 
   public int healthScore() {
     return awareness.healthScore();
+  }
+
+  /** True while the gossip ticker sleeps because nothing is queued (tests). */
+  boolean gossipAsleep() {
+    return gossipTicker != null && gossipTicker.sleeping();
   }
 
   public int queuedBroadcasts() {
@@ -357,11 +379,15 @@ public final class SwimProtocol {
       // memberlist's ticker drops ticks while a probe is running: a slow (aware) node probes less often.
       return;
     }
-    NodeRecord target =
-        nodes.nextProbeTarget(selfName, () -> nodes.reapAndShuffle(clock.nanos(), gossipToTheDeadNanos(), this::reaped));
+    NodeRecord target = nodes.nextProbeTarget(selfName, reapAndShuffle);
     if (target != null) {
       probeNode(target);
     }
+  }
+
+  /** The probe round's wrap: reap the long dead, reshuffle (built once: probeTick runs every probe interval). */
+  private void reapAndShuffle() {
+    nodes.reapAndShuffle(clock.nanos(), gossipToTheDeadNanos(), this::reaped);
   }
 
   private void reaped(NodeRecord node) {
@@ -490,21 +516,15 @@ public final class SwimProtocol {
   // Gossip
 
   private void gossip() {
-    long now = clock.nanos();
-    long deadWindow = gossipToTheDeadNanos();
-    List<NodeRecord> targets =
-        nodes.randomNodes(
-            timings.gossipNodes(),
-            n -> {
-              if (n.name().equals(selfName)) {
-                return false;
-              }
-              return switch (n.state()) {
-                case ALIVE, SUSPECT -> true;
-                case DEAD -> now - n.stateChangeNanos() <= deadWindow;
-                case LEFT -> false;
-              };
-            });
+    if (broadcasts.numQueued() == 0 && !delegateBroadcasts) {
+      // Nothing to send: memberlist's round would pick targets and send nothing. The ticker sleeps until a broadcast
+      // is queued (an idle node's protocol thread wakes for probes, not five times a second for nothing).
+      gossipTicker.sleep();
+      return;
+    }
+    gossipTargets.now = clock.nanos();
+    gossipTargets.deadWindow = gossipToTheDeadNanos();
+    List<NodeRecord> targets = nodes.randomNodes(timings.gossipNodes(), gossipTargets);
     int bytesAvail = config.udpBufferSize() - COMPOUND_HEADER_OVERHEAD - packetOverhead;
     for (NodeRecord target : targets) {
       List<byte[]> msgs = getBroadcasts(COMPOUND_OVERHEAD, bytesAvail);
@@ -512,6 +532,27 @@ public final class SwimProtocol {
         return;
       }
       send(target.address(), msgs, target.pMax() >= 5);
+    }
+  }
+
+  /**
+   * Who a gossip round may pick: others alive or suspect, or dead for less than the gossip-to-the-dead window. One
+   * instance whose clock reading each round sets (the protocol thread's, under the lock), not a lambda per round.
+   */
+  private final class GossipTargets implements java.util.function.Predicate<NodeRecord> {
+    long now;
+    long deadWindow;
+
+    @Override
+    public boolean test(NodeRecord n) {
+      if (n.name().equals(selfName)) {
+        return false;
+      }
+      return switch (n.state()) {
+        case ALIVE, SUSPECT -> true;
+        case DEAD -> now - n.stateChangeNanos() <= deadWindow;
+        case LEFT -> false;
+      };
     }
   }
 
@@ -562,6 +603,9 @@ public final class SwimProtocol {
 
   private void broadcast(String node, Message message, Runnable finished) {
     broadcasts.queueBroadcast(new Broadcast(node, encoder.encode(message), finished));
+    if (gossipTicker != null) {
+      gossipTicker.wake();
+    }
   }
 
   // ---------------------------------------------------------------------------------------------------------------

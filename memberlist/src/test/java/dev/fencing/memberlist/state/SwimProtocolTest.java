@@ -45,6 +45,46 @@ class SwimProtocolTest {
   }
 
   @Test
+  void gossipSleepsWhileNothingIsQueuedAndABroadcastWakesItForTheNextRound() {
+    ProtocolHarness h = withPeers(2, 11);
+    // Answer probes so that nobody turns suspect: the queue drains and stays empty.
+    for (int second = 0; second < 10; second++) {
+      int before = h.sentOf(Ping.class).size();
+      h.run(1_000);
+      ackAllPings(h, before);
+    }
+    assertThat(h.protocol.queuedBroadcasts()).isZero();
+    assertThat(h.protocol.gossipAsleep()).as("no broadcast queued").isTrue();
+
+    int sentBefore = h.sent.size();
+    h.addPeer(3, VSN);
+    assertThat(h.protocol.gossipAsleep()).as("the alive broadcast about peer-3 wakes gossip").isFalse();
+    h.run(LAN.gossipInterval().toMillis());
+    List<ProtocolHarness.Sent> gossip = h.sent.subList(sentBefore, h.sent.size()).stream()
+        .filter(s -> s.messages().stream().allMatch(m -> m instanceof Alive)).toList();
+    assertThat(gossip).as("a gossip round within one interval carries the broadcast").isNotEmpty();
+    assertThat(gossip.get(0).messages()).anySatisfy(m -> assertThat(((Alive) m).node()).isEqualTo("peer-3"));
+  }
+
+  @Test
+  void gossipKeepsTickingForADelegateThatHandsOutBroadcasts() {
+    Delegate quiet = new Delegate() {
+      @Override
+      public List<byte[]> getBroadcasts(int overhead, int limit) {
+        return List.of();
+      }
+    };
+    ProtocolHarness h = new ProtocolHarness(LAN.toBuilder().delegate(quiet).build(), 11);
+    h.addPeer(1, VSN);
+    h.run(10_000);
+    assertThat(h.protocol.queuedBroadcasts()).isZero();
+    assertThat(h.protocol.gossipAsleep()).as("the delegate may have something at any round").isFalse();
+    assertThat(SwimProtocol.handsOutBroadcasts(quiet)).isTrue();
+    assertThat(SwimProtocol.handsOutBroadcasts(new Delegate() {})).isFalse();
+    assertThat(SwimProtocol.handsOutBroadcasts(null)).isFalse();
+  }
+
+  @Test
   void manyTinyBroadcastsAreSentInCompoundsOfAtMost127PartsWhichMemberlist022CanRead() {
     ArrayDeque<byte[]> queue = new ArrayDeque<>();
     for (int i = 0; i < 300; i++) {
