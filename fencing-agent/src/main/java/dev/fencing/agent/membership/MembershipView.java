@@ -37,6 +37,7 @@ public final class MembershipView {
   private final Map<String, NodeMeta> visible = new HashMap<>();
   private final java.util.Set<String> hiddenByIsolation = new java.util.HashSet<>();
   private ExpectedPeers expected;
+  private long changes;
 
   /**
    * @param self this node's name (its own isolation never hides it from its own consumers)
@@ -66,6 +67,7 @@ public final class MembershipView {
         continue;
       }
       latest.remove(name);
+      changes++;
       hiddenByIsolation.remove(name);
       NodeMeta shown = visible.remove(name);
       if (shown != null) {
@@ -85,6 +87,7 @@ public final class MembershipView {
       return false;
     }
     latest.put(member.name(), member);
+    changes++;
     boolean alive = member.state() == GossipState.ALIVE || member.state() == GossipState.SUSPECT;
     boolean isolated = member.meta().isolated() && !member.name().equals(self);
     NodeMeta shown = visible.get(member.name());
@@ -117,6 +120,14 @@ public final class MembershipView {
   /** The gossip state of {@code name}, if gossip ever reported it. */
   public synchronized Optional<GossipMember> member(String name) {
     return Optional.ofNullable(latest.get(name));
+  }
+
+  /**
+   * Counts changes to what {@link #member} returns: a reader that read this count before its lookups may keep what it
+   * built from them until the count moves.
+   */
+  public synchronized long changes() {
+    return changes;
   }
 
   /** Number of known members per gossip state, for metrics. */

@@ -117,6 +117,11 @@ public final class QuorumEvaluator {
   private SortedSet<String> neighbours;
   // The peers' states in overlay member order (null at this node's own index): the index order of digests.
   private PeerState[] byIndex;
+  // The latest verdict's side and what it was built from (see side()).
+  private SortedSet<String> lastSide;
+  private boolean[] lastSideOut = new boolean[0];
+  private QuorumSettings lastSideSettings;
+  private Overlay lastSideOverlay;
   private int detourRounds;
   // Per overlay neighbour (its slot): the evidence instant, on our clock, of every member (overlay index) that its
   // digests reported, and whether it reported one since its current boot. Evidence never gets older at the sender,
@@ -548,9 +553,6 @@ public final class QuorumEvaluator {
     long window = baseWindow + lag;
     long earlyWindow = window - settings.tieBreakLead().toNanos();
 
-    // Sets are built by removing from a copy of the sorted expected set (linear), not by sorted inserts: at a
-    // thousand members this loop runs every tick.
-    TreeSet<String> side = new TreeSet<>(settings.expected());
     List<String> early = new ArrayList<>();
     List<PeerQuorumView> views = new ArrayList<>(byIndex.length);
     long[] confirmedTimes = new long[byIndex.length];
@@ -581,7 +583,6 @@ public final class QuorumEvaluator {
           early.add(overlay.members().get(i));
         }
       } else {
-        side.remove(overlay.members().get(i));
         if (state.heard && (!anyUncountedHeard || state.lastHeardNanos - latestUncountedHeard > 0)) {
           anyUncountedHeard = true;
           latestUncountedHeard = state.lastHeardNanos;
@@ -601,6 +602,7 @@ public final class QuorumEvaluator {
           state.hasEvidence() ? OptionalLong.of(nowNanos - state.evidenceNanos()) : OptionalLong.empty(),
           heardAge, perNetwork(overlay.members().get(i), nowNanos, window)));
     }
+    SortedSet<String> side = side(states, inWindow);
     int expected = settings.expected().size();
     int heard = side.size();
     int quorumSize = settings.quorumSize();
@@ -664,6 +666,36 @@ public final class QuorumEvaluator {
     }
     return new QuorumVerdict(held, nowNanos, heldUntil, expected, heard, quorumSize, side, outcome, window, lag,
         views);
+  }
+
+  /**
+   * The confirmed side: every expected member except the peers not confirmed in the window. The previous verdict's
+   * side when the same peers are out (an idle agent builds it once, not ten times a second); otherwise a new one,
+   * built by removing from a copy of the sorted expected set (linear, not sorted inserts: at a thousand members this
+   * runs every tick).
+   */
+  private SortedSet<String> side(PeerState[] states, boolean[] inWindow) {
+    boolean same = lastSide != null && lastSideSettings == settings && lastSideOverlay == overlay
+        && lastSideOut.length == states.length;
+    for (int i = 0; same && i < states.length; i++) {
+      same = lastSideOut[i] == (states[i] != null && !inWindow[i]);
+    }
+    if (same) {
+      return lastSide;
+    }
+    boolean[] out = new boolean[states.length];
+    TreeSet<String> side = new TreeSet<>(settings.expected());
+    for (int i = 0; i < states.length; i++) {
+      out[i] = states[i] != null && !inWindow[i];
+      if (out[i]) {
+        side.remove(overlay.members().get(i));
+      }
+    }
+    lastSide = FrozenSide.owning(side);
+    lastSideOut = out;
+    lastSideSettings = settings;
+    lastSideOverlay = overlay;
+    return lastSide;
   }
 
   /**

@@ -35,7 +35,8 @@ public record QuorumVerdict(
     List<PeerQuorumView> peers) {
 
   public QuorumVerdict {
-    side = java.util.Collections.unmodifiableSortedSet(new java.util.TreeSet<>(side));
+    // A copy nothing else can change; the evaluator's side is one already and is shared across its verdicts.
+    side = FrozenSide.of(side);
     peers = List.copyOf(peers);
   }
 

@@ -183,6 +183,11 @@ public final class FencingAgent implements AutoCloseable {
   private volatile AgentConfig config;
   private volatile GossipMembership gossip;
   private volatile MembershipView membershipView;
+  // peerViews()'s latest list and what it was built from; quorum thread only.
+  private List<AgentSnapshot.PeerView> peerViewsCached;
+  private AgentConfig peerViewsOf;
+  private MembershipView peerViewsView;
+  private long peerViewsChanges;
   // Where every member gossips on each network; read by gossip threads to tell a heartbeat's network.
   private volatile NetworkPlan plan = NetworkPlan.NONE;
   // The gossip member of the current config, created but possibly not started yet (gossip is set once started).
@@ -916,10 +921,20 @@ public final class FencingAgent implements AutoCloseable {
     }
   }
 
+  /**
+   * The peers as the snapshot shows them: the previous tick's list while neither the config nor what gossip reported
+   * changed (an idle agent's case), otherwise built anew.
+   */
   private List<AgentSnapshot.PeerView> peerViews() {
-    List<AgentSnapshot.PeerView> out = new ArrayList<>();
+    AgentConfig c = config;
     MembershipView view = membershipView;
-    for (ExpectedMember m : config.members()) {
+    // Read before the lookups: a change that lands during them moves the count, so the next tick rebuilds.
+    long changes = view == null ? -1 : view.changes();
+    if (peerViewsOf == c && peerViewsView == view && peerViewsChanges == changes && peerViewsCached != null) {
+      return peerViewsCached;
+    }
+    List<AgentSnapshot.PeerView> out = new ArrayList<>();
+    for (ExpectedMember m : c.members()) {
       if (m.name().equals(node)) {
         continue;
       }
@@ -927,7 +942,11 @@ public final class FencingAgent implements AutoCloseable {
       out.add(new AgentSnapshot.PeerView(m.name(), g.map(GossipMember::state), g.map(x -> x.meta().isolated())
           .orElse(false), g.map(x -> x.meta().addresses()).filter(a -> !a.isEmpty()).orElse(m.addresses())));
     }
-    return out;
+    peerViewsCached = List.copyOf(out);
+    peerViewsOf = c;
+    peerViewsView = view;
+    peerViewsChanges = changes;
+    return peerViewsCached;
   }
 
   private void recordFence(QuorumVerdict verdict) {

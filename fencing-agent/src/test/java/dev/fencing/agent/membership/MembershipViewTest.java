@@ -44,6 +44,26 @@ class MembershipViewTest {
   }
 
   @Test
+  void everyChangeToWhatMemberReturnsMovesTheChangeCount() {
+    long start = view.changes();
+    view.apply(member("b", GossipState.ALIVE, false));
+    long afterJoin = view.changes();
+    assertThat(afterJoin).isGreaterThan(start);
+    view.apply(member("b", GossipState.ALIVE, true));
+    long afterIsolated = view.changes();
+    assertThat(afterIsolated).as("an update without an event still changes member()").isGreaterThan(afterJoin);
+    assertThat(view.member("b")).hasValueSatisfying(m -> assertThat(m.meta().isolated()).isTrue());
+
+    assertThat(view.apply(member("zed", GossipState.ALIVE, false))).isFalse();
+    view.expect(expected("a", "b", "c"));
+    assertThat(view.changes()).as("a stranger dropped, nobody forgotten: member() unchanged").isEqualTo(afterIsolated);
+
+    view.expect(expected("a"));
+    assertThat(view.member("b")).isEmpty();
+    assertThat(view.changes()).as("b forgotten").isGreaterThan(afterIsolated);
+  }
+
+  @Test
   void anIsolatedMemberIsReportedLeftAndJoinsAgainWhenItClearsTheFlag() {
     view.apply(member("b", GossipState.ALIVE, false));
     view.apply(member("b", GossipState.ALIVE, true));

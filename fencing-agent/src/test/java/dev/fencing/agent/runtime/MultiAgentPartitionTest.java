@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.fencing.agent.api.EventHub;
 import dev.fencing.proto.fencing.v1.Event;
 import dev.fencing.proto.fencing.v1.EventType;
+import dev.fencing.proto.fencing.v1.PeerMemberState;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -48,6 +49,10 @@ class MultiAgentPartitionTest {
           && b.members().equals(List.of("node-a", "node-b")));
       await().atMost(Duration.ofSeconds(5)).until(() -> a.heardRow()
           .equals(java.util.Map.of("node-b", 1.0, "node-c", 0.0)));
+      // The status's peer list follows gossip (it is kept between ticks while gossip reports nothing new).
+      await().atMost(Duration.ofSeconds(5)).until(() -> memberState(a, "node-c")
+          == PeerMemberState.PEER_MEMBER_STATE_DEAD);
+      assertThat(memberState(a, "node-b")).isEqualTo(PeerMemberState.PEER_MEMBER_STATE_ALIVE);
       await().atMost(Duration.ofSeconds(5)).until(() -> a.device().feeds() >= aFeeds + 3 && b.device().feeds() >= bFeeds + 3);
       assertThat(a.agent().snapshot().quorumHeld()).isTrue();
       assertThat(b.agent().snapshot().watchdog().fencingInProgress()).isFalse();
@@ -58,6 +63,11 @@ class MultiAgentPartitionTest {
       assertThat(c.device().events()).as("SIGTERM while starving closes without the magic character")
           .endsWith("close-without-magic");
     }
+  }
+
+  static PeerMemberState memberState(AgentCluster.Agent agent, String peer) {
+    return agent.agent().snapshot().toStatus(0).getPeersList().stream().filter(p -> p.getName().equals(peer))
+        .findFirst().orElseThrow().getMemberState();
   }
 
   @Test
