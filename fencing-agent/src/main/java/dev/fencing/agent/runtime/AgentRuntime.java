@@ -258,7 +258,7 @@ public final class AgentRuntime implements AutoCloseable {
           "node=" + options.node());
       status.start(files);
       // Changes are written at once: the loop offers its status after every tick (a compare, no wakeup unless it
-      // changed), and the writer's own one-second check is only the backstop and refresh.
+      // changed), and the writer's own check, when the 4 s refresh falls due, is only the backstop and refresh.
       agent.onTick(s -> status.offer(s.toHostStatus(pid, agent.disableFileApplied())));
       started.add(status);
     }

@@ -25,9 +25,9 @@ import org.slf4j.LoggerFactory;
  * {@code updated_unix} tells a reader whether an agent runs at all.
  *
  * <p>A change is written as soon as the agent {@linkplain #offer offers} a status that differs from the one it
- * offered before (the quorum loop does so after every tick, without waiting for the write); a check every
- * {@link #CHECK_INTERVAL} is the backstop and does the refresh. An idle agent therefore wakes this writer about once a
- * second instead of at every tick.
+ * offered before (the quorum loop does so after every tick, without waiting for the write); a check scheduled for the
+ * moment the refresh falls due (and again after each write) is the backstop and does the refresh. An idle agent
+ * therefore wakes this writer once every {@link #REFRESH_INTERVAL}, not at every tick or every second.
  *
  * <p>A file that cannot be written (read-only mount, missing permission, a directory in the way) is logged, the
  * first time and then at most every {@link #FAILURE_LOG_INTERVAL}, and retried on the next change or refresh; it
@@ -35,10 +35,14 @@ import org.slf4j.LoggerFactory;
  */
 public final class StatusFileWriter implements AutoCloseable {
 
-  /** How often the status is compared with the one last written when nothing is {@linkplain #offer offered}. */
-  public static final Duration CHECK_INTERVAL = Duration.ofSeconds(1);
-  /** Longest time between two writes of an unchanged status (the contract says at most 5 s). */
+  /**
+   * Longest time between two writes of an unchanged status (the contract says at most 5 s): the backstop check runs
+   * when it falls due, so the file's {@code updated_unix} is at most this plus the scheduling delay and the second it
+   * is rounded down to old.
+   */
   public static final Duration REFRESH_INTERVAL = Duration.ofSeconds(4);
+  /** The backstop check never runs sooner than this after the previous one (a clock that does not move). */
+  static final Duration MIN_CHECK_DELAY = Duration.ofMillis(10);
   /** Shortest time between two log lines about a failing write. */
   public static final Duration FAILURE_LOG_INTERVAL = Duration.ofMinutes(1);
 
@@ -60,6 +64,7 @@ public final class StatusFileWriter implements AutoCloseable {
   private long suppressedFailures;
   private long writes;
   private ScheduledFuture<?> task;
+  private final Runnable checkTask = this::check;
   // Set while started; read without the lock, which a write holds through its fsync.
   private volatile ScheduledExecutorService scheduler;
   // Touched only by the offering thread (the quorum loop); volatile because tests offer from several.
@@ -83,15 +88,37 @@ public final class StatusFileWriter implements AutoCloseable {
     this.logContext = Objects.requireNonNull(logContext, "logContext");
   }
 
-  /** Writes the file now, then checks every {@link #CHECK_INTERVAL} on {@code scheduler} (owned by the caller). */
+  /**
+   * Writes the file now, then checks on {@code scheduler} (owned by the caller) whenever the refresh falls due: at
+   * {@link #REFRESH_INTERVAL} after the latest attempt, offered writes included.
+   */
   public synchronized void start(ScheduledExecutorService scheduler) {
     if (task != null) {
       throw new IllegalStateException("status file writer already started for " + file);
     }
     writeIfDue();
     this.scheduler = scheduler;
-    long period = CHECK_INTERVAL.toMillis();
-    task = scheduler.scheduleWithFixedDelay(this::writeIfDue, period, period, TimeUnit.MILLISECONDS);
+    scheduleCheck(scheduler);
+  }
+
+  /** The backstop: a check, then the next one at the refresh due time. */
+  private synchronized void check() {
+    ScheduledExecutorService s = scheduler;
+    if (s == null) {
+      return;
+    }
+    writeIfDue();
+    scheduleCheck(s);
+  }
+
+  private void scheduleCheck(ScheduledExecutorService s) {
+    long due = REFRESH_INTERVAL.toNanos() - (clock.nanoTime() - lastAttemptNanos);
+    long delay = Math.min(REFRESH_INTERVAL.toNanos(), Math.max(MIN_CHECK_DELAY.toNanos(), due));
+    try {
+      task = s.schedule(checkTask, delay, TimeUnit.NANOSECONDS);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      // Shutting down: close() writes the final status.
+    }
   }
 
   /**
