@@ -111,9 +111,14 @@ public final class StatusFileWriter implements AutoCloseable {
     scheduleCheck(s);
   }
 
+  /**
+   * The next check: when the refresh falls due after the latest attempt; a full interval from now when it is already
+   * due (the status could not be read, so nothing was attempted: retried every interval, never in a loop).
+   */
   private void scheduleCheck(ScheduledExecutorService s) {
-    long due = REFRESH_INTERVAL.toNanos() - (clock.nanoTime() - lastAttemptNanos);
-    long delay = Math.min(REFRESH_INTERVAL.toNanos(), Math.max(MIN_CHECK_DELAY.toNanos(), due));
+    long due = attempted ? REFRESH_INTERVAL.toNanos() - (clock.nanoTime() - lastAttemptNanos) : 0;
+    long delay = due <= 0 ? REFRESH_INTERVAL.toNanos()
+        : Math.min(REFRESH_INTERVAL.toNanos(), Math.max(MIN_CHECK_DELAY.toNanos(), due));
     try {
       task = s.schedule(checkTask, delay, TimeUnit.NANOSECONDS);
     } catch (java.util.concurrent.RejectedExecutionException e) {

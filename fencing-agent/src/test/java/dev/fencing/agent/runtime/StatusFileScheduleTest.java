@@ -66,4 +66,19 @@ class StatusFileScheduleTest {
     scheduler.advance(10 * S);
     assertThat(writer.writes()).as("the final write at close, nothing after").isEqualTo(7);
   }
+
+  @Test
+  void aStatusThatCannotBeReadIsAskedForAgainEveryIntervalNotInALoop() {
+    AtomicInteger asks = new AtomicInteger();
+    StatusFileWriter writer = new StatusFileWriter(dir.resolve("status"), () -> {
+      asks.incrementAndGet();
+      throw new IllegalStateException("no snapshot yet");
+    }, () -> Instant.ofEpochSecond(1_790_000_000L), scheduler::nanoTime, new AtomicFileReplacer((channel, path) -> { }),
+        "node=node-a");
+    writer.start(scheduler);
+    scheduler.advance(12 * S);
+    assertThat(asks.get()).as("at start, then at 4, 8 and 12 s").isEqualTo(4);
+    assertThat(writer.writes()).isZero();
+    writer.close();
+  }
 }

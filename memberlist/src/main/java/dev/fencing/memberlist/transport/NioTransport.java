@@ -328,7 +328,7 @@ public final class NioTransport implements Transport {
   private void pause(long nanos) {
     long until = System.nanoTime() + nanos;
     long left;
-    while (!closed.get() && (left = until - System.nanoTime()) > 0) {
+    while (!closed.get() && !Thread.currentThread().isInterrupted() && (left = until - System.nanoTime()) > 0) {
       LockSupport.parkNanos(this, left);
     }
   }
