@@ -118,10 +118,7 @@ public final class QuorumEvaluator {
   // The peers' states in overlay member order (null at this node's own index): the index order of digests.
   private PeerState[] byIndex;
   // The latest verdict's side and what it was built from (see side()).
-  private SortedSet<String> lastSide;
-  private boolean[] lastSideOut = new boolean[0];
-  private QuorumSettings lastSideSettings;
-  private Overlay lastSideOverlay;
+  private Side lastSide;
   private int detourRounds;
   // Per overlay neighbour (its slot): the evidence instant, on our clock, of every member (overlay index) that its
   // digests reported, and whether it reported one since its current boot. Evidence never gets older at the sender,
@@ -675,13 +672,14 @@ public final class QuorumEvaluator {
    * runs every tick).
    */
   private SortedSet<String> side(PeerState[] states, boolean[] inWindow) {
-    boolean same = lastSide != null && lastSideSettings == settings && lastSideOverlay == overlay
-        && lastSideOut.length == states.length;
+    Side last = lastSide;
+    boolean same = last != null && last.settings() == settings && last.overlay() == overlay
+        && last.out().length == states.length;
     for (int i = 0; same && i < states.length; i++) {
-      same = lastSideOut[i] == (states[i] != null && !inWindow[i]);
+      same = last.out()[i] == (states[i] != null && !inWindow[i]);
     }
     if (same) {
-      return lastSide;
+      return last.members();
     }
     boolean[] out = new boolean[states.length];
     TreeSet<String> side = new TreeSet<>(settings.expected());
@@ -691,12 +689,12 @@ public final class QuorumEvaluator {
         side.remove(overlay.members().get(i));
       }
     }
-    lastSide = FrozenSide.owning(side);
-    lastSideOut = out;
-    lastSideSettings = settings;
-    lastSideOverlay = overlay;
-    return lastSide;
+    lastSide = new Side(settings, overlay, out, FrozenSide.owning(side));
+    return lastSide.members();
   }
+
+  /** A side, and the settings, overlay and out-of-window flags (overlay order) it was built from. */
+  private record Side(QuorumSettings settings, Overlay overlay, boolean[] out, SortedSet<String> members) {}
 
   /**
    * {@code peer}'s evidence over every network, combined by the reachability rule: confirmed at the latest

@@ -184,10 +184,7 @@ public final class FencingAgent implements AutoCloseable {
   private volatile GossipMembership gossip;
   private volatile MembershipView membershipView;
   // peerViews()'s latest list and what it was built from; quorum thread only.
-  private List<AgentSnapshot.PeerView> peerViewsCached;
-  private AgentConfig peerViewsOf;
-  private MembershipView peerViewsView;
-  private long peerViewsChanges;
+  private PeerViews peerViews;
   // Where every member gossips on each network; read by gossip threads to tell a heartbeat's network.
   private volatile NetworkPlan plan = NetworkPlan.NONE;
   // The gossip member of the current config, created but possibly not started yet (gossip is set once started).
@@ -930,8 +927,9 @@ public final class FencingAgent implements AutoCloseable {
     MembershipView view = membershipView;
     // Read before the lookups: a change that lands during them moves the count, so the next tick rebuilds.
     long changes = view == null ? -1 : view.changes();
-    if (peerViewsOf == c && peerViewsView == view && peerViewsChanges == changes && peerViewsCached != null) {
-      return peerViewsCached;
+    PeerViews last = peerViews;
+    if (last != null && last.config() == c && last.view() == view && last.changes() == changes) {
+      return last.list();
     }
     List<AgentSnapshot.PeerView> out = new ArrayList<>();
     for (ExpectedMember m : c.members()) {
@@ -942,12 +940,12 @@ public final class FencingAgent implements AutoCloseable {
       out.add(new AgentSnapshot.PeerView(m.name(), g.map(GossipMember::state), g.map(x -> x.meta().isolated())
           .orElse(false), g.map(x -> x.meta().addresses()).filter(a -> !a.isEmpty()).orElse(m.addresses())));
     }
-    peerViewsCached = List.copyOf(out);
-    peerViewsOf = c;
-    peerViewsView = view;
-    peerViewsChanges = changes;
-    return peerViewsCached;
+    peerViews = new PeerViews(c, view, changes, List.copyOf(out));
+    return peerViews.list();
   }
+
+  /** A peer list and the config, membership view and view change count it was built from. */
+  private record PeerViews(AgentConfig config, MembershipView view, long changes, List<AgentSnapshot.PeerView> list) {}
 
   private void recordFence(QuorumVerdict verdict) {
     Optional<StateDirectory> dir = deps.stateDir();

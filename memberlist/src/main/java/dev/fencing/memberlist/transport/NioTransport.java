@@ -249,14 +249,7 @@ public final class NioTransport implements Transport {
     } catch (ClosedChannelException e) {
       return false;
     } catch (IOException e) {
-      if (!closed.get()) {
-        FailureBackoff.Step step = receiveFailures.failed(System.nanoTime());
-        if (step.log()) {
-          LOG.warn("event=udp_receive_failed reason=\"{}\" retry_in_ms={} failures_not_logged={}", e.getMessage(),
-              step.pauseNanos() / 1_000_000, step.unlogged());
-        }
-        pause(step.pauseNanos());
-      }
+      afterFailure(receiveFailures, "udp_receive_failed", e);
       return true;
     }
     receiveFailures.succeeded();
@@ -285,15 +278,8 @@ public final class NioTransport implements Transport {
       } catch (ClosedChannelException e) {
         break;
       } catch (IOException e) {
-        if (!closed.get()) {
-          // e.g. EMFILE: the connection stays queued and the next accept fails at once.
-          FailureBackoff.Step step = acceptFailures.failed(System.nanoTime());
-          if (step.log()) {
-            LOG.warn("event=tcp_accept_failed reason=\"{}\" retry_in_ms={} failures_not_logged={}", e.getMessage(),
-                step.pauseNanos() / 1_000_000, step.unlogged());
-          }
-          pause(step.pauseNanos());
-        }
+        // e.g. EMFILE: the connection stays queued and the next accept fails at once.
+        afterFailure(acceptFailures, "tcp_accept_failed", e);
         continue;
       }
       acceptFailures.succeeded();
@@ -322,6 +308,22 @@ public final class NioTransport implements Transport {
         conn.close();
       }
     }
+  }
+
+  /**
+   * A receive or accept failed (not by a close): logs it as {@code event} when {@code backoff} says so, then pauses
+   * for as long as it says.
+   */
+  private void afterFailure(FailureBackoff backoff, String event, IOException e) {
+    if (closed.get()) {
+      return;
+    }
+    FailureBackoff.Step step = backoff.failed(System.nanoTime());
+    if (step.log()) {
+      LOG.warn("event={} reason=\"{}\" retry_in_ms={} failures_not_logged={}", event, e.getMessage(),
+          step.pauseNanos() / 1_000_000, step.unlogged());
+    }
+    pause(step.pauseNanos());
   }
 
   /** Waits {@code nanos} after a failed receive or accept, or until {@link #close} (which unparks the loops). */
