@@ -237,7 +237,8 @@ public final class AgentRuntime implements AutoCloseable {
     api.start();
     started.add(api);
 
-    // One thread for the local files: the disable file poll and the status file writes are both short and rare.
+    // One thread for the local files: the disable file's reads (on its directory's inotify events, and a 5 s backstop)
+    // and the status file writes are both short and rare.
     ScheduledExecutorService files = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "fencing-local-files");
       t.setDaemon(true);

@@ -5,9 +5,11 @@ import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -115,6 +117,132 @@ class DisableFileWatcherTest {
       assertThat(scheduler.isShutdown()).isFalse();
     } finally {
       scheduler.shutdownNow();
+    }
+  }
+
+  /** A watcher whose backstop never comes within a test: whatever it notices, it noticed through the watch. */
+  private static DisableFileWatcher watchOnly(Path file, List<DisableState> changes) {
+    return new DisableFileWatcher(file, changes::add, Executors.newSingleThreadScheduledExecutor(), true,
+        Duration.ofHours(1), FileSystems.getDefault()::newWatchService);
+  }
+
+  @Test
+  void changesAreSeenThroughTheDirectoryWatchWithoutAnyPoll() throws IOException {
+    Path file = dir.resolve("disable");
+    List<DisableState> changes = new CopyOnWriteArrayList<>();
+    try (DisableFileWatcher watcher = watchOnly(file, changes)) {
+      watcher.start();
+      assertThat(watcher.watching()).isTrue();
+
+      writeAtomically(file, "drain");
+      await().atMost(Duration.ofSeconds(5)).until(() -> changes.size() == 2);
+      Files.writeString(file, "drain, second try\n");
+      await().atMost(Duration.ofSeconds(5)).until(() -> changes.size() == 3);
+      Files.delete(file);
+      await().atMost(Duration.ofSeconds(5)).until(() -> changes.size() == 4);
+
+      assertThat(changes).containsExactly(DisableState.ABSENT, new DisableState(true, "drain"),
+          new DisableState(true, "drain, second try"), DisableState.ABSENT);
+    }
+  }
+
+  @Test
+  void otherFilesChangingInTheDirectoryCauseNoRead() throws Exception {
+    // The agent's status file sits beside the disable file and is replaced every few seconds.
+    Path file = dir.resolve("disable");
+    List<DisableState> changes = new CopyOnWriteArrayList<>();
+    try (DisableFileWatcher watcher = watchOnly(file, changes)) {
+      watcher.start();
+      long readsAtStart = watcher.reads();
+      for (int i = 0; i < 20; i++) {
+        Path tmp = Files.writeString(dir.resolve(".status.tmp"), "armed=true revision=" + i + "\n");
+        Files.move(tmp, dir.resolve("status"), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        Thread.sleep(20); // paced like separate writes, so that their events are not all taken in one batch
+      }
+      writeAtomically(file, "maintenance");
+      await().atMost(Duration.ofSeconds(5)).until(() -> changes.size() == 2);
+
+      // The disable file's own events: its creation, possibly seen in two batches.
+      assertThat(watcher.reads() - readsAtStart).isBetween(1L, 2L);
+    }
+  }
+
+  @Test
+  void withoutAWatchTheFileIsPolled() throws IOException {
+    Path file = dir.resolve("disable");
+    List<DisableState> changes = new CopyOnWriteArrayList<>();
+    try (DisableFileWatcher watcher = new DisableFileWatcher(file, changes::add,
+        Executors.newSingleThreadScheduledExecutor(), true, Duration.ofHours(1), () -> {
+          throw new IOException("User limit of inotify instances reached or too many open files");
+        })) {
+      watcher.start();
+      assertThat(watcher.watching()).isFalse();
+
+      writeAtomically(file, "x");
+      await().atMost(WITHIN_FOUR_POLLS).until(() -> changes.size() == 2);
+      Files.delete(file);
+      await().atMost(WITHIN_FOUR_POLLS).until(() -> changes.size() == 3);
+      assertThat(watcher.watching()).isFalse();
+    }
+  }
+
+  @Test
+  void aDirectoryThatAppearsLaterIsWatchedOnceItExists() throws IOException {
+    Path run = dir.resolve("run");
+    Path file = run.resolve("disable");
+    List<DisableState> changes = new CopyOnWriteArrayList<>();
+    try (DisableFileWatcher watcher = watchOnly(file, changes)) {
+      watcher.start();
+      assertThat(watcher.watching()).isFalse();
+
+      Files.createDirectory(run);
+      await().atMost(WITHIN_FOUR_POLLS).until(watcher::watching);
+      Files.writeString(file, "late");
+      await().atMost(Duration.ofSeconds(5)).until(() -> changes.size() == 2);
+      assertThat(changes.get(1)).isEqualTo(new DisableState(true, "late"));
+    }
+  }
+
+  @Test
+  void aDirectoryDeletedAndCreatedAgainIsWatchedAgain() throws IOException {
+    Path run = Files.createDirectory(dir.resolve("run"));
+    Path file = run.resolve("disable");
+    List<DisableState> changes = new CopyOnWriteArrayList<>();
+    try (DisableFileWatcher watcher = watchOnly(file, changes)) {
+      watcher.start();
+      assertThat(watcher.watching()).isTrue();
+
+      Files.delete(run);
+      await().atMost(Duration.ofSeconds(5)).until(() -> !watcher.watching());
+      Files.createDirectory(run);
+      // Polled meanwhile, so found and watched within a poll or two, although the backstop is an hour away.
+      await().atMost(WITHIN_FOUR_POLLS).until(watcher::watching);
+      Files.writeString(file, "back");
+      await().atMost(Duration.ofSeconds(5)).until(() -> changes.size() == 2);
+      assertThat(changes.get(1)).isEqualTo(new DisableState(true, "back"));
+    }
+  }
+
+  @Test
+  void aDirectoryMovedAwayAndReplacedIsWatchedAtTheNextBackstop() throws IOException {
+    Path run = Files.createDirectory(dir.resolve("run"));
+    Path file = run.resolve("disable");
+    List<DisableState> changes = new CopyOnWriteArrayList<>();
+    try (DisableFileWatcher watcher = new DisableFileWatcher(file, changes::add,
+        Executors.newSingleThreadScheduledExecutor(), true, Duration.ofMillis(200),
+        FileSystems.getDefault()::newWatchService)) {
+      watcher.start();
+      Object original = Files.readAttributes(run, BasicFileAttributes.class).fileKey();
+      assertThat(watcher.watchedDirectory()).isEqualTo(original);
+
+      // The old watch stays valid (it follows the moved directory) and would report nothing about the new one.
+      Files.move(run, dir.resolve("run.old"));
+      Files.createDirectory(run);
+      Object replacement = Files.readAttributes(run, BasicFileAttributes.class).fileKey();
+      assertThat(replacement).isNotEqualTo(original);
+
+      await().atMost(Duration.ofSeconds(5)).until(() -> replacement.equals(watcher.watchedDirectory()));
+      assertThat(watcher.watching()).isTrue();
     }
   }
 
