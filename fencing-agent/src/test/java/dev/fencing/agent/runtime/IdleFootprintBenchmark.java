@@ -75,8 +75,18 @@ public final class IdleFootprintBenchmark {
   }
 
   /**
-   * The arguments after the jar for agent {@code i}: the node's socket, disable and status files under
-   * {@code runDir} (see {@link Launch#hostRunDir}), its FIFO and state dir under {@code dir}, and either the config
+   * Agent {@code i}'s own run directory under {@code runDir}, as each node has its own {@code /var/run/fencing-agent}:
+   * the agent watches that directory for its disable file, so a shared one would wake every agent for the others'
+   * status writes.
+   */
+  static Path nodeRunDir(Path runDir, int i) {
+    return runDir.resolve("node-" + i);
+  }
+
+  /**
+   * The arguments after the jar for agent {@code i}: the node's socket, disable and status files in its
+   * {@link #nodeRunDir} under {@code runDir} (see {@link Launch#hostRunDir}), its FIFO and state dir under
+   * {@code dir}, and either the config
    * file {@code config} or the controller on 127.0.0.1:{@code controllerPort} (certificate for localhost, CA and
    * token in {@code dir}) with metrics on {@code metricsPort}.
    */
@@ -90,11 +100,12 @@ public final class IdleFootprintBenchmark {
           "--controller-ca", launch.agentPath(dir.resolve("ca.crt")), "--token-file",
           launch.agentPath(dir.resolve("token")), "--metrics-port", Integer.toString(metricsPort)));
     }
+    Path run = nodeRunDir(runDir, i);
     args.addAll(List.of("--node", FootprintController.nodeName(i), "--socket",
-        launch.agentPath(runDir.resolve("agent-" + i + ".sock")), "--watchdog-device",
-        launch.agentPath(dir.resolve("watchdog-" + i)), "--disable-file",
-        launch.agentPath(runDir.resolve("disable-" + i)), "--status-file",
-        launch.agentPath(runDir.resolve("status-" + i)), "--state-dir", launch.agentPath(dir.resolve("state-" + i))));
+        launch.agentPath(run.resolve("fencing.sock")), "--watchdog-device",
+        launch.agentPath(dir.resolve("watchdog-" + i)), "--disable-file", launch.agentPath(run.resolve("disable")),
+        "--status-file", launch.agentPath(run.resolve("status")), "--state-dir",
+        launch.agentPath(dir.resolve("state-" + i))));
     return args;
   }
 
@@ -225,6 +236,7 @@ public final class IdleFootprintBenchmark {
         Path fifo = dir.resolve("watchdog-" + i);
         new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start().waitFor();
         drain(fifo);
+        Files.createDirectories(nodeRunDir(runDir, i));
         List<String> command = launch.command(agentArgs(mode, launch, dir, runDir, i, config, controllerPort,
             ports.get(n + i)));
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)

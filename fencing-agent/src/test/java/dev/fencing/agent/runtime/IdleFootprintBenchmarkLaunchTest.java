@@ -90,7 +90,7 @@ class IdleFootprintBenchmarkLaunchTest {
         .containsSubsequence("--metrics-port", "9103")
         .containsSubsequence("--node", "node-3")
         .containsSubsequence("--watchdog-device", "/tmp/fp1/watchdog-3")
-        .containsSubsequence("--status-file", "/tmp/fp1/status-3");
+        .containsSubsequence("--status-file", "/tmp/fp1/node-3/status");
 
     List<String> standalone = IdleFootprintBenchmark.agentArgs(IdleFootprintBenchmark.Mode.STANDALONE, launch, dir,
         dir, 3, dir.resolve("cluster.yaml"), -1, 9103);
@@ -107,9 +107,12 @@ class IdleFootprintBenchmarkLaunchTest {
     assertThat(runDir.getParent()).isEqualTo(shm);
     List<String> args = IdleFootprintBenchmark.agentArgs(IdleFootprintBenchmark.Mode.CONTROLLER, launch, work,
         runDir, 1, work.resolve("cluster.yaml"), 4000, 9103);
-    assertThat(args).containsSubsequence("--socket", runDir.resolve("agent-1.sock").toString())
-        .containsSubsequence("--disable-file", runDir.resolve("disable-1").toString())
-        .containsSubsequence("--status-file", runDir.resolve("status-1").toString())
+    // Each node its own directory, as /var/run/fencing-agent is on each node.
+    Path node = runDir.resolve("node-1");
+    assertThat(IdleFootprintBenchmark.nodeRunDir(runDir, 1)).isEqualTo(node);
+    assertThat(args).containsSubsequence("--socket", node.resolve("fencing.sock").toString())
+        .containsSubsequence("--disable-file", node.resolve("disable").toString())
+        .containsSubsequence("--status-file", node.resolve("status").toString())
         .containsSubsequence("--state-dir", work.resolve("state-1").toString())
         .containsSubsequence("--watchdog-device", work.resolve("watchdog-1").toString());
 
