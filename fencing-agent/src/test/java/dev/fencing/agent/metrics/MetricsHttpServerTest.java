@@ -42,6 +42,30 @@ class MetricsHttpServerTest {
   }
 
   @Test
+  void theJdkServerIsToldToCheckItsTimeLimitsEveryFiveSecondsUnlessTheCommandLineSaidOtherwise() throws Exception {
+    String property = MetricsHttpServer.TIMER_MILLIS_PROPERTY;
+    String before = System.getProperty(property);
+    try {
+      System.clearProperty(property);
+      server = new MetricsHttpServer(0, registry, OK, OK);
+      server.start();
+      assertThat(System.getProperty(property)).isEqualTo("5000");
+      server.close();
+
+      System.setProperty(property, "1234");
+      server = new MetricsHttpServer(0, registry, OK, OK);
+      server.start();
+      assertThat(System.getProperty(property)).isEqualTo("1234");
+    } finally {
+      if (before == null) {
+        System.clearProperty(property);
+      } else {
+        System.setProperty(property, before);
+      }
+    }
+  }
+
+  @Test
   void metricsServesThePrometheusTextOfTheRegistry() throws Exception {
     Counter.builder("fencing.watchdog.feeds").register(registry).increment(3);
     server = new MetricsHttpServer(0, registry, OK, OK);
