@@ -77,6 +77,48 @@ class ImageJvmOptionsTest {
     return out.lines().anyMatch(l -> l.contains("%") && l.contains("ImageJvmOptionsTest$LongLoop::main"));
   }
 
+  /** Prints how often the JVM's monitor deflation thread woke up in 3 s of an otherwise idle JVM. */
+  public static final class CountDeflationWakeups {
+    public static void main(String[] args) throws Exception {
+      Path task = null;
+      try (var tasks = Files.list(Path.of("/proc/self/task"))) {
+        for (Path t : tasks.toList()) {
+          if (Files.readString(t.resolve("comm")).startsWith("Monitor Deflati")) {
+            task = t;
+          }
+        }
+      }
+      long before = voluntarySwitches(task);
+      Thread.sleep(3_000);
+      System.out.println("wakeups=" + (voluntarySwitches(task) - before));
+    }
+
+    private static long voluntarySwitches(Path task) throws IOException {
+      return Files.readAllLines(task.resolve("status")).stream().filter(l -> l.startsWith("voluntary_ctxt_switches"))
+          .mapToLong(l -> Long.parseLong(l.substring(l.indexOf(':') + 1).trim())).findFirst().orElseThrow();
+    }
+  }
+
+  @Test
+  void theImageWakesTheMonitorDeflationThreadOnceASecondInsteadOfFourTimes() throws Exception {
+    // Deflating idle monitors a little later costs nothing; the JVM's 250 ms check is 4 wakeups a second of an idle
+    // agent. The interval is a diagnostic flag, so the image must unlock those first.
+    List<String> deflation = Files.readAllLines(OPTIONS).stream().map(String::trim)
+        .filter(l -> l.equals("-XX:+UnlockDiagnosticVMOptions") || l.startsWith("-XX:AsyncDeflationInterval="))
+        .toList();
+    assertThat(deflation).containsExactly("-XX:+UnlockDiagnosticVMOptions", "-XX:AsyncDeflationInterval=1000");
+
+    long image = wakeups(runChild(deflation, CountDeflationWakeups.class));
+    long defaults = wakeups(runChild(List.of(), CountDeflationWakeups.class));
+    assertThat(defaults).as("with the JVM's defaults (every 250 ms)").isGreaterThanOrEqualTo(6);
+    assertThat(image).as("with the image's options (every second)").isLessThanOrEqualTo(defaults / 2);
+  }
+
+  private static long wakeups(String out) {
+    return out.lines().filter(l -> l.startsWith("wakeups=")).mapToLong(l -> Long.parseLong(l.substring(8)))
+        .findFirst().orElseThrow(() -> new AssertionError("no count in: " + out));
+  }
+
   private static String childSays(List<String> properties) throws IOException, InterruptedException {
     String out = runChild(properties, PrintJfr.class);
     return out.lines().filter(l -> l.startsWith("jfr=")).findFirst().orElse(out);
