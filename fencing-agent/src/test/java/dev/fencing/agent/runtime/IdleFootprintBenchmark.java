@@ -86,9 +86,8 @@ public final class IdleFootprintBenchmark {
   /**
    * The arguments after the jar for agent {@code i}: the node's socket, disable and status files in its
    * {@link #nodeRunDir} under {@code runDir} (see {@link Launch#hostRunDir}), its FIFO and state dir under
-   * {@code dir}, and either the config
-   * file {@code config} or the controller on 127.0.0.1:{@code controllerPort} (certificate for localhost, CA and
-   * token in {@code dir}) with metrics on {@code metricsPort}.
+   * {@code dir}, and either the config file {@code config} or the controller on 127.0.0.1:{@code controllerPort}
+   * (certificate for localhost, CA and token in {@code dir}) with metrics on {@code metricsPort}.
    */
   static List<String> agentArgs(Mode mode, Launch launch, Path dir, Path runDir, int i, Path config,
                                 int controllerPort, int metricsPort) {
@@ -259,6 +258,8 @@ public final class IdleFootprintBenchmark {
       System.out.printf("mode: %s; command: %s%n", mode.name().toLowerCase(java.util.Locale.ROOT),
           String.join(" ", launch.command(agentArgs(mode, launch, dir, runDir, 0, config, controllerPort,
               ports.get(n)))));
+      // The work directory stays for a look at the agents' logs; it is the caller's to delete.
+      System.out.printf("agent logs and state (kept): %s%n", dir);
       if (controller != null) {
         System.out.printf("controller: hello from %d of %d agents, %d streams, %d reports%n",
             controller.helloFrom().size(), n, controller.hellos(), controller.reports());
