@@ -9,6 +9,7 @@ import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.List;
@@ -136,7 +137,8 @@ class DisableFileWatcherTest {
 
       writeAtomically(file, "drain");
       await().atMost(Duration.ofSeconds(5)).until(() -> changes.size() == 2);
-      Files.writeString(file, "drain, second try\n");
+      // Written in place with one write (no truncation first), so no read can see a half-written file.
+      Files.writeString(file, "drain, second try\n", StandardOpenOption.WRITE);
       await().atMost(Duration.ofSeconds(5)).until(() -> changes.size() == 3);
       Files.delete(file);
       await().atMost(Duration.ofSeconds(5)).until(() -> changes.size() == 4);
@@ -197,7 +199,7 @@ class DisableFileWatcherTest {
 
       Files.createDirectory(run);
       await().atMost(WITHIN_FOUR_POLLS).until(watcher::watching);
-      Files.writeString(file, "late");
+      writeAtomically(file, "late");
       await().atMost(Duration.ofSeconds(5)).until(() -> changes.size() == 2);
       assertThat(changes.get(1)).isEqualTo(new DisableState(true, "late"));
     }
@@ -217,7 +219,7 @@ class DisableFileWatcherTest {
       Files.createDirectory(run);
       // Polled meanwhile, so found and watched within a poll or two, although the backstop is an hour away.
       await().atMost(WITHIN_FOUR_POLLS).until(watcher::watching);
-      Files.writeString(file, "back");
+      writeAtomically(file, "back");
       await().atMost(Duration.ofSeconds(5)).until(() -> changes.size() == 2);
       assertThat(changes.get(1)).isEqualTo(new DisableState(true, "back"));
     }
