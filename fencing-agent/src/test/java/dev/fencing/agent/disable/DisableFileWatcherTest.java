@@ -121,10 +121,23 @@ class DisableFileWatcherTest {
     }
   }
 
+  /** A watcher on a scheduler of its own, with the given backstop and inotify source. */
+  private static DisableFileWatcher watcher(Path file, List<DisableState> changes, Duration backstop,
+                                            DisableFileWatcher.WatchServices watchServices) {
+    return new DisableFileWatcher(file, changes::add, Executors.newSingleThreadScheduledExecutor(), true, backstop,
+        watchServices);
+  }
+
   /** A watcher whose backstop never comes within a test: whatever it notices, it noticed through the watch. */
   private static DisableFileWatcher watchOnly(Path file, List<DisableState> changes) {
-    return new DisableFileWatcher(file, changes::add, Executors.newSingleThreadScheduledExecutor(), true,
-        Duration.ofHours(1), FileSystems.getDefault()::newWatchService);
+    return watcher(file, changes, Duration.ofHours(1), FileSystems.getDefault()::newWatchService);
+  }
+
+  /** Writes {@code reason} into the (absent) file and waits for the watcher's second state: present with it. */
+  private void createdAndSeen(Path file, List<DisableState> changes, String reason) throws IOException {
+    writeAtomically(file, reason);
+    await().atMost(Duration.ofSeconds(5)).until(() -> changes.size() == 2);
+    assertThat(changes.get(1)).isEqualTo(new DisableState(true, reason));
   }
 
   @Test
@@ -173,10 +186,9 @@ class DisableFileWatcherTest {
   void withoutAWatchTheFileIsPolled() throws IOException {
     Path file = dir.resolve("disable");
     List<DisableState> changes = new CopyOnWriteArrayList<>();
-    try (DisableFileWatcher watcher = new DisableFileWatcher(file, changes::add,
-        Executors.newSingleThreadScheduledExecutor(), true, Duration.ofHours(1), () -> {
-          throw new IOException("User limit of inotify instances reached or too many open files");
-        })) {
+    try (DisableFileWatcher watcher = watcher(file, changes, Duration.ofHours(1), () -> {
+      throw new IOException("User limit of inotify instances reached or too many open files");
+    })) {
       watcher.start();
       assertThat(watcher.watching()).isFalse();
 
@@ -199,9 +211,7 @@ class DisableFileWatcherTest {
 
       Files.createDirectory(run);
       await().atMost(WITHIN_FOUR_POLLS).until(watcher::watching);
-      writeAtomically(file, "late");
-      await().atMost(Duration.ofSeconds(5)).until(() -> changes.size() == 2);
-      assertThat(changes.get(1)).isEqualTo(new DisableState(true, "late"));
+      createdAndSeen(file, changes, "late");
     }
   }
 
@@ -219,9 +229,7 @@ class DisableFileWatcherTest {
       Files.createDirectory(run);
       // Polled meanwhile, so found and watched within a poll or two, although the backstop is an hour away.
       await().atMost(WITHIN_FOUR_POLLS).until(watcher::watching);
-      writeAtomically(file, "back");
-      await().atMost(Duration.ofSeconds(5)).until(() -> changes.size() == 2);
-      assertThat(changes.get(1)).isEqualTo(new DisableState(true, "back"));
+      createdAndSeen(file, changes, "back");
     }
   }
 
@@ -230,8 +238,7 @@ class DisableFileWatcherTest {
     Path run = Files.createDirectory(dir.resolve("run"));
     Path file = run.resolve("disable");
     List<DisableState> changes = new CopyOnWriteArrayList<>();
-    try (DisableFileWatcher watcher = new DisableFileWatcher(file, changes::add,
-        Executors.newSingleThreadScheduledExecutor(), true, Duration.ofMillis(200),
+    try (DisableFileWatcher watcher = watcher(file, changes, Duration.ofMillis(200),
         FileSystems.getDefault()::newWatchService)) {
       watcher.start();
       Object original = Files.readAttributes(run, BasicFileAttributes.class).fileKey();

@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,8 +30,7 @@ class ImageJvmOptionsTest {
 
   @Test
   void theSystemPropertiesOfTheImageTurnOffNettysFlightRecorderEvents() throws Exception {
-    List<String> properties = Files.readAllLines(OPTIONS).stream().map(String::trim)
-        .filter(l -> l.startsWith("-D")).toList();
+    List<String> properties = imageOptions(l -> l.startsWith("-D"));
     assertThat(properties).contains("-Dio.grpc.netty.shaded.io.netty.jfr.enabled=false");
 
     assertThat(childSays(properties)).isEqualTo("jfr=false");
@@ -58,9 +58,8 @@ class ImageJvmOptionsTest {
     // The loops of the agent's threads (executors' workers, the UDP receive loop, the event loops) never return, so
     // their own bytecode runs in the interpreter until an on-stack replacement: 60 000 rounds by default, hours at
     // an idle agent's 10 rounds a second.
-    List<String> osr = Files.readAllLines(OPTIONS).stream().map(String::trim)
-        .filter(l -> l.startsWith("-XX:Tier0BackedgeNotifyFreqLog=") || l.startsWith("-XX:Tier3BackEdgeThreshold="))
-        .toList();
+    List<String> osr = imageOptions(
+        l -> l.startsWith("-XX:Tier0BackedgeNotifyFreqLog=") || l.startsWith("-XX:Tier3BackEdgeThreshold="));
     assertThat(osr).containsExactly("-XX:Tier0BackedgeNotifyFreqLog=7", "-XX:Tier3BackEdgeThreshold=500");
 
     assertThat(replacedOnStack(osr)).as("with the image's options").isTrue();
@@ -103,9 +102,8 @@ class ImageJvmOptionsTest {
   void theImageWakesTheMonitorDeflationThreadOnceASecondInsteadOfFourTimes() throws Exception {
     // Deflating idle monitors a little later costs nothing; the JVM's 250 ms check is 4 wakeups a second of an idle
     // agent. The interval is a diagnostic flag, so the image must unlock those first.
-    List<String> deflation = Files.readAllLines(OPTIONS).stream().map(String::trim)
-        .filter(l -> l.equals("-XX:+UnlockDiagnosticVMOptions") || l.startsWith("-XX:AsyncDeflationInterval="))
-        .toList();
+    List<String> deflation = imageOptions(
+        l -> l.equals("-XX:+UnlockDiagnosticVMOptions") || l.startsWith("-XX:AsyncDeflationInterval="));
     assertThat(deflation).containsExactly("-XX:+UnlockDiagnosticVMOptions", "-XX:AsyncDeflationInterval=1000");
 
     long image = wakeups(runChild(deflation, CountDeflationWakeups.class));
@@ -122,6 +120,11 @@ class ImageJvmOptionsTest {
   private static String childSays(List<String> properties) throws IOException, InterruptedException {
     String out = runChild(properties, PrintJfr.class);
     return out.lines().filter(l -> l.startsWith("jfr=")).findFirst().orElse(out);
+  }
+
+  /** The image's launcher options that {@code wanted} picks, in file order. */
+  private static List<String> imageOptions(Predicate<String> wanted) throws IOException {
+    return Files.readAllLines(OPTIONS).stream().map(String::trim).filter(wanted).toList();
   }
 
   /** Runs {@code main} in a child JVM of this test's java and class path with {@code options}; its whole output. */
