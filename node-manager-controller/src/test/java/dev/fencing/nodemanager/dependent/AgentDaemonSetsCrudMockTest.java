@@ -8,12 +8,12 @@ import dev.fencing.api.v1.NodeGroup;
 import dev.fencing.api.v1.NodeGroupSpec;
 import dev.fencing.api.v1.NodeType;
 import dev.fencing.nodemanager.config.ControllerConfig;
+import dev.fencing.nodemanager.testing.CrudMockClient;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
  * patch, so only the create / update-on-hash path can run there (both paths run on a real API server in
  * {@code AgentDaemonSetApplyRealApiTest}).
  */
-@EnableKubernetesMockClient(crud = true)
+@CrudMockClient
 class AgentDaemonSetsCrudMockTest {
 
     KubernetesClient client;

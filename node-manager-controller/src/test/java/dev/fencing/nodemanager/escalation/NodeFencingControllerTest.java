@@ -20,13 +20,13 @@ import dev.fencing.api.fencing.v1alpha1.StageRun;
 import dev.fencing.nodemanager.reconciler.ClusterWriter;
 import dev.fencing.nodemanager.status.NodeFacts;
 import dev.fencing.nodemanager.storm.StormGuard;
+import dev.fencing.nodemanager.testing.CrudMockClient;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.io.InputStream;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -48,7 +48,7 @@ import org.junit.jupiter.api.io.TempDir;
  * protocol): records, stage order, mustSucceed, the taint, recovery on request, and the hand-over of a stage a dead
  * replica left running.
  */
-@EnableKubernetesMockClient(crud = true)
+@CrudMockClient
 class NodeFencingControllerTest {
 
     private static final SecretKeyRef PASSWORD = new SecretKeyRef("ns", "bmc", "password");

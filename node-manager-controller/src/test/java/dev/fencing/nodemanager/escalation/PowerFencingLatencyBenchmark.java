@@ -12,28 +12,22 @@ import dev.fencing.api.fencing.v1alpha1.SecretParameter;
 import dev.fencing.kubetest.IpmiSimulator;
 import dev.fencing.nodemanager.reconciler.ClusterWriter;
 import dev.fencing.nodemanager.status.NodeFacts;
+import dev.fencing.nodemanager.testing.CrudMockExtension;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
-import io.fabric8.mockwebserver.ServerRequest;
-import io.fabric8.mockwebserver.ServerResponse;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Queue;
 
 /**
  * Prints how long the escalation takes from the moment a node is due (still unheard escalationGrace after
@@ -56,10 +50,7 @@ public final class PowerFencingLatencyBenchmark {
     }
 
     private static void run(int i) throws Exception {
-        Map<ServerRequest, Queue<ServerResponse>> responses = new HashMap<>();
-        KubernetesMockServer api = new KubernetesMockServer(new Context(), new MockWebServer(), responses,
-                new KubernetesMixedDispatcher(responses), false);
-        api.init();
+        KubernetesMockServer api = CrudMockExtension.startServer();
         Path dir = Files.createTempDirectory("power-fencing-bench");
         Process node = new ProcessBuilder("sleep", "600").start();
         try (KubernetesClient client = api.createClient();

@@ -23,6 +23,7 @@ import dev.fencing.nodemanager.grpc.TestAgent;
 import dev.fencing.nodemanager.grpc.auth.TestAgentPods;
 import dev.fencing.nodemanager.model.TestNodes;
 import dev.fencing.nodemanager.status.NodeFacts;
+import dev.fencing.nodemanager.testing.CrudMockClient;
 import dev.fencing.policy.PolicyResolver;
 import dev.fencing.proto.fencing.v1.FencingMode;
 import dev.fencing.proto.nodemanager.v1.AgentMessage;
@@ -32,7 +33,6 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
@@ -55,7 +55,7 @@ import org.junit.jupiter.api.io.TempDir;
  * that a NodeFencingConfig covers, is not tainted by the safe-to-assume-fenced rule alone; escalationGrace later the
  * leader powers it off through its stage (a fake fence agent) and only then taints it.
  */
-@EnableKubernetesMockClient(crud = true)
+@CrudMockClient
 class PowerFencingOperatorTest {
 
     KubernetesClient client;

@@ -16,6 +16,7 @@ import dev.fencing.nodemanager.grpc.auth.TestAgentPods;
 import dev.fencing.nodemanager.model.NodeLabels;
 import dev.fencing.nodemanager.model.TestNodes;
 import dev.fencing.nodemanager.status.NodeFacts;
+import dev.fencing.nodemanager.testing.CrudMockClient;
 import dev.fencing.policy.PolicyResolver;
 import dev.fencing.proto.fencing.v1.DisarmReason;
 import dev.fencing.proto.fencing.v1.FencingMode;
@@ -29,7 +30,6 @@ import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
@@ -52,7 +52,7 @@ import org.junit.jupiter.api.Test;
  * In each scenario workers-3 was armed and the majority (workers-1, workers-2) has not heard it for longer than the
  * safe-to-assume-fenced delay; only the one condition under test differs from the positive case.
  */
-@EnableKubernetesMockClient(crud = true)
+@CrudMockClient
 class FencedNodeRecoveryOperatorTest {
 
     KubernetesClient client;

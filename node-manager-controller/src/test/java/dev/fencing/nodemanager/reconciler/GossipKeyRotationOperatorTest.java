@@ -14,6 +14,7 @@ import dev.fencing.nodemanager.keyring.KeyRotationPlanner;
 import dev.fencing.nodemanager.keyring.KeyringState;
 import dev.fencing.nodemanager.model.GossipKeyringSecret;
 import dev.fencing.nodemanager.rbac.ApiCallRecorder;
+import dev.fencing.nodemanager.testing.CrudMockClient;
 import dev.fencing.proto.nodemanager.v1.AgentMessage;
 import dev.fencing.proto.nodemanager.v1.AgentReport;
 import dev.fencing.proto.nodemanager.v1.ControllerMessage;
@@ -25,7 +26,6 @@ import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.grpc.ManagedChannel;
@@ -47,7 +47,7 @@ import org.junit.jupiter.api.Test;
  * The three rotation phases on the CRUD mock with fake agents: k-1 and k-2 connected, k-3 connected until phase 2
  * and then only heard in gossip (it must block phase 3), k-4 neither connected nor heard (it must not block).
  */
-@EnableKubernetesMockClient(crud = true)
+@CrudMockClient
 class GossipKeyRotationOperatorTest {
 
     private static final String NS = "fencing-system";

@@ -19,6 +19,7 @@ import dev.fencing.nodemanager.model.NodeLabels;
 import dev.fencing.nodemanager.model.TestNodes;
 import dev.fencing.nodemanager.storm.StormLimitCondition;
 import dev.fencing.nodemanager.peervote.PeersReachable;
+import dev.fencing.nodemanager.testing.CrudMockClient;
 import dev.fencing.policy.DurationFormat;
 import dev.fencing.policy.PolicyResolver;
 import dev.fencing.policy.ResolvedTimings;
@@ -35,7 +36,6 @@ import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
@@ -61,7 +61,7 @@ import org.junit.jupiter.api.Test;
  * CloudEphemeral node is deleted instead of tainted. Peers' vote: a node the control plane lost while its peers
  * still hear it carries {@code FencingPeersReachable=True}.
  */
-@EnableKubernetesMockClient(crud = true)
+@CrudMockClient
 class GroupFailureOperatorTest {
 
     KubernetesClient client;

@@ -11,12 +11,12 @@ import dev.fencing.nodemanager.grpc.StreamLimits;
 import dev.fencing.nodemanager.grpc.TestAgent;
 import dev.fencing.nodemanager.grpc.auth.TestAgentPods;
 import dev.fencing.nodemanager.model.NodeLabels;
+import dev.fencing.nodemanager.testing.CrudMockClient;
 import dev.fencing.proto.fencing.v1.FencingMode;
 import dev.fencing.proto.nodemanager.v1.AgentMessage;
 import dev.fencing.proto.nodemanager.v1.AgentReport;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
@@ -31,7 +31,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** An agent whose reports flap between armed and disarmed costs a bounded number of label patches and Events. */
-@EnableKubernetesMockClient(crud = true)
+@CrudMockClient
 class ReportWriteLimitOperatorTest {
 
     private static final String NS = "fencing-system";

@@ -14,6 +14,7 @@ import dev.fencing.nodemanager.config.AgentControlSecurity;
 import dev.fencing.nodemanager.config.ControllerConfig;
 import dev.fencing.nodemanager.grpc.TestAgent;
 import dev.fencing.nodemanager.rbac.ApiCallRecorder;
+import dev.fencing.nodemanager.testing.CrudMockClient;
 import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectRulesReviewBuilder;
 import dev.fencing.proto.nodemanager.v1.AgentMessage;
 import dev.fencing.proto.nodemanager.v1.AgentReport;
@@ -23,7 +24,6 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
@@ -55,7 +55,7 @@ import org.junit.jupiter.api.io.TempDir;
  * AgentControl over TLS with agent identities on the CRUD mock: only the group's agent pod on the node a hello
  * names gets a config (and with it the gossip keyring); a renewed serving certificate is picked up live.
  */
-@EnableKubernetesMockClient(crud = true)
+@CrudMockClient
 class AgentControlSecurityOperatorTest {
 
     private static final String NS = "fencing-system";
