@@ -112,6 +112,19 @@ class ImageJvmOptionsTest {
     assertThat(image).as("with the image's options (every second)").isLessThanOrEqualTo(defaults / 2);
   }
 
+  @Test
+  void theImageGivesFreedNativeMemoryBackOnceAMinute() throws Exception {
+    // glibc keeps what the JVM frees (C1's arenas after each compile, buffers of startup) for reuse; a periodic trim
+    // hands it back: 2.5 MiB of an idle agent's RSS (bench/REPORT.md). The trimmer thread wakes once a minute.
+    List<String> trim = imageOptions(l -> l.startsWith("-XX:TrimNativeHeapInterval="));
+    assertThat(trim).containsExactly("-XX:TrimNativeHeapInterval=60000");
+
+    List<String> jvm = new ArrayList<>(trim);
+    jvm.add("-Xlog:trimnative");
+    assertThat(runChild(jvm, PrintJfr.class)).contains("Periodic native trim enabled (interval: 60000 ms)");
+    assertThat(runChild(List.of("-Xlog:trimnative"), PrintJfr.class)).doesNotContain("Periodic native trim enabled");
+  }
+
   private static long wakeups(String out) {
     return out.lines().filter(l -> l.startsWith("wakeups=")).mapToLong(l -> Long.parseLong(l.substring(8)))
         .findFirst().orElseThrow(() -> new AssertionError("no count in: " + out));
