@@ -251,6 +251,9 @@ class ControllerWithChartRbacRealClusterTest {
                 + "was no success: " + api.failed()).isEmpty();
         // The job above really went through these (so a missing rule for any of them would have shown as a 403).
         assertThat(api.all()).anyMatch(a -> a.matches("201 POST /apis/authentication.k8s.io/v1/tokenreviews"))
+                // --nodegroup-status=auto reads the NodeGroup CRD at start (the chart's own CRD keeps the status)
+                .anyMatch(a -> a.equals("200 GET /apis/apiextensions.k8s.io/v1/customresourcedefinitions/"
+                        + "nodegroups.deckhouse.io"))
                 .anyMatch(a -> a.matches("200 GET /api/v1/namespaces/" + c.namespace() + "/pods/.*"))
                 // with server-side apply (the default) a create and an update are both an apply PATCH
                 .anyMatch(a -> a.matches("201 (POST|PATCH) /apis/apps/v1/namespaces/" + c.namespace()

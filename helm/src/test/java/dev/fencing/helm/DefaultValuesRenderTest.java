@@ -199,6 +199,7 @@ class DefaultValuesRenderTest {
         assertThat(rendered.one(ClusterRole.class).getRules()).extracting(PolicyRule::getApiGroups,
                 PolicyRule::getResources, PolicyRule::getVerbs).containsExactly(
                 tuple(List.of("deckhouse.io"), List.of("nodegroups"), List.of("get", "list", "watch")),
+                tuple(List.of("apiextensions.k8s.io"), List.of("customresourcedefinitions"), List.of("get")),
                 tuple(List.of("deckhouse.io"), List.of("nodegroups/status"), List.of("update", "patch")),
                 // not a call: OwnerReferencesPermissionEnforcement checks it when an owned object sets
                 // blockOwnerDeletion on its NodeGroup owner reference
@@ -207,8 +208,13 @@ class DefaultValuesRenderTest {
                 tuple(List.of(""), List.of("nodes/status"), List.of("patch")),
                 tuple(List.of(""), List.of("events"), List.of("create", "patch")),
                 tuple(List.of("authentication.k8s.io"), List.of("tokenreviews"), List.of("create")));
+        // Only the NodeGroup CRD's schema, read once at start (--nodegroup-status=auto).
         assertThat(rendered.one(ClusterRole.class).getRules()).allSatisfy(r -> {
-            assertThat(r.getResourceNames()).isNullOrEmpty();
+            if (r.getResources().equals(List.of("customresourcedefinitions"))) {
+                assertThat(r.getResourceNames()).containsExactly("nodegroups.deckhouse.io");
+            } else {
+                assertThat(r.getResourceNames()).isNullOrEmpty();
+            }
             assertThat(r.getNonResourceURLs()).isNullOrEmpty();
         });
     }

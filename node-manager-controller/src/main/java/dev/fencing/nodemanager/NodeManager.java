@@ -41,6 +41,7 @@ import dev.fencing.nodemanager.storm.CachedStormCensus;
 import dev.fencing.nodemanager.storm.StormGuard;
 import dev.fencing.nodemanager.report.AgentReports;
 import dev.fencing.nodemanager.status.NodeFacts;
+import dev.fencing.nodemanager.status.NodeGroupStatusTarget;
 import dev.fencing.nodemanager.view.GroupView;
 import dev.fencing.nodemanager.stream.ConfigDistributor;
 import dev.fencing.nodemanager.tiebreak.TieBreakArbiter;
@@ -109,6 +110,7 @@ public final class NodeManager implements AutoCloseable {
     private HealthServer health;
     private volatile boolean closing;
     private PowerFencingSettings powerFencing;
+    private NodeGroupStatusTarget.Mode nodeGroupStatus = NodeGroupStatusTarget.Mode.AUTO;
     private NodeFencingController nodeFencing;
     private KdumpListener kdumpListener;
 
@@ -270,9 +272,25 @@ public final class NodeManager implements AutoCloseable {
         return this;
     }
 
+    /** Where group status goes ({@code --nodegroup-status}, default AUTO); call before {@link #start}. */
+    public NodeManager nodeGroupStatus(NodeGroupStatusTarget.Mode mode) {
+        this.nodeGroupStatus = java.util.Objects.requireNonNull(mode, "mode");
+        return this;
+    }
+
     /** Starts caches, the AgentControl server, the operator and the health server. */
     public NodeManager start() throws IOException {
         cache.start();
+        // Before the operator: its first status write must already go where it belongs.
+        NodeGroupStatusTarget.Decision target = NodeGroupStatusTarget.decide(nodeGroupStatus, client);
+        reconciler.writeStatus(target.write());
+        if (target.write()) {
+            LOG.info("event=nodegroup_status write=true reason=\"{}\"", target.reason());
+        } else {
+            LOG.warn("event=nodegroup_status write=false reason=\"{}\" detail=\"group status is not written to"
+                    + " NodeGroups; read it from /debug/groups (kubectl fencing view), the metrics and the Events\"",
+                    target.reason());
+        }
         if (!config.security().insecurePlaintext()) {
             servingCertificate = new ServingCertificate(config.tlsCert(), config.tlsKey(),
                     config.security().certReloadInterval(), scheduler);

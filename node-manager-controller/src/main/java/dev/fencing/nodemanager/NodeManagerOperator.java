@@ -31,6 +31,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import dev.fencing.nodemanager.status.NodeGroupStatusTarget;
 import dev.fencing.nodemanager.storm.ClusterStormLimits;
 import dev.fencing.policy.MinHealthy;
 import picocli.CommandLine;
@@ -238,6 +239,14 @@ public final class NodeManagerOperator implements Callable<Integer> {
                     + " desired-spec hash changes (what an API server without SSA, such as the fabric8 mock, needs).")
     boolean serverSideApply;
 
+    @Option(names = "--nodegroup-status", defaultValue = "${env:NMC_NODEGROUP_STATUS:-auto}",
+            paramLabel = "auto|write|off",
+            description = "Where group status goes: NodeGroup status (write), or only this controller's group view,"
+                    + " metrics and Events (off). auto (default): write where the NodeGroup CRD keeps every status"
+                    + " field this controller writes; a CRD whose owner defines the status (Deckhouse's) would prune"
+                    + " them, and its owner rewrites the conditions.")
+    String nodeGroupStatus;
+
     @Option(names = "--log-level", split = ",", defaultValue = "${env:NMC_LOG_LEVEL:-info}",
             paramLabel = "LEVEL|LOGGER=LEVEL",
             description = "error|warn|info|debug|trace, and per logger (io.javaoperatorsdk=warn); repeatable or"
@@ -358,6 +367,15 @@ public final class NodeManagerOperator implements Callable<Integer> {
         LogSetup.configure(levels, format, Map.of("replica", replica));
     }
 
+    /** The validated {@code --nodegroup-status}. */
+    NodeGroupStatusTarget.Mode nodeGroupStatusMode() {
+        try {
+            return NodeGroupStatusTarget.Mode.parse(nodeGroupStatus);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
+        }
+    }
+
     /** The power fencing settings, or empty without {@code --power-fencing}. */
     Optional<PowerFencingSettings> powerFencingSettings() {
         if (!powerFencing) {
@@ -412,6 +430,7 @@ public final class NodeManagerOperator implements Callable<Integer> {
     public Integer call() throws Exception {
         configureLogging();
         ControllerConfig config = config();
+        NodeGroupStatusTarget.Mode statusTarget = nodeGroupStatusMode();
         LeaderElectionTimings electionTimings = electionTimings();
         StreamLimits streamLimits = new StreamLimits(maxAgentStreams, streamQueueBytes);
         WriteLimits writeLimits = new WriteLimits(duration("--label-patch-interval", labelPatchInterval),
@@ -429,7 +448,7 @@ public final class NodeManagerOperator implements Callable<Integer> {
         KubernetesClient client = new KubernetesClientBuilder().withConfig(k8s).build();
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         NodeManager manager = new NodeManager(client, config, streamLimits, writeLimits, electionTimings,
-                InstantSource.system(), registry);
+                InstantSource.system(), registry).nodeGroupStatus(statusTarget);
         powerFencingSettings().ifPresent(manager::powerFencing);
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

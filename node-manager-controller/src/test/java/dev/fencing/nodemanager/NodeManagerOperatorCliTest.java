@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.fencing.nodemanager.config.AgentPodSettings;
 import dev.fencing.nodemanager.config.ControllerConfig;
 import dev.fencing.nodemanager.config.LeaderElectionTimings;
+import dev.fencing.nodemanager.status.NodeGroupStatusTarget;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -125,6 +126,23 @@ class NodeManagerOperatorCliTest {
                 .hasMessageContaining("--agent-image-pull-secret -bad");
         assertThatThrownBy(() -> parse("--agent-metrics-port", "8500", "--gossip-port", "8500"))
                 .hasMessageContaining("--agent-metrics-port 8500 is the gossip port");
+    }
+
+    /** Where group status goes: auto unless told, any case; anything else is refused before connecting. */
+    @Test
+    void nodeGroupStatusIsAutoUnlessGiven() {
+        assertThat(mode()).isEqualTo(NodeGroupStatusTarget.Mode.AUTO);
+        assertThat(mode("--nodegroup-status", "off")).isEqualTo(NodeGroupStatusTarget.Mode.OFF);
+        assertThat(mode("--nodegroup-status=Write")).isEqualTo(NodeGroupStatusTarget.Mode.WRITE);
+        assertThatThrownBy(() -> mode("--nodegroup-status", "never"))
+                .hasMessage("--nodegroup-status must be auto, write or off, not \"never\"");
+    }
+
+    private static NodeGroupStatusTarget.Mode mode(String... args) {
+        NodeManagerOperator op = new NodeManagerOperator();
+        new CommandLine(op).parseArgs(java.util.stream.Stream.concat(java.util.Arrays.stream(TLS),
+                java.util.Arrays.stream(args)).toArray(String[]::new));
+        return op.nodeGroupStatusMode();
     }
 
     /** Production writes with server-side apply; the switch exists for API servers without it (the CRUD mock). */

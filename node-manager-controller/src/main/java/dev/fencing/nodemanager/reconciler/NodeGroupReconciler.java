@@ -83,6 +83,11 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
     private final ReportWriteLimiter writeLimiter;
     private final StormGuard stormGuard;
     private volatile Predicate<Node> taintOwnedElsewhere = n -> false;
+    // Whether group status goes to NodeGroup status (NodeGroupStatusTarget); decided once at start.
+    private volatile boolean writeStatus = true;
+    // Groups without fencing whose agent DaemonSet this leader has already removed (or found absent) since it last
+    // saw them with fencing or since it started: checked once per switch-off, not at every reconcile.
+    private final Set<String> daemonSetGone = ConcurrentHashMap.newKeySet();
 
     /**
      * @param keyrings       null when gossip encryption is off
@@ -125,6 +130,15 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
      */
     public void taintOwnedElsewhere(Predicate<Node> owned) {
         this.taintOwnedElsewhere = owned;
+    }
+
+    /**
+     * Whether group status is written to NodeGroup status (default) or kept only in this replica (the CRD's owner
+     * defines the status; {@link dev.fencing.nodemanager.status.NodeGroupStatusTarget}). Set before the operator
+     * starts.
+     */
+    public void writeStatus(boolean write) {
+        this.writeStatus = write;
     }
 
     /** Label patches held back by the per-node rate limit. */
@@ -228,23 +242,29 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
             }
         }
         GroupModel model = GroupModel.from(group, nodes.values(), config.gossipPort());
+        // Status we wrote carries observedGeneration; a platform that owns the NodeGroup status (its conditions) never
+        // does, and where its CRD prunes our fields none of ours survives. Only a group with fencing, or one we
+        // wrote a status to before, gets a status write.
+        NodeGroupStatus stored = writeStatus ? group.getStatus() : null;
         boolean neverFenced = !model.fencingEnabled()
-                && (group.getStatus() == null || group.getStatus().getConditions() == null);
+                && (stored == null || stored.getObservedGeneration() == null);
         AgentDaemonSets.Applied daemonSet = null;
         if (model.fencingEnabled()) {
+            daemonSetGone.remove(name);
             if (keyrings != null) {
                 keyrings.ensure(group);
             }
             daemonSet = daemonSets.apply(group);
-        } else if (!neverFenced) {
+        } else if (!daemonSetGone.contains(name)) {
             daemonSets.delete(name, group.getMetadata().getUid());
+            daemonSetGone.add(name);
         }
         Map<String, Map<String, String>> labels = new HashMap<>();
         Instant viewedAt = clock.instant();
         nodes.forEach((n, node) -> labels.put(n, writtenLabels.view(n, node.getMetadata().getLabels(), viewedAt)));
         Map<String, NodeFacts> facts = new HashMap<>();
         nodes.forEach((n, node) -> facts.put(n, NodeFacts.of(node, leaseRenewedAt.apply(n).orElse(null))));
-        NodeGroupStatus previous = lastStatus.getOrDefault(name, group.getStatus());
+        NodeGroupStatus previous = lastStatus.getOrDefault(name, stored);
         StatusOutcome outcome = GroupStatusCalculator.calculate(model, previous, reports::latest, labels, facts,
                 clock.instant(), config.reportStaleAfter());
         NodeGroupStatus status = outcome.status();
@@ -325,8 +345,9 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
             writer.emit(a.event(), group, nodes);
         }
         UpdateControl<NodeGroup> control;
-        if (neverFenced || status.equals(group.getStatus())) {
-            // A group that never had fencing keeps whatever status its owner (the platform) writes.
+        if (!writeStatus || neverFenced || status.equals(group.getStatus())) {
+            // A group that never had fencing keeps whatever status its owner (the platform) writes; where the CRD's
+            // owner defines the status, no group gets a status write.
             control = UpdateControl.noUpdate();
         } else {
             NodeGroup fresh = new NodeGroup();

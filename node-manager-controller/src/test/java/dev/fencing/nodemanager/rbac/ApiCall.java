@@ -11,8 +11,10 @@ import java.util.Optional;
  * @param resource    plural resource name
  * @param subresource e.g. "status", or empty
  * @param namespace   the namespace, or null for a cluster-scoped request
+ * @param name        the object's name, or null for a list, watch or create
  */
-public record ApiCall(String verb, String apiGroup, String resource, String subresource, String namespace) {
+public record ApiCall(String verb, String apiGroup, String resource, String subresource, String namespace,
+                      String name) {
 
     /** The RBAC form of a request recorded by the mock server; empty for non-resource paths (discovery, /version). */
     static Optional<ApiCall> of(RecordedRequest request) {
@@ -48,7 +50,7 @@ public record ApiCall(String verb, String apiGroup, String resource, String subr
             case "DELETE" -> name == null ? "deletecollection" : "delete";
             default -> request.getMethod().toLowerCase();
         };
-        return Optional.of(new ApiCall(verb, group, resource, sub, namespace));
+        return Optional.of(new ApiCall(verb, group, resource, sub, namespace, name));
     }
 
     /** {@code resource/subresource}, as RBAC rules name it. */

@@ -66,8 +66,11 @@ final class ChartRbac {
     }
 
     private static boolean allows(PolicyRule rule, ApiCall call) {
+        // A rule that names objects allows only calls on those (never a list, watch or create).
+        boolean named = rule.getResourceNames() == null || rule.getResourceNames().isEmpty()
+                || rule.getResourceNames().contains(call.name());
         return matches(rule.getApiGroups(), call.apiGroup()) && matches(rule.getResources(), call.rbacResource())
-                && matches(rule.getVerbs(), call.verb());
+                && matches(rule.getVerbs(), call.verb()) && named;
     }
 
     private static boolean matches(List<String> values, String value) {

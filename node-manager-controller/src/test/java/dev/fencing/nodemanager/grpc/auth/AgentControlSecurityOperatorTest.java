@@ -246,9 +246,24 @@ class AgentControlSecurityOperatorTest {
         assertThat(calls).contains("create authentication.k8s.io/tokenreviews (cluster)",
                 "get core/pods in " + NS, "get apps/daemonsets in " + NS, "create apps/daemonsets in " + NS,
                 "create core/secrets in " + NS, "watch core/secrets in " + NS, "create coordination.k8s.io/leases in "
-                        + NS, "patch core/nodes (cluster)", "watch deckhouse.io/nodegroups (cluster)");
+                        + NS, "patch core/nodes (cluster)", "watch deckhouse.io/nodegroups (cluster)",
+                // the NodeGroup CRD's schema, read at start (--nodegroup-status=auto); only that CRD is allowed
+                "get apiextensions.k8s.io/customresourcedefinitions (cluster)");
         assertThat(calls).anyMatch(c -> c.startsWith("create core/events"))
                 .anyMatch(c -> c.contains("deckhouse.io/nodegroups/status"));
+    }
+
+    @Test
+    void aRuleThatNamesItsObjectsAllowsNoOther() throws Exception {
+        manager.close();
+        recorder.controllerCalls();
+        controllerClient.apiextensions().v1().customResourceDefinitions().withName("nodefencings.fencing.deckhouse.io")
+                .get();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> recorder.assertChartAllowsEveryCall(NS))
+                .hasMessageContaining("get apiextensions.k8s.io/customresourcedefinitions (cluster)");
+        controllerClient.apiextensions().v1().customResourceDefinitions().withName("nodegroups.deckhouse.io").get();
+        assertThat(recorder.assertChartAllowsEveryCall(NS))
+                .containsExactly("get apiextensions.k8s.io/customresourcedefinitions (cluster)");
     }
 
     @Test
