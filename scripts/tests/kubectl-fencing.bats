@@ -66,6 +66,29 @@ JSON
   grep -q 'get --raw /api/v1/namespaces/fencing/pods/ctl-b:8080/proxy/debug/groups/workers' "$work/calls"
 }
 
+@test "the group status the leader computed is printed above the table: conditions, timings, fenced nodes" {
+  view true | jq -c '.status = {observedGeneration: 3, expected: 3, heard: 2, armed: 2,
+    conditions: [{type: "Ready", status: "True", reason: "AgentsReporting", message: "2 of 3 report"},
+                 {type: "QuorumHealthy", status: "True", reason: "QuorumHeld", message: "held by n1, n2"}],
+    timings: {tStop: "3.1s", safeToAssumeFencedDelay: "74.1s"},
+    fencedNodes: [{name: "n3", fencedAt: "2026-11-22T10:00:00Z", reason: "unheard"}]}' >"$work/raw/ctl-a"
+  run "$repo/scripts/kubectl-fencing" view workers -n fencing
+  [ "$status" -eq 0 ]
+  grep -qx 'condition Ready=True AgentsReporting: 2 of 3 report' <<<"$output"
+  grep -qx 'condition QuorumHealthy=True QuorumHeld: held by n1, n2' <<<"$output"
+  grep -qx 'timings tStop 3.1s safeToAssumeFenced 74.1s' <<<"$output"
+  grep -qx 'fenced n3 since 2026-11-22T10:00:00Z: unheard' <<<"$output"
+  grep -qx 'n1   yes       yes   held   2         4s ago       n3' <<<"$output"
+}
+
+@test "a view without a status (none computed yet) prints no status lines" {
+  view true | jq -c '.status = null' >"$work/raw/ctl-a"
+  run "$repo/scripts/kubectl-fencing" view workers -n fencing
+  [ "$status" -eq 0 ]
+  [[ "$output" != *"condition "* ]]
+  [[ "$output" != *"timings "* ]]
+}
+
 @test "a follower's view is used with a warning when no replica leads" {
   view false >"$work/raw/ctl-a"
   run "$repo/scripts/kubectl-fencing" view workers -n fencing --port 9000

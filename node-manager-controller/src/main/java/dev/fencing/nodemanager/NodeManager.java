@@ -1,6 +1,7 @@
 package dev.fencing.nodemanager;
 
 import dev.fencing.api.v1.NodeGroup;
+import dev.fencing.api.v1.NodeGroupStatus;
 import dev.fencing.nodemanager.cache.ClusterCache;
 import dev.fencing.nodemanager.cache.LeaderLeaseWatch;
 import dev.fencing.nodemanager.cache.Leadership;
@@ -340,10 +341,23 @@ public final class NodeManager implements AutoCloseable {
         return groupView(group).map(v -> client.getKubernetesSerialization().asJson(v));
     }
 
-    /** A group's view from this replica's caches and reports; empty when the caches know no such group. */
-    private Optional<GroupView> groupView(String group) {
+    /**
+     * A group's view from this replica's caches and reports, with its status (see {@link GroupView#status()}); empty
+     * when the caches know no such group. What {@code /debug/groups/<group>} answers.
+     */
+    public Optional<GroupView> groupView(String group) {
         return cache.model(group).map(m -> GroupView.of(m, reports::latest, leadership.isLeader(), clock.instant(),
-                config.reportStaleAfter()));
+                config.reportStaleAfter()).withStatus(groupStatus(group).orElse(null)));
+    }
+
+    /**
+     * The group's status: what this replica computed last when it leads, else what the leader wrote to the NodeGroup
+     * (a status carrying observedGeneration; none where no status is written, e.g. on Deckhouse's CRD).
+     */
+    private Optional<NodeGroupStatus> groupStatus(String group) {
+        Optional<NodeGroupStatus> computed = leadership.isLeader() ? reconciler.status(group) : Optional.empty();
+        return computed.or(() -> cache.nodeGroup(group).map(NodeGroup::getStatus)
+                .filter(s -> s.getObservedGeneration() != null));
     }
 
     /** The per-group meters' readings: this replica's caches, reports and tie-break arbiter. */
@@ -356,8 +370,7 @@ public final class NodeManager implements AutoCloseable {
 
         @Override
         public int fencedNodes(String group) {
-            return cache.nodeGroup(group).map(NodeGroup::getStatus).map(s -> s.getFencedNodes())
-                    .map(java.util.List::size).orElse(0);
+            return groupStatus(group).map(NodeGroupStatus::getFencedNodes).map(java.util.List::size).orElse(0);
         }
 
         @Override

@@ -48,7 +48,10 @@ public final class ControllerMetrics implements AutoCloseable {
         /** The group's view as this replica holds it, empty for a group the caches do not know. */
         Optional<GroupView> view(String group);
 
-        /** Entries of the group's {@code status.fencedNodes} as the leader last wrote it (0 without a status). */
+        /**
+         * Entries of the group's {@code status.fencedNodes}: as the leader computed it last, on a follower as the
+         * leader wrote it to the NodeGroup (0 without a status).
+         */
         int fencedNodes(String group);
 
         /** Nodes labelled into the group that carry the out-of-service taint this controller added. */

@@ -141,6 +141,11 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
         this.writeStatus = write;
     }
 
+    /** The status this leader computed last for {@code group} (also where it is not written); empty before that. */
+    public Optional<NodeGroupStatus> status(String group) {
+        return Optional.ofNullable(lastStatus.get(group));
+    }
+
     /** Label patches held back by the per-node rate limit. */
     public long limitedLabelPatches() {
         return writeLimiter.limitedLabelPatches();

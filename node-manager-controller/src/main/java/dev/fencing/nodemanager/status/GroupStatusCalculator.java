@@ -138,8 +138,16 @@ public final class GroupStatusCalculator {
 
         if (!model.valid()) {
             String message = model.violations().stream().map(Violation::toString).collect(Collectors.joining("; "));
-            conditions.add(condition(previousConditions, READY, "False", "InvalidSpec", message
-                    + (message.endsWith(".") ? "" : ".") + " Agents keep running on the last valid policy, if any.",
+            String readyMessage = message + (message.endsWith(".") ? "" : ".")
+                    + " Agents keep running on the last valid policy, if any.";
+            // Also an Event: where the NodeGroup keeps no status of ours (Deckhouse's CRD) it is the only place
+            // besides the log that says the spec is refused. Once per new message.
+            boolean announced = previousConditions.stream().anyMatch(c -> READY.equals(c.getType())
+                    && "InvalidSpec".equals(c.getReason()) && readyMessage.equals(c.getMessage()));
+            if (!announced) {
+                events.add(new GroupEvent(false, model.group(), "Warning", "InvalidSpec", readyMessage));
+            }
+            conditions.add(condition(previousConditions, READY, "False", "InvalidSpec", readyMessage,
                     model.generation(), now));
             conditions.add(condition(previousConditions, QUORUM_HEALTHY, "Unknown", "InvalidSpec",
                     "quorum cannot be judged while spec.fencing is invalid", model.generation(), now));

@@ -1,5 +1,6 @@
 package dev.fencing.nodemanager.view;
 
+import dev.fencing.api.v1.NodeGroupStatus;
 import dev.fencing.nodemanager.model.GroupModel;
 import dev.fencing.nodemanager.report.ReceivedReport;
 import dev.fencing.proto.nodemanager.v1.PeerReport;
@@ -26,9 +27,11 @@ import java.util.function.Function;
  * @param quorumSize    votes needed, or 0 when the spec is invalid or fencing is off
  * @param members       the expected members in name order (the matrix's column order)
  * @param nodes         one row per member, in the same order
+ * @param status        the group status this replica computed last (the leader) or read from the NodeGroup (a
+ *                      follower, where the controller writes it there); null when it has none
  */
 public record GroupView(String group, boolean leader, String generatedAt, long staleAfter, int quorumSize,
-                        List<String> members, List<NodeRow> nodes) {
+                        List<String> members, List<NodeRow> nodes, NodeGroupStatus status) {
 
     /** Matrix mark: this node confirms a round trip with the peer. */
     public static final char CONFIRMED = '+';
@@ -133,7 +136,13 @@ public record GroupView(String group, boolean leader, String generatedAt, long s
                     r.report().getConfirmed(), text(lastContact.get(m)), heard.toString(), notConfirmed));
         }
         int quorum = model.policy() == null ? 0 : model.policy().quorumSize();
-        return new GroupView(model.group(), leader, now.toString(), staleAfter.toSeconds(), quorum, members, rows);
+        return new GroupView(model.group(), leader, now.toString(), staleAfter.toSeconds(), quorum, members, rows,
+                null);
+    }
+
+    /** This view with the group's status (see {@link #status()}). */
+    public GroupView withStatus(NodeGroupStatus groupStatus) {
+        return new GroupView(group, leader, generatedAt, staleAfter, quorumSize, members, nodes, groupStatus);
     }
 
     private static String text(Instant at) {

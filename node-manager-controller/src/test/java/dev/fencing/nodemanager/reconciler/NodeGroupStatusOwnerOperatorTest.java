@@ -90,6 +90,7 @@ class NodeGroupStatusOwnerOperatorTest {
         // The controller writes status where it fences (so it does reconcile, every 2 s here)...
         await().atMost(10, TimeUnit.SECONDS).until(() -> status("workers") != null
                 && status("workers").getObservedGeneration() != null);
+        assertThat(manager.groupView("workers").orElseThrow().status().getObservedGeneration()).isNotNull();
         // ...and leaves the platform's conditions of a group without fencing as they are, as before for no status.
         await().during(Duration.ofSeconds(5)).atMost(8, TimeUnit.SECONDS).until(() -> PLATFORM.equals(
                 status("plain").getConditions()) && status("plain").getObservedGeneration() == null);
@@ -113,6 +114,11 @@ class NodeGroupStatusOwnerOperatorTest {
                 .getItems().stream().map(Event::getInvolvedObject).anyMatch(o -> "workers".equals(o.getName())));
         await().during(Duration.ofSeconds(5)).atMost(8, TimeUnit.SECONDS).until(() -> PLATFORM.equals(
                 status("workers").getConditions()) && status("workers").getObservedGeneration() == null);
+        // The status is computed all the same: the group view (kubectl fencing view) carries it.
+        NodeGroupStatus computed = manager.groupView("workers").orElseThrow().status();
+        assertThat(computed.getExpected()).isEqualTo(2);
+        assertThat(computed.getTimings().getTStop()).isNotBlank();
+        assertThat(computed.getConditions()).extracting(Condition::getType).contains("Ready", "QuorumHealthy");
 
         // Fencing switched off: the agent DaemonSet goes, the status stays the platform's.
         client.resources(NodeGroup.class).withName("workers").patch(PatchContext.of(PatchType.JSON),

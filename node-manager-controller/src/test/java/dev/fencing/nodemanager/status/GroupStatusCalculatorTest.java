@@ -131,6 +131,17 @@ class GroupStatusCalculatorTest {
         assertThat(ready.getStatus()).isEqualTo("False");
         assertThat(ready.getReason()).isEqualTo("InvalidSpec");
         assertThat(ready.getMessage()).startsWith("spec.fencing.quorum.size: ");
+        // A Warning Event says it too (where the NodeGroup keeps no status of ours it is the only sign), once.
+        assertThat(o.events()).filteredOn(e -> e.reason().equals("InvalidSpec")).singleElement()
+                .satisfies(e -> {
+                    assertThat(e.type()).isEqualTo("Warning");
+                    assertThat(e.onNode()).isFalse();
+                    assertThat(e.name()).isEqualTo("g");
+                    assertThat(e.message()).isEqualTo(ready.getMessage());
+                });
+        StatusOutcome again = GroupStatusCalculator.calculate(invalid, o.status(), n -> Optional.empty(), labels,
+                facts, now.plusSeconds(10), STALE);
+        assertThat(again.events()).extracting(GroupEvent::reason).doesNotContain("InvalidSpec");
     }
 
     @Test

@@ -61,6 +61,11 @@ class GroupViewTest {
         assertThat(row(v, "d").armed()).isFalse();
         assertThat(row(v, "c").quorumHeld()).isFalse();
         assertThat(row(v, "a").quorumHeld()).isTrue();
+        // The group status is added by the replica that has one; everything else stays.
+        assertThat(v.status()).isNull();
+        dev.fencing.api.v1.NodeGroupStatus status = new dev.fencing.api.v1.NodeGroupStatus().withExpected(4);
+        assertThat(v.withStatus(status)).isEqualTo(new GroupView(v.group(), v.leader(), v.generatedAt(),
+                v.staleAfter(), v.quorumSize(), v.members(), v.nodes(), status));
     }
 
     @Test
