@@ -48,7 +48,8 @@ class AnsweringCrudDispatcherTest {
 
         KubernetesClientException refused = assertTimeoutPreemptively(PROMPT, () -> catchThrowableOfType(
                 KubernetesClientException.class, () -> client.configMaps().inNamespace("ns").withName("cm")
-                        .patch(PatchContext.of(PatchType.JSON), "[{\"op\":\"remove\",\"path\":\"/metadata/finalizers/1\"}]")));
+                        .patch(PatchContext.of(PatchType.JSON),
+                                "[{\"op\":\"remove\",\"path\":\"/metadata/finalizers/1\"}]")));
 
         assertThat(refused).isNotNull();
         assertThat(refused.getCode()).isEqualTo(422);
