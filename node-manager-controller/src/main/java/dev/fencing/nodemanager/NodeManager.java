@@ -357,7 +357,7 @@ public final class NodeManager implements AutoCloseable {
     private Optional<NodeGroupStatus> groupStatus(String group) {
         Optional<NodeGroupStatus> computed = leadership.isLeader() ? reconciler.status(group) : Optional.empty();
         return computed.or(() -> cache.nodeGroup(group).map(NodeGroup::getStatus)
-                .filter(s -> s.getObservedGeneration() != null));
+                .filter(NodeGroupStatusTarget::writtenByController));
     }
 
     /** The per-group meters' readings: this replica's caches, reports and tie-break arbiter. */

@@ -24,6 +24,7 @@ import dev.fencing.nodemanager.status.AgentDaemonSetCondition;
 import dev.fencing.nodemanager.status.FencedNodeRecovery;
 import dev.fencing.nodemanager.status.GroupEvent;
 import dev.fencing.nodemanager.status.NodeFacts;
+import dev.fencing.nodemanager.status.NodeGroupStatusTarget;
 import java.util.TreeSet;
 import dev.fencing.nodemanager.status.GroupStatusCalculator;
 import dev.fencing.nodemanager.status.StatusOutcome;
@@ -247,12 +248,9 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
             }
         }
         GroupModel model = GroupModel.from(group, nodes.values(), config.gossipPort());
-        // Status we wrote carries observedGeneration; a platform that owns the NodeGroup status (its conditions) never
-        // does, and where its CRD prunes our fields none of ours survives. Only a group with fencing, or one we
-        // wrote a status to before, gets a status write.
+        // Only a group with fencing, or one we wrote a status to before, gets a status write.
         NodeGroupStatus stored = writeStatus ? group.getStatus() : null;
-        boolean neverFenced = !model.fencingEnabled()
-                && (stored == null || stored.getObservedGeneration() == null);
+        boolean neverFenced = !model.fencingEnabled() && !NodeGroupStatusTarget.writtenByController(stored);
         AgentDaemonSets.Applied daemonSet = null;
         if (model.fencingEnabled()) {
             daemonSetGone.remove(name);

@@ -74,6 +74,14 @@ public final class NodeGroupStatusTarget {
         };
     }
 
+    /**
+     * Whether {@code status} is one this controller wrote: only it sets {@code observedGeneration}. A platform that
+     * owns the NodeGroup status (its conditions) does not, and a CRD that would prune ours drops it.
+     */
+    public static boolean writtenByController(NodeGroupStatus status) {
+        return status != null && status.getObservedGeneration() != null;
+    }
+
     /** AUTO's answer for this CRD. */
     public static Decision decide(CustomResourceDefinition crd) {
         List<String> missing = notKept(crd);

@@ -11,6 +11,7 @@ import dev.fencing.nodemanager.grpc.auth.TestAgentPods;
 import dev.fencing.nodemanager.config.ControllerConfig;
 import dev.fencing.nodemanager.model.NodeLabels;
 import dev.fencing.nodemanager.testing.CrudMockExtension;
+import dev.fencing.nodemanager.testing.NodeGroupCrds;
 import dev.fencing.proto.nodemanager.v1.AgentControlGrpc;
 import dev.fencing.proto.nodemanager.v1.AgentHello;
 import dev.fencing.proto.nodemanager.v1.AgentMessage;
@@ -18,7 +19,6 @@ import dev.fencing.proto.nodemanager.v1.ControllerMessage;
 import io.fabric8.kubernetes.api.model.NodeAddressBuilder;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.grpc.ManagedChannel;
@@ -26,7 +26,6 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.StreamObserver;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import java.io.InputStream;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -59,12 +58,7 @@ public final class ConfigFanOutBenchmark {
         int changes = args.length > 1 ? Integer.parseInt(args[1]) : 100;
         KubernetesMockServer api = CrudMockExtension.startServer();
         KubernetesClient client = api.createClient();
-        try (InputStream crd = ConfigFanOutBenchmark.class
-                .getResourceAsStream("/META-INF/fabric8/nodegroups.deckhouse.io-v1.yml")) {
-            client.apiextensions().v1().customResourceDefinitions()
-                    .resource(client.getKubernetesSerialization().unmarshal(crd, CustomResourceDefinition.class))
-                    .create();
-        }
+        NodeGroupCrds.install(client);
         NodeGroup group = new NodeGroup();
         group.setMetadata(new ObjectMetaBuilder().withName("bench").build());
         group.setSpec(new NodeGroupSpec().withNodeType(NodeType.STATIC).withFencing(new Fencing().withMode("Watchdog")

@@ -20,6 +20,7 @@ import dev.fencing.nodemanager.model.TestNodes;
 import dev.fencing.nodemanager.storm.StormLimitCondition;
 import dev.fencing.nodemanager.peervote.PeersReachable;
 import dev.fencing.nodemanager.testing.CrudMockClient;
+import dev.fencing.nodemanager.testing.NodeGroupCrds;
 import dev.fencing.policy.DurationFormat;
 import dev.fencing.policy.PolicyResolver;
 import dev.fencing.policy.ResolvedTimings;
@@ -31,7 +32,6 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
@@ -41,7 +41,6 @@ import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import java.io.InputStream;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -97,11 +96,7 @@ class GroupFailureOperatorTest {
 
     /** A group of {@code size}, every agent armed and reporting, every kubelet renewing and Ready. */
     private void startArmedGroup(int size, NodeType type, FencingStorm storm, int maxOutOfService) throws Exception {
-        try (InputStream crd = getClass().getResourceAsStream("/META-INF/fabric8/nodegroups.deckhouse.io-v1.yml")) {
-            client.apiextensions().v1().customResourceDefinitions()
-                    .resource(client.getKubernetesSerialization().unmarshal(crd, CustomResourceDefinition.class))
-                    .create();
-        }
+        NodeGroupCrds.install(client);
         ControllerConfig b = ControllerConfig.forTests("ns");
         config = new ControllerConfig("ns", 0, -1, 7946, b.agentImage(), b.agentControllerAddress(),
                 b.agentResources(), b.agentTolerations(), b.agentPriorityClass(), false, "l", null, null,

@@ -10,8 +10,8 @@ import dev.fencing.nodemanager.NodeManager;
 import dev.fencing.nodemanager.config.ControllerConfig;
 import dev.fencing.nodemanager.grpc.StreamLimits;
 import dev.fencing.nodemanager.status.NodeGroupStatusTarget;
-import dev.fencing.nodemanager.status.NodeGroupStatusTargetTest;
 import dev.fencing.nodemanager.testing.CrudMockClient;
+import dev.fencing.nodemanager.testing.NodeGroupCrds;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import io.fabric8.kubernetes.api.model.Event;
@@ -100,7 +100,7 @@ class NodeGroupStatusOwnerOperatorTest {
     @Test
     void whereTheCrdWouldPruneTheStatusNoGroupGetsAStatusWriteAndDaemonSetsStillFollowTheSpec() throws Exception {
         client.apiextensions().v1().customResourceDefinitions()
-                .resource(NodeGroupStatusTargetTest.platformCrd(client)).create();
+                .resource(NodeGroupCrds.platformDefined(client)).create();
         assertThat(NodeGroupStatusTarget.decide(NodeGroupStatusTarget.Mode.AUTO, client).write()).isFalse();
         start();
         client.resource(OperatorFixtures.watchdogGroup("workers")).create();

@@ -9,13 +9,11 @@ import dev.fencing.api.v1.NodeGroupSpec;
 import dev.fencing.api.v1.NodeType;
 import dev.fencing.nodemanager.grpc.TestAgent;
 import dev.fencing.nodemanager.grpc.auth.TestAgentPods;
+import dev.fencing.nodemanager.testing.NodeGroupCrds;
 import dev.fencing.proto.nodemanager.v1.ControllerMessage;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.grpc.Channel;
-import java.io.IOException;
-import java.io.InputStream;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
@@ -25,13 +23,8 @@ final class OperatorFixtures {
     private OperatorFixtures() {
     }
 
-    static void installNodeGroupCrd(KubernetesClient client) throws IOException {
-        try (InputStream crd = OperatorFixtures.class
-                .getResourceAsStream("/META-INF/fabric8/nodegroups.deckhouse.io-v1.yml")) {
-            client.apiextensions().v1().customResourceDefinitions()
-                    .resource(client.getKubernetesSerialization().unmarshal(crd, CustomResourceDefinition.class))
-                    .create();
-        }
+    static void installNodeGroupCrd(KubernetesClient client) {
+        NodeGroupCrds.install(client);
     }
 
     static NodeGroup watchdogGroup(String name) {

@@ -15,6 +15,7 @@ import dev.fencing.nodemanager.config.ControllerConfig;
 import dev.fencing.nodemanager.grpc.TestAgent;
 import dev.fencing.nodemanager.rbac.ApiCallRecorder;
 import dev.fencing.nodemanager.testing.CrudMockClient;
+import dev.fencing.nodemanager.testing.NodeGroupCrds;
 import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectRulesReviewBuilder;
 import dev.fencing.proto.nodemanager.v1.AgentMessage;
 import dev.fencing.proto.nodemanager.v1.AgentReport;
@@ -22,7 +23,6 @@ import dev.fencing.proto.nodemanager.v1.ControllerMessage;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.grpc.ManagedChannel;
@@ -78,11 +78,7 @@ class AgentControlSecurityOperatorTest {
 
     @BeforeEach
     void setUp() throws Exception {
-        try (InputStream crd = getClass().getResourceAsStream("/META-INF/fabric8/nodegroups.deckhouse.io-v1.yml")) {
-            client.apiextensions().v1().customResourceDefinitions()
-                    .resource(client.getKubernetesSerialization().unmarshal(crd, CustomResourceDefinition.class))
-                    .create();
-        }
+        NodeGroupCrds.install(client);
         pki = new TestPki("fencing-ca", 11);
         ca = pki.writeCa(dir.resolve("ca.crt"));
         Path[] serving = pki.issue(dir, "tls", SERVER_NAME);
