@@ -220,7 +220,7 @@ class DefaultValuesRenderTest {
     }
 
     @Test
-    void roleGrantsDaemonSetsTheLeaseKeyringSecretsAndPodReadsOnlyInTheReleaseNamespace() {
+    void roleGrantsDaemonSetsTheLeaseKeyringSecretsStatusConfigMapsAndPodReadsOnlyInTheReleaseNamespace() {
         Role role = rendered.named(Role.class, NAME);
 
         assertThat(role.getMetadata().getNamespace()).isEqualTo(FencingChart.NAMESPACE);
@@ -231,6 +231,8 @@ class DefaultValuesRenderTest {
                 tuple(List.of("coordination.k8s.io"), List.of("leases"),
                         List.of("get", "list", "watch", "create", "update", "patch")),
                 tuple(List.of(""), List.of("secrets"), List.of("get", "list", "watch", "create", "update")),
+                tuple(List.of(""), List.of("configmaps"),
+                        List.of("get", "list", "watch", "create", "update", "patch", "delete")),
                 tuple(List.of(""), List.of("pods"), List.of("get")));
     }
 

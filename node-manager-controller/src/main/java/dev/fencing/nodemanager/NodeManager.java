@@ -42,6 +42,7 @@ import dev.fencing.nodemanager.storm.CachedStormCensus;
 import dev.fencing.nodemanager.storm.StormGuard;
 import dev.fencing.nodemanager.report.AgentReports;
 import dev.fencing.nodemanager.status.NodeFacts;
+import dev.fencing.nodemanager.status.GroupStatusStore;
 import dev.fencing.nodemanager.status.NodeGroupStatusTarget;
 import dev.fencing.nodemanager.view.GroupView;
 import dev.fencing.nodemanager.stream.ConfigDistributor;
@@ -101,6 +102,7 @@ public final class NodeManager implements AutoCloseable {
         return t;
     });
     private final NodeGroupReconciler reconciler;
+    private final GroupStatusStore statusStore;
     private final StormGuard stormGuard;
     private final LeaderLink leaderLink;
     private volatile Operator operator;
@@ -182,10 +184,12 @@ public final class NodeManager implements AutoCloseable {
         // A deleted group is recomputed with fencing off, so every replica drops its series.
         cache.addModelListener(m -> metrics.groupChanged(m.group(), m.fencingEnabled()));
         cache.addGroupDeletedListener(g -> scheduler.execute(() -> groupDeleted(g)));
+        this.statusStore = new GroupStatusStore(client, config.namespace(), config.serverSideApply(),
+                cache::statusConfigMap);
         NodeGroupReconciler reconciler = new NodeGroupReconciler(config, daemonSets,
                 config.gossipEncryption() ? new GossipKeyringSecrets(client, config.namespace()) : null, reports,
                 writer, clock, leadership::isLeader, nodeLeases::renewedAt, writeLimits, stormGuard = new StormGuard(
-                        config.storm(), new CachedStormCensus(cache)));
+                        config.storm(), new CachedStormCensus(cache, statusStore)), statusStore);
         metrics.writeLimits(reconciler);
         cache.addModelListener(m -> reconciler.trigger(m.group()));
         this.reconciler = reconciler;
@@ -281,17 +285,19 @@ public final class NodeManager implements AutoCloseable {
 
     /** Starts caches, the AgentControl server, the operator and the health server. */
     public NodeManager start() throws IOException {
-        cache.start();
-        // Before the operator: its first status write must already go where it belongs.
+        // Before the caches and the operator: the first reconcile must read and write status where it is kept.
         NodeGroupStatusTarget.Decision target = NodeGroupStatusTarget.decide(nodeGroupStatus, client);
-        reconciler.writeStatus(target.write());
+        statusStore.inNodeGroup(target.write());
+        cache.watchStatusConfigMaps(!target.write());
         if (target.write()) {
             LOG.info("event=nodegroup_status write=true reason=\"{}\"", target.reason());
         } else {
             LOG.warn("event=nodegroup_status write=false reason=\"{}\" detail=\"group status is not written to"
-                    + " NodeGroups; read it from /debug/groups (kubectl fencing view), the metrics and the Events\"",
-                    target.reason());
+                    + " NodeGroups but kept in ConfigMaps {}/{}; read it from /debug/groups (kubectl fencing view),"
+                    + " the metrics and the Events\"", target.reason(), config.namespace(),
+                    GroupStatusStore.name("<group>"));
         }
+        cache.start();
         if (!config.security().insecurePlaintext()) {
             servingCertificate = new ServingCertificate(config.tlsCert(), config.tlsKey(),
                     config.security().certReloadInterval(), scheduler);
@@ -356,7 +362,7 @@ public final class NodeManager implements AutoCloseable {
      */
     private Optional<NodeGroupStatus> groupStatus(String group) {
         Optional<NodeGroupStatus> computed = leadership.isLeader() ? reconciler.status(group) : Optional.empty();
-        return computed.or(() -> cache.nodeGroup(group).map(NodeGroup::getStatus)
+        return computed.or(() -> cache.nodeGroup(group).flatMap(statusStore::read)
                 .filter(NodeGroupStatusTarget::writtenByController));
     }
 
@@ -447,6 +453,7 @@ public final class NodeManager implements AutoCloseable {
         }
         String group = deleted.getMetadata().getName();
         daemonSets.groupDeleted(group, deleted.getMetadata().getUid());
+        statusStore.delete(group, deleted.getMetadata().getUid());
         for (Node n : cache.nodesOf(group)) {
             Map<String, String> labels = n.getMetadata().getLabels();
             Map<String, String> remove = new HashMap<>();

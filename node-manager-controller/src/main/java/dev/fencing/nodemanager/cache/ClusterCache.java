@@ -8,6 +8,8 @@ import dev.fencing.nodemanager.model.NetworkAddresses;
 import dev.fencing.nodemanager.model.NodeGroupSpecs;
 import dev.fencing.nodemanager.model.NodeLabels;
 import dev.fencing.nodemanager.stream.ConfigDistributor;
+import dev.fencing.nodemanager.status.GroupStatusStore;
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
@@ -68,6 +70,8 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
     private SharedIndexInformer<NodeGroup> groups;
     private SharedIndexInformer<Secret> keyrings;
     private SharedIndexInformer<Lease> leases;
+    private volatile SharedIndexInformer<ConfigMap> statusConfigMaps;
+    private volatile boolean watchStatusConfigMaps;
 
     /**
      * @param namespace        where keyring Secrets live
@@ -106,7 +110,22 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
         groupDeletedListeners.add(listener);
     }
 
-    /** Starts both informers and waits until they have synced. */
+    /**
+     * Also watch the groups' status ConfigMaps in the namespace ({@link GroupStatusStore}, where group status is not
+     * kept in the NodeGroups). Call before {@link #start}.
+     */
+    public void watchStatusConfigMaps(boolean watch) {
+        this.watchStatusConfigMaps = watch;
+    }
+
+    /** The status ConfigMap of {@code group} in this replica's cache; always empty when not watched. */
+    public Optional<ConfigMap> statusConfigMap(String group) {
+        SharedIndexInformer<ConfigMap> informer = statusConfigMaps;
+        return informer == null ? Optional.empty()
+                : Optional.ofNullable(informer.getStore().getByKey(namespace + "/" + GroupStatusStore.name(group)));
+    }
+
+    /** Starts the informers and waits until they have synced. */
     public void start() {
         nodes = client.nodes().withLabel(NodeLabels.GROUP).runnableInformer(0);
         nodes.addIndexers(Map.of(BY_GROUP, n -> List.of(groupLabel(n))));
@@ -166,6 +185,11 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
             });
             keyrings.start().toCompletableFuture().join();
         }
+        if (watchStatusConfigMaps) {
+            statusConfigMaps = client.configMaps().inNamespace(namespace).withLabel(GroupStatusStore.GROUP_LABEL)
+                    .runnableInformer(0);
+            statusConfigMaps.start().toCompletableFuture().join();
+        }
         leases = client.leases().inNamespace(NodeLeases.NAMESPACE).runnableInformer(0);
         leases.addEventHandler(new ResourceEventHandler<>() {
             @Override
@@ -194,7 +218,8 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
     public boolean healthy() {
         return nodes != null && groups != null && nodes.isWatching() && groups.isWatching()
                 && leases != null && leases.isWatching()
-                && (keyrings == null || keyrings.isWatching());
+                && (keyrings == null || keyrings.isWatching())
+                && (statusConfigMaps == null || statusConfigMaps.isWatching());
     }
 
     @Override
@@ -331,6 +356,9 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
         }
         if (leases != null) {
             leases.close();
+        }
+        if (statusConfigMaps != null) {
+            statusConfigMaps.close();
         }
         publisher.shutdownNow();
         try {

@@ -24,6 +24,7 @@ import dev.fencing.nodemanager.status.AgentDaemonSetCondition;
 import dev.fencing.nodemanager.status.FencedNodeRecovery;
 import dev.fencing.nodemanager.status.GroupEvent;
 import dev.fencing.nodemanager.status.NodeFacts;
+import dev.fencing.nodemanager.status.GroupStatusStore;
 import dev.fencing.nodemanager.status.NodeGroupStatusTarget;
 import java.util.TreeSet;
 import dev.fencing.nodemanager.status.GroupStatusCalculator;
@@ -84,8 +85,8 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
     private final ReportWriteLimiter writeLimiter;
     private final StormGuard stormGuard;
     private volatile Predicate<Node> taintOwnedElsewhere = n -> false;
-    // Whether group status goes to NodeGroup status (NodeGroupStatusTarget); decided once at start.
-    private volatile boolean writeStatus = true;
+    // Where group status is kept (the NodeGroups or ConfigMaps; NodeGroupStatusTarget decides once at start).
+    private final GroupStatusStore statusStore;
     // Groups without fencing whose agent DaemonSet this leader has already removed (or found absent) since it last
     // saw them with fencing or since it started: checked once per switch-off, not at every reconcile.
     private final Set<String> daemonSetGone = ConcurrentHashMap.newKeySet();
@@ -95,11 +96,13 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
      * @param leaseRenewedAt per node, when its kubelet last renewed its heartbeat Lease (empty: never seen)
      * @param writeLimits    per-node rate limits on report-driven label patches and Events
      * @param stormGuard     admits every fencing action (taint, Node deletion) within the storm limits
+     * @param statusStore    where each group's status is kept for the next leader
      */
     public NodeGroupReconciler(ControllerConfig config, AgentDaemonSets daemonSets, GossipKeyringSecrets keyrings,
                                AgentReports reports, ClusterWriter writer, InstantSource clock,
                                BooleanSupplier leading, Function<String, Optional<Instant>> leaseRenewedAt,
-                               WriteLimits writeLimits, StormGuard stormGuard) {
+                               WriteLimits writeLimits, StormGuard stormGuard, GroupStatusStore statusStore) {
+        this.statusStore = statusStore;
         this.stormGuard = stormGuard;
         this.writeLimiter = new ReportWriteLimiter(writeLimits);
         this.writtenLabels = new OwnWrites(writeLimits.labelPatchInterval());
@@ -131,15 +134,6 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
      */
     public void taintOwnedElsewhere(Predicate<Node> owned) {
         this.taintOwnedElsewhere = owned;
-    }
-
-    /**
-     * Whether group status is written to NodeGroup status (default) or kept only in this replica (the CRD's owner
-     * defines the status; {@link dev.fencing.nodemanager.status.NodeGroupStatusTarget}). Set before the operator
-     * starts.
-     */
-    public void writeStatus(boolean write) {
-        this.writeStatus = write;
     }
 
     /** The status this leader computed last for {@code group} (also where it is not written); empty before that. */
@@ -248,8 +242,8 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
             }
         }
         GroupModel model = GroupModel.from(group, nodes.values(), config.gossipPort());
-        // Only a group with fencing, or one we wrote a status to before, gets a status write.
-        NodeGroupStatus stored = writeStatus ? group.getStatus() : null;
+        // Only a group with fencing, or one we kept a status for before, gets a status write.
+        NodeGroupStatus stored = statusStore.read(group).orElse(null);
         boolean neverFenced = !model.fencingEnabled() && !NodeGroupStatusTarget.writtenByController(stored);
         AgentDaemonSets.Applied daemonSet = null;
         if (model.fencingEnabled()) {
@@ -348,9 +342,14 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
             writer.emit(a.event(), group, nodes);
         }
         UpdateControl<NodeGroup> control;
-        if (!writeStatus || neverFenced || status.equals(group.getStatus())) {
-            // A group that never had fencing keeps whatever status its owner (the platform) writes; where the CRD's
-            // owner defines the status, no group gets a status write.
+        if (!statusStore.inNodeGroup()) {
+            // Where the CRD's owner defines the status, no NodeGroup gets a status write: it is kept in a ConfigMap.
+            if (!neverFenced && !status.equals(stored)) {
+                statusStore.keep(group, status);
+            }
+            control = UpdateControl.noUpdate();
+        } else if (neverFenced || status.equals(group.getStatus())) {
+            // A group that never had fencing keeps whatever status its owner (the platform) writes.
             control = UpdateControl.noUpdate();
         } else {
             NodeGroup fresh = new NodeGroup();

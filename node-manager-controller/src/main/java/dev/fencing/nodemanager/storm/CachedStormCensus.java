@@ -1,10 +1,12 @@
 package dev.fencing.nodemanager.storm;
 
 import dev.fencing.api.v1.NodeGroup;
+import dev.fencing.api.v1.NodeGroupStatus;
 import dev.fencing.nodemanager.cache.ClusterCache;
 import dev.fencing.nodemanager.model.GroupModel;
 import dev.fencing.nodemanager.model.GroupSpecView;
 import dev.fencing.nodemanager.model.NodeGroupSpecs;
+import dev.fencing.nodemanager.status.GroupStatusStore;
 import dev.fencing.nodemanager.status.NodeFacts;
 import dev.fencing.policy.StormLimits;
 import io.fabric8.kubernetes.api.model.Node;
@@ -22,10 +24,15 @@ import java.util.TreeMap;
 public final class CachedStormCensus implements StormCensus {
 
     private final ClusterCache cache;
+    private final GroupStatusStore statusStore;
 
-    /** @param cache this replica's caches */
-    public CachedStormCensus(ClusterCache cache) {
+    /**
+     * @param cache       this replica's caches
+     * @param statusStore where the last leader kept each group's status (a storm limit that held: its cooldown)
+     */
+    public CachedStormCensus(ClusterCache cache, GroupStatusStore statusStore) {
         this.cache = cache;
+        this.statusStore = statusStore;
     }
 
     @Override
@@ -36,13 +43,17 @@ public final class CachedStormCensus implements StormCensus {
                 continue;
             }
             cache.nodeGroup(model.group()).ifPresent(ng -> out.put(model.group(),
-                    of(model, ng, cache.nodesOf(model.group()))));
+                    of(model, ng, statusStore.read(ng).orElse(null), cache.nodesOf(model.group()))));
         }
         return out;
     }
 
-    /** One group's census, pure: {@code nodes} are the Nodes labelled into it. */
-    public static GroupCensus of(GroupModel model, NodeGroup nodeGroup, Collection<Node> nodes) {
+    /**
+     * One group's census, pure: {@code nodes} are the Nodes labelled into it, {@code kept} the status the last
+     * leader kept for it (null: none).
+     */
+    public static GroupCensus of(GroupModel model, NodeGroup nodeGroup, NodeGroupStatus kept,
+                                 Collection<Node> nodes) {
         GroupSpecView view = NodeGroupSpecs.view(nodeGroup);
         StormLimits limits = view.fencing() == null ? StormLimits.DEFAULTS : view.fencing().effectiveStorm();
         Set<String> members = model.expected().keySet();
@@ -61,6 +72,6 @@ public final class CachedStormCensus implements StormCensus {
             }
         }
         return new GroupCensus(model.group(), limits, members, healthy, fencing,
-                StormLimitCondition.recordsStorm(nodeGroup.getStatus()));
+                StormLimitCondition.recordsStorm(kept));
     }
 }

@@ -9,6 +9,7 @@ import dev.fencing.api.v1.FencingStorm;
 import dev.fencing.api.v1.NodeGroup;
 import dev.fencing.api.v1.NodeGroupFencing;
 import dev.fencing.api.v1.NodeGroupSpec;
+import dev.fencing.api.v1.NodeGroupStatus;
 import dev.fencing.api.v1.NodeType;
 import dev.fencing.nodemanager.NodeManager;
 import dev.fencing.nodemanager.config.ControllerConfig;
@@ -19,6 +20,8 @@ import dev.fencing.nodemanager.model.NodeLabels;
 import dev.fencing.nodemanager.model.TestNodes;
 import dev.fencing.nodemanager.storm.StormLimitCondition;
 import dev.fencing.nodemanager.peervote.PeersReachable;
+import dev.fencing.nodemanager.rbac.ApiCallRecorder;
+import dev.fencing.nodemanager.status.GroupStatusStore;
 import dev.fencing.nodemanager.testing.CrudMockClient;
 import dev.fencing.nodemanager.testing.NodeGroupCrds;
 import dev.fencing.policy.DurationFormat;
@@ -26,6 +29,7 @@ import dev.fencing.policy.PolicyResolver;
 import dev.fencing.policy.ResolvedTimings;
 import dev.fencing.proto.nodemanager.v1.ControllerMessage;
 import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Node;
@@ -78,6 +82,11 @@ class GroupFailureOperatorTest {
     private Duration window;
     private ControllerConfig config;
     private Instant lastContact;
+    // The NodeGroup CRD the test installs; the platform's makes the controller keep status in a ConfigMap.
+    private boolean platformCrd;
+    // Set: the controller's calls are recorded and checked against the chart's RBAC at the end.
+    private ApiCallRecorder recorder;
+    private KubernetesClient controllerClient;
 
     @AfterEach
     void tearDown() throws Exception {
@@ -88,6 +97,12 @@ class GroupFailureOperatorTest {
         if (manager != null) {
             manager.close();
         }
+        if (controllerClient != null) {
+            controllerClient.close();
+        }
+        if (recorder != null) {
+            recorder.assertChartAllowsEveryCall("ns");
+        }
     }
 
     private static String name(int i) {
@@ -96,7 +111,12 @@ class GroupFailureOperatorTest {
 
     /** A group of {@code size}, every agent armed and reporting, every kubelet renewing and Ready. */
     private void startArmedGroup(int size, NodeType type, FencingStorm storm, int maxOutOfService) throws Exception {
-        NodeGroupCrds.install(client);
+        if (platformCrd) {
+            client.apiextensions().v1().customResourceDefinitions()
+                    .resource(NodeGroupCrds.platformDefined(client)).create();
+        } else {
+            NodeGroupCrds.install(client);
+        }
         ControllerConfig b = ControllerConfig.forTests("ns");
         config = new ControllerConfig("ns", 0, -1, 7946, b.agentImage(), b.agentControllerAddress(),
                 b.agentResources(), b.agentTolerations(), b.agentPriorityClass(), false, "l", null, null,
@@ -130,8 +150,8 @@ class GroupFailureOperatorTest {
     }
 
     private void startController() throws java.io.IOException {
-        manager = new NodeManager(client, config, now::get, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))
-                .start();
+        manager = new NodeManager(controllerClient != null ? controllerClient : client, config, now::get,
+                new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)).start();
         channel = NettyChannelBuilder.forAddress("127.0.0.1", manager.grpcPort()).usePlaintext().build();
     }
 
@@ -181,12 +201,22 @@ class GroupFailureOperatorTest {
         return client.resources(NodeGroup.class).withName("workers").get();
     }
 
-    private Condition stormCondition() {
+    /** The status the leader keeps: the NodeGroup's, or with the platform's CRD its ConfigMap's. */
+    private NodeGroupStatus keptStatus() {
+        if (platformCrd) {
+            ConfigMap cm = client.configMaps().inNamespace("ns").withName(GroupStatusStore.name("workers")).get();
+            return cm == null ? null : GroupStatusStore.parse(cm, client.getKubernetesSerialization());
+        }
         NodeGroup g = group();
-        if (g == null || g.getStatus() == null || g.getStatus().getConditions() == null) {
+        return g == null ? null : g.getStatus();
+    }
+
+    private Condition stormCondition() {
+        NodeGroupStatus s = keptStatus();
+        if (s == null || s.getConditions() == null) {
             return null;
         }
-        return g.getStatus().getConditions().stream().filter(c -> StormLimitCondition.TYPE.equals(c.getType()))
+        return s.getConditions().stream().filter(c -> StormLimitCondition.TYPE.equals(c.getType()))
                 .findFirst().orElse(null);
     }
 
@@ -202,9 +232,9 @@ class GroupFailureOperatorTest {
     }
 
     private List<String> fencedNodes() {
-        NodeGroup g = group();
-        return g.getStatus() == null || g.getStatus().getFencedNodes() == null ? List.of()
-                : g.getStatus().getFencedNodes().stream().map(FencedNode::getName).toList();
+        NodeGroupStatus s = keptStatus();
+        return s == null || s.getFencedNodes() == null ? List.of()
+                : s.getFencedNodes().stream().map(FencedNode::getName).toList();
     }
 
     private List<Event> events(String reason) {
@@ -334,6 +364,79 @@ class GroupFailureOperatorTest {
         await().during(1500, TimeUnit.MILLISECONDS).atMost(5, TimeUnit.SECONDS)
                 .until(() -> tainted().equals(Set.of(name(5))));
         logOutcome("new leader, 2 of 6 unheard, one tainted by the previous leader");
+    }
+
+    /**
+     * Where the NodeGroup CRD's owner defines the status (Deckhouse), the leader keeps the group's status in the
+     * ConfigMap fencing-status-&lt;group&gt;, and a new leader continues from it: a storm limit that held before the
+     * leader change keeps holding for its cooldown, so a single failure right after the change is not fenced (on a
+     * leader without that memory it would be, as in {@link #oneNodeFailingAloneIsTainted}).
+     */
+    @Test
+    void whereTheCrdOwnerDefinesTheStatusANewLeaderContinuesTheCooldownFromTheStatusConfigMap() throws Exception {
+        platformCrd = true;
+        recorder = new ApiCallRecorder(server);
+        controllerClient = recorder.controllerClient(client);
+        startArmedGroup(6, NodeType.STATIC, new FencingStorm().withCooldown("1h"), 3);
+        Set<String> failed = Set.of(name(4), name(5), name(6));
+        fail(failed);
+        pastTheSafeDelay(failed);
+        await().atMost(10, TimeUnit.SECONDS).untilAsserted(() -> {
+            assertThat(stormCondition()).isNotNull();
+            assertThat(stormCondition().getReason()).isEqualTo("MinHealthy");
+        });
+        assertThat(tainted()).isEmpty();
+
+        // The three come back; the leader still holds the cooldown, and says so in the kept status.
+        for (String n : failed) {
+            client.nodes().withName(n).editStatus(node -> new NodeBuilder(node).editStatus().editMatchingCondition(
+                    c -> "Ready".equals(c.getType())).withStatus("True").endCondition().endStatus().build());
+            silent.remove(n);
+            kubeletRenewed(n, now.get());
+            connect(n);
+        }
+        lastContact = now.get();
+        reportAll(Set.of());
+        await().atMost(10, TimeUnit.SECONDS).untilAsserted(() -> {
+            assertThat(fencedNodes()).isEmpty();
+            assertThat(stormCondition().getReason()).isEqualTo("Cooldown");
+        });
+        ConfigMap kept = client.configMaps().inNamespace("ns").withName(GroupStatusStore.name("workers")).get();
+        assertThat(kept.getMetadata().getLabels()).containsEntry(GroupStatusStore.GROUP_LABEL, "workers");
+        assertThat(kept.getMetadata().getOwnerReferences()).singleElement().satisfies(o -> {
+            assertThat(o.getKind()).isEqualTo("NodeGroup");
+            assertThat(o.getUid()).isEqualTo(group().getMetadata().getUid());
+        });
+        // Nothing was written to the NodeGroup's status.
+        assertThat(group().getStatus()).isNull();
+
+        // The leader goes; a new controller process takes over and every agent reconnects to it.
+        agents.values().forEach(TestAgent::close);
+        channel.shutdownNow().awaitTermination(2, TimeUnit.SECONDS);
+        manager.close();
+        agents.clear();
+        startController();
+        for (String n : members) {
+            connect(n);
+        }
+        now.set(now.get().plusSeconds(1));
+        members.forEach(n -> kubeletRenewed(n, now.get()));
+        lastContact = now.get();
+        reportAll(Set.of());
+
+        Set<String> alone = Set.of(name(6));
+        fail(alone);
+        pastTheSafeDelay(alone);
+        await().atMost(10, TimeUnit.SECONDS).untilAsserted(() -> {
+            assertThat(fencedNodes()).containsExactly(name(6));
+            Condition c = stormCondition();
+            assertThat(c.getStatus()).isEqualTo("True");
+            assertThat(c.getReason()).isEqualTo("Cooldown");
+            assertThat(c.getMessage()).contains("waiting: workers-6");
+        });
+        await().during(1500, TimeUnit.MILLISECONDS).atMost(5, TimeUnit.SECONDS).until(() -> tainted().isEmpty());
+        assertThat(group().getStatus()).isNull();
+        logOutcome("platform CRD, new leader, one failure within the cooldown of a storm before the change");
     }
 
     @Test

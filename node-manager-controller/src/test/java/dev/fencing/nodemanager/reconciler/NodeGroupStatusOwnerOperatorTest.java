@@ -9,11 +9,13 @@ import dev.fencing.api.v1.NodeGroupStatus;
 import dev.fencing.nodemanager.NodeManager;
 import dev.fencing.nodemanager.config.ControllerConfig;
 import dev.fencing.nodemanager.grpc.StreamLimits;
+import dev.fencing.nodemanager.status.GroupStatusStore;
 import dev.fencing.nodemanager.status.NodeGroupStatusTarget;
 import dev.fencing.nodemanager.testing.CrudMockClient;
 import dev.fencing.nodemanager.testing.NodeGroupCrds;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
@@ -30,7 +32,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * NodeGroups whose status a platform owns (Deckhouse writes its own conditions there): the controller leaves a group
- * without fencing alone, and writes no group status at all where the CRD would prune what it writes.
+ * without fencing alone, and writes no group status at all where the CRD would prune what it writes; there it keeps
+ * the status in a ConfigMap per group instead.
  */
 @CrudMockClient
 class NodeGroupStatusOwnerOperatorTest {
@@ -114,17 +117,40 @@ class NodeGroupStatusOwnerOperatorTest {
                 .getItems().stream().map(Event::getInvolvedObject).anyMatch(o -> "workers".equals(o.getName())));
         await().during(Duration.ofSeconds(5)).atMost(8, TimeUnit.SECONDS).until(() -> PLATFORM.equals(
                 status("workers").getConditions()) && status("workers").getObservedGeneration() == null);
-        // The status is computed all the same: the group view (kubectl fencing view) carries it.
+        // The status is computed all the same: the group view (kubectl fencing view) carries it...
         NodeGroupStatus computed = manager.groupView("workers").orElseThrow().status();
         assertThat(computed.getExpected()).isEqualTo(2);
         assertThat(computed.getTimings().getTStop()).isNotBlank();
         assertThat(computed.getConditions()).extracting(Condition::getType).contains("Ready", "QuorumHealthy");
+        // ...and it is kept for the next leader in the group's ConfigMap, which every replica watches.
+        await().atMost(10, TimeUnit.SECONDS).until(() -> computed.equals(kept("workers")));
 
-        // Fencing switched off: the agent DaemonSet goes, the status stays the platform's.
+        // Fencing switched off: the agent DaemonSet goes, the status stays the platform's; the kept one says so.
         client.resources(NodeGroup.class).withName("workers").patch(PatchContext.of(PatchType.JSON),
                 "[{\"op\":\"remove\",\"path\":\"/spec/fencing\"}]");
         await().atMost(10, TimeUnit.SECONDS).until(() -> !daemonSet("workers"));
         assertThat(status("workers").getConditions()).isEqualTo(PLATFORM);
         assertThat(status("workers").getExpected()).isNull();
+        await().atMost(10, TimeUnit.SECONDS).until(() -> kept("workers").getConditions().stream()
+                .anyMatch(c -> "Ready".equals(c.getType()) && "FencingDisabled".equals(c.getReason())));
+        // A group that never had fencing gets no ConfigMap.
+        NodeGroup plain = OperatorFixtures.watchdogGroup("plain");
+        plain.getSpec().setFencing(null);
+        client.resource(plain).create();
+        client.nodes().resource(node("plain-1", "plain", 3)).create();
+
+        // The group deleted: the leader deletes its ConfigMap (the garbage collector would too).
+        client.resources(NodeGroup.class).withName("workers").delete();
+        await().atMost(10, TimeUnit.SECONDS).until(() -> statusConfigMap("workers") == null);
+        assertThat(statusConfigMap("plain")).isNull();
+    }
+
+    private ConfigMap statusConfigMap(String group) {
+        return client.configMaps().inNamespace(NS).withName(GroupStatusStore.name(group)).get();
+    }
+
+    private NodeGroupStatus kept(String group) {
+        ConfigMap cm = statusConfigMap(group);
+        return cm == null ? null : GroupStatusStore.parse(cm, client.getKubernetesSerialization());
     }
 }

@@ -266,9 +266,9 @@ class AgentControlSecurityOperatorTest {
     void aCallTheChartDoesNotGrantIsNamed() throws Exception {
         manager.close();
         recorder.controllerCalls();
-        controllerClient.configMaps().inNamespace(NS).withName("anything").get();
+        controllerClient.services().inNamespace(NS).withName("anything").get();
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> recorder.assertChartAllowsEveryCall(NS))
-                .hasMessageContaining("get core/configmaps in " + NS);
+                .hasMessageContaining("get core/services in " + NS);
     }
 
     // The serial number of the certificate a fresh TLS handshake with the controller presents.
