@@ -102,6 +102,8 @@ class PowerFencingChartTest {
         assertThat(r.controllerContainer().getPorts()).filteredOn(p -> "kdump".equals(p.getName()))
                 .singleElement().satisfies(p -> {
                     assertThat(p.getContainerPort()).isEqualTo(17410);
+                    // A kdump kernel reaches node addresses only.
+                    assertThat(p.getHostPort()).isEqualTo(17410);
                     assertThat(p.getProtocol()).isEqualTo("UDP");
                 });
         Service svc = r.all(Service.class).stream().filter(s -> s.getMetadata().getName().endsWith("-kdump"))
@@ -111,6 +113,18 @@ class PowerFencingChartTest {
             assertThat(p.getProtocol()).isEqualTo("UDP");
             assertThat(p.getTargetPort().getStrVal()).isEqualTo("kdump");
         });
+    }
+
+    @Test
+    void kdumpWithoutHostPortListensOnThePodAddressOnly() {
+        Rendered r = FencingChart.render("controller.powerFencing.enabled", true,
+                "controller.powerFencing.kdump.enabled", true, "controller.powerFencing.kdump.hostPort", false);
+
+        assertThat(r.controllerContainer().getPorts()).filteredOn(p -> "kdump".equals(p.getName()))
+                .singleElement().satisfies(p -> {
+                    assertThat(p.getContainerPort()).isEqualTo(7410);
+                    assertThat(p.getHostPort()).isNull();
+                });
     }
 
     @Test

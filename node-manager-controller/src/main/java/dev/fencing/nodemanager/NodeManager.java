@@ -317,7 +317,9 @@ public final class NodeManager implements AutoCloseable {
         if (powerFencing != null) {
             KdumpSightings sightings = new KdumpSightings();
             if (powerFencing.kdumpPort() >= 0) {
-                kdumpListener = KdumpListener.start(null, powerFencing.kdumpPort(), sightings, clock);
+                kdumpListener = KdumpListener.start(null, powerFencing.kdumpPort(), sightings, clock,
+                        cache::nodeAddress);
+                metrics.kdump(kdumpListener);
             }
             nodeFencing = new NodeFencingController(client, new FenceStageExecutor(
                     new ProcessFenceAgentRunner(powerFencing.agentsDir()), new KubernetesSecretSource(client), clock,
@@ -393,6 +395,11 @@ public final class NodeManager implements AutoCloseable {
     /** The AgentControl port. */
     public int grpcPort() {
         return server.port();
+    }
+
+    /** The bound fence_kdump UDP port; -1 without a listener. */
+    public int kdumpPort() {
+        return kdumpListener == null ? -1 : kdumpListener.port();
     }
 
     /** The health/metrics port, or -1 when off. */

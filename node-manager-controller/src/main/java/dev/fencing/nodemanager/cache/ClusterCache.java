@@ -10,7 +10,10 @@ import dev.fencing.nodemanager.model.NodeLabels;
 import dev.fencing.nodemanager.stream.ConfigDistributor;
 import dev.fencing.nodemanager.status.GroupStatusStore;
 import io.fabric8.kubernetes.api.model.ConfigMap;
+import dev.fencing.nodemanager.model.NodeAddressForm;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeAddress;
+import java.net.InetAddress;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import dev.fencing.nodemanager.model.GossipKeyringSecret;
@@ -45,6 +48,7 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(ClusterCache.class);
     private static final String BY_GROUP = "byGroup";
+    private static final String BY_ADDRESS = "byAddress";
 
     private final KubernetesClient client;
     private final int gossipPort;
@@ -128,7 +132,7 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
     /** Starts the informers and waits until they have synced. */
     public void start() {
         nodes = client.nodes().withLabel(NodeLabels.GROUP).runnableInformer(0);
-        nodes.addIndexers(Map.of(BY_GROUP, n -> List.of(groupLabel(n))));
+        nodes.addIndexers(Map.of(BY_GROUP, n -> List.of(groupLabel(n)), BY_ADDRESS, ClusterCache::addresses));
         nodes.addEventHandler(new ResourceEventHandler<>() {
             @Override
             public void onAdd(Node n) {
@@ -212,6 +216,20 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
         groups.start().toCompletableFuture().join();
         LOG.info("event=caches_synced nodes={} nodegroups={}", nodes.getStore().list().size(),
                 groups.getStore().list().size());
+    }
+
+    private static List<String> addresses(Node n) {
+        if (n.getStatus() == null || n.getStatus().getAddresses() == null) {
+            return List.of();
+        }
+        return n.getStatus().getAddresses().stream().map(NodeAddress::getAddress).filter(Objects::nonNull)
+                .map(NodeAddressForm::of).distinct().toList();
+    }
+
+    /** Whether {@code address} is in the {@code status.addresses} of a Node of some group (this replica's cache). */
+    public boolean nodeAddress(InetAddress address) {
+        SharedIndexInformer<Node> informer = nodes;
+        return informer != null && !informer.getIndexer().byIndex(BY_ADDRESS, address.getHostAddress()).isEmpty();
     }
 
     /** True once the informers are watching. */

@@ -1,5 +1,6 @@
 package dev.fencing.nodemanager.escalation;
 
+import dev.fencing.nodemanager.model.NodeAddressForm;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeAddress;
 import java.net.InetAddress;
@@ -35,24 +36,12 @@ public final class KdumpSightings {
         Instant latest = null;
         if (node.getStatus() != null && node.getStatus().getAddresses() != null) {
             for (NodeAddress a : node.getStatus().getAddresses()) {
-                Instant at = a.getAddress() == null ? null : last.get(normalized(a.getAddress()));
+                Instant at = a.getAddress() == null ? null : last.get(NodeAddressForm.of(a.getAddress()));
                 if (at != null && (latest == null || at.isAfter(latest))) {
                     latest = at;
                 }
             }
         }
         return Optional.ofNullable(latest);
-    }
-
-    // The Node's address as InetAddress.getHostAddress() spells it (IPv6 forms differ), without a DNS lookup.
-    private static String normalized(String address) {
-        if (!address.matches("[0-9a-fA-F:.%]+")) {
-            return address;
-        }
-        try {
-            return InetAddress.getByName(address).getHostAddress();
-        } catch (java.net.UnknownHostException e) {
-            return address;
-        }
     }
 }

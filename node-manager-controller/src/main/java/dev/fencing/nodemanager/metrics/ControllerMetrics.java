@@ -2,6 +2,7 @@ package dev.fencing.nodemanager.metrics;
 
 import dev.fencing.nodemanager.reconciler.NodeGroupReconciler;
 import dev.fencing.nodemanager.grpc.AgentControlService;
+import dev.fencing.nodemanager.escalation.KdumpListener;
 import dev.fencing.nodemanager.stream.ConfigDistributor;
 import dev.fencing.nodemanager.cache.Leadership;
 import dev.fencing.nodemanager.view.GroupView;
@@ -105,6 +106,23 @@ public final class ControllerMetrics implements AutoCloseable {
     @Override
     public void close() {
         gcMetrics.close();
+    }
+
+    /**
+     * fence_kdump datagrams this replica received: {@code result="node"} from a Node's address, {@code "unmatched"}
+     * valid but from no Node's address (they can never count), {@code "invalid"} not a fence_kdump message.
+     */
+    public void kdump(KdumpListener listener) {
+        String description = "fence_kdump datagrams received by this replica";
+        io.micrometer.core.instrument.FunctionCounter.builder("fencing_controller_kdump_messages_total", listener,
+                l -> l.validMessages() - l.unmatchedMessages()).tag("result", "node").description(description)
+                .register(registry);
+        io.micrometer.core.instrument.FunctionCounter.builder("fencing_controller_kdump_messages_total", listener,
+                KdumpListener::unmatchedMessages).tag("result", "unmatched").description(description)
+                .register(registry);
+        io.micrometer.core.instrument.FunctionCounter.builder("fencing_controller_kdump_messages_total", listener,
+                KdumpListener::invalidMessages).tag("result", "invalid").description(description)
+                .register(registry);
     }
 
     /** Counts what the per-node write rate limit held back. */

@@ -41,7 +41,7 @@ class KdumpListenerTest {
         KdumpSightings sightings = new KdumpSightings();
         Instant at = Instant.parse("2026-11-23T10:00:00Z");
         try (KdumpListener listener = KdumpListener.start(InetAddress.getLoopbackAddress(), 0, sightings,
-                () -> at)) {
+                () -> at, a -> a.isLoopbackAddress())) {
             Process send = new ProcessBuilder(FENCE_KDUMP_SEND, "-p", String.valueOf(listener.port()), "-c", "2",
                     "-i", "1", "127.0.0.1").redirectErrorStream(true).start();
             assertThat(send.waitFor(20, TimeUnit.SECONDS)).isTrue();
@@ -50,6 +50,22 @@ class KdumpListenerTest {
             assertThat(sightings.last(node("127.0.0.1"))).hasValue(at);
             assertThat(sightings.last(node("127.0.0.2"))).isEmpty();
             assertThat(listener.invalidMessages()).isZero();
+            assertThat(listener.unmatchedMessages()).isZero();
+        }
+    }
+
+    @Test
+    void aValidMessageFromNoNodesAddressIsCountedApart() throws Exception {
+        KdumpSightings sightings = new KdumpSightings();
+        try (KdumpListener listener = KdumpListener.start(InetAddress.getLoopbackAddress(), 0, sightings,
+                Instant::now, a -> false); DatagramSocket sender = new DatagramSocket()) {
+            byte[] ok = HexFormat.of().parseHex("402a301b01000000");
+            for (int i = 0; i < 3; i++) {
+                sender.send(new DatagramPacket(ok, ok.length, InetAddress.getLoopbackAddress(), listener.port()));
+            }
+            await().atMost(10, TimeUnit.SECONDS).until(() -> listener.unmatchedMessages() == 3);
+            assertThat(listener.validMessages()).isEqualTo(3);
+            assertThat(listener.invalidMessages()).isZero();
         }
     }
 
@@ -57,7 +73,7 @@ class KdumpListenerTest {
     void aDatagramThatIsNotAMessageIsCountedAndRecordsNothing() throws Exception {
         KdumpSightings sightings = new KdumpSightings();
         try (KdumpListener listener = KdumpListener.start(InetAddress.getLoopbackAddress(), 0, sightings,
-                Instant::now); DatagramSocket sender = new DatagramSocket()) {
+                Instant::now, a -> true); DatagramSocket sender = new DatagramSocket()) {
             byte[] junk = "not a kdump message".getBytes();
             sender.send(new DatagramPacket(junk, junk.length, InetAddress.getLoopbackAddress(), listener.port()));
             await().atMost(10, TimeUnit.SECONDS).until(() -> listener.invalidMessages() == 1);
