@@ -15,11 +15,13 @@ import dev.fencing.nodemanager.grpc.auth.BearerTokenCredentials;
 import dev.fencing.nodemanager.keyring.KeyRotationPlanner;
 import dev.fencing.nodemanager.keyring.KeyringState;
 import dev.fencing.nodemanager.model.NodeLabels;
+import dev.fencing.nodemanager.status.GroupStatusStore;
 import dev.fencing.proto.nodemanager.v1.AgentControlGrpc;
 import dev.fencing.proto.nodemanager.v1.AgentHello;
 import dev.fencing.proto.nodemanager.v1.AgentMessage;
 import dev.fencing.proto.nodemanager.v1.AgentReport;
 import dev.fencing.proto.nodemanager.v1.ControllerMessage;
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
@@ -27,6 +29,8 @@ import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaPropsBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
@@ -342,6 +346,75 @@ class ControllerWithChartRbacRealClusterTest {
                         AgentDaemonSetFactory.name(fenced.get(1)));
         assertThat(controller.responses().forbidden()).as("every answer that was no success: "
                 + controller.responses().failed()).isEmpty();
+    }
+
+    /**
+     * Where the platform owns the NodeGroup CRD and defines its status (as Deckhouse does: its own counters and
+     * conditions without {@code reason}), the controller with the chart's default values and identity writes no
+     * NodeGroup status but applies the group's status ConfigMap in the release namespace, and it goes with the group.
+     */
+    @Test
+    void whereThePlatformDefinesTheStatusTheLeaderKeepsItInAConfigMapUnderTheChartsRbac() throws Exception {
+        CustomResourceDefinition crd;
+        try (InputStream in = Files.newInputStream(FencingChart.dir().resolve(
+                "crds-optional/nodegroups.deckhouse.io-v1.yml"))) {
+            crd = admin().getKubernetesSerialization().unmarshal(in, CustomResourceDefinition.class);
+        }
+        JSONSchemaProps text = new JSONSchemaPropsBuilder().withType("string").build();
+        JSONSchemaProps condition = new JSONSchemaPropsBuilder().withType("object").withProperties(Map.of(
+                "type", text, "status", text, "message", text, "lastTransitionTime", text)).build();
+        crd.getSpec().getVersions().stream().filter(v -> v.getName().equals("v1")).findFirst().orElseThrow()
+                .getSchema().getOpenAPIV3Schema().getProperties().put("status", new JSONSchemaPropsBuilder()
+                        .withType("object").withProperties(Map.of("nodes", new JSONSchemaPropsBuilder()
+                                .withType("integer").build(), "conditions", new JSONSchemaPropsBuilder()
+                                .withType("array").withNewItems().withSchema(condition).endItems().build()))
+                        .build());
+        admin().apiextensions().v1().customResourceDefinitions().resource(crd).create();
+        ChartRelease.awaitCrdEstablished(admin());
+        ChartRelease.awaitOwnerReferencesAdmitted(KUBE.get());
+        ChartRelease release = new ChartRelease(KUBE.get(), KUBE.get().uniqueName("chart-platform"));
+        assertThat(release.install().getStatus()).isEqualTo("deployed");
+        cleanup.add(release::uninstall);
+        String group = KUBE.get().uniqueName("workers");
+        String node = group + "-1";
+        admin().nodes().resource(node(node, group, 21)).create();
+        cleanup.add(() -> admin().nodes().withName(node).delete());
+        NodeGroup g = new NodeGroup();
+        g.setMetadata(new ObjectMetaBuilder().withName(group).build());
+        g.setSpec(new NodeGroupSpec().withNodeType(NodeType.STATIC).withFencing(new Fencing().withMode("Watchdog")
+                .withWatchdog(new FencingWatchdog().withTimeout("60s"))));
+        String uid = admin().resource(g).create().getMetadata().getUid();
+        cleanup.add(() -> admin().resources(NodeGroup.class).withName(group).delete());
+
+        ChartController controller = ChartController.of(KUBE.get(), release.namespace(), DefaultValuesRenderTest.NAME,
+                tlsDir);
+        cleanup.add(controller);
+        controller.start();
+
+        String name = GroupStatusStore.name(group);
+        ConfigMap kept = await().atMost(WAIT).until(() -> admin().configMaps().inNamespace(release.namespace())
+                .withName(name).get(), cm -> cm != null && GroupStatusStore.parse(cm,
+                admin().getKubernetesSerialization()).getConditions().stream()
+                .anyMatch(c -> "AgentDaemonSet".equals(c.getType()) && "True".equals(c.getStatus())));
+        assertThat(GroupStatusStore.parse(kept, admin().getKubernetesSerialization()).getExpected()).isEqualTo(1);
+        assertThat(kept.getMetadata().getOwnerReferences()).singleElement()
+                .satisfies(o -> assertThat(o.getUid()).isEqualTo(uid));
+        assertThat(kept.getMetadata().getManagedFields()).singleElement().satisfies(f -> {
+            assertThat(f.getManager()).isEqualTo(GroupStatusStore.FIELD_MANAGER);
+            assertThat(f.getOperation()).isEqualTo("Apply");
+        });
+        ApiResponses api = controller.responses();
+        assertThat(api.all()).noneMatch(a -> a.contains("/nodegroups/" + group + "/status"))
+                .anyMatch(a -> a.matches("20[01] PATCH /api/v1/namespaces/" + release.namespace() + "/configmaps/"
+                        + name))
+                .anyMatch(a -> a.equals("200 GET /api/v1/namespaces/" + release.namespace() + "/configmaps"))
+                .anyMatch(a -> a.equals("101 WATCH /api/v1/namespaces/" + release.namespace() + "/configmaps"));
+
+        // The group deleted: the ConfigMap goes with it (the leader deletes it; the garbage collector would too).
+        admin().resources(NodeGroup.class).withName(group).delete();
+        await().atMost(WAIT).until(() -> admin().configMaps().inNamespace(release.namespace()).withName(name)
+                .get() == null);
+        assertThat(api.forbidden()).as("every answer that was no success: " + api.failed()).isEmpty();
     }
 
     @Test

@@ -16,6 +16,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,13 +51,22 @@ public final class GroupStatusStore {
     // Per ConfigMap name: the last one parsed (by resourceVersion) and its status, so the caches are parsed once per
     // change, not at every read.
     private final Map<String, Parsed> parsed = new ConcurrentHashMap<>();
-    // Per group: the status this replica last wrote, so a write is not repeated before the informer shows it.
-    private final Map<String, NodeGroupStatus> written = new ConcurrentHashMap<>();
+    // Per group: the status this replica last wrote and when (System.nanoTime), so a write is not repeated while the
+    // informer may not show it yet; after that, a cache that still differs (the ConfigMap was deleted or edited) is
+    // written again.
+    private final Map<String, Written> written = new ConcurrentHashMap<>();
+    private final LongSupplier nanoTime;
     // Per ConfigMap name: the resourceVersion whose problem was logged, so each bad version is logged once.
     private final Map<String, String> problemsLogged = new ConcurrentHashMap<>();
 
     private record Parsed(String resourceVersion, String ownerUid, Optional<NodeGroupStatus> status) {
     }
+
+    private record Written(NodeGroupStatus status, long atNanos) {
+    }
+
+    /** How long a write counts as not yet in the informer's cache. */
+    static final long CACHE_LAG_NANOS = 5_000_000_000L;
 
     /**
      * @param namespace       the controller's namespace, where the ConfigMaps live
@@ -65,6 +75,12 @@ public final class GroupStatusStore {
      */
     public GroupStatusStore(KubernetesClient client, String namespace, boolean serverSideApply,
                             Function<String, Optional<ConfigMap>> cached) {
+        this(client, namespace, serverSideApply, cached, System::nanoTime);
+    }
+
+    GroupStatusStore(KubernetesClient client, String namespace, boolean serverSideApply,
+                     Function<String, Optional<ConfigMap>> cached, LongSupplier nanoTime) {
+        this.nanoTime = nanoTime;
         this.client = client;
         this.namespace = namespace;
         this.serverSideApply = serverSideApply;
@@ -186,7 +202,8 @@ public final class GroupStatusStore {
     }
 
     /**
-     * Keeps {@code status} in {@code group}'s ConfigMap unless this replica wrote exactly that already. A failed
+     * Keeps {@code status} in {@code group}'s ConfigMap unless this replica wrote exactly that less than
+     * {@link #CACHE_LAG_NANOS} ago (the caller compares with the cache, which may not show that write yet). A failed
      * write is logged and not remembered, so the next reconcile writes again.
      *
      * @return whether the ConfigMap now holds {@code status}
@@ -196,7 +213,9 @@ public final class GroupStatusStore {
             throw new IllegalStateException("status is kept in the NodeGroups");
         }
         String g = group.getMetadata().getName();
-        if (status.equals(written.get(g))) {
+        Written last = written.get(g);
+        long now = nanoTime.getAsLong();
+        if (last != null && status.equals(last.status()) && now - last.atNanos() < CACHE_LAG_NANOS) {
             return true;
         }
         ConfigMap desired = configMap(group, status, namespace, client.getKubernetesSerialization());
@@ -208,7 +227,7 @@ public final class GroupStatusStore {
                 client.configMaps().inNamespace(namespace).resource(desired)
                         .createOr(NonDeletingOperation::update);
             }
-            written.put(g, status);
+            written.put(g, new Written(status, now));
             return true;
         } catch (KubernetesClientException e) {
             LOG.warn("event=group_status_write_failed group={} configmap={}/{} code={} message=\"{}\" detail=\"tried"
