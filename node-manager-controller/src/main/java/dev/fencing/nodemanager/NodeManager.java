@@ -359,8 +359,8 @@ public final class NodeManager implements AutoCloseable {
     }
 
     /**
-     * The group's status: what this replica computed last when it leads, else what the leader wrote to the NodeGroup
-     * (a status carrying observedGeneration; none where no status is written, e.g. on Deckhouse's CRD).
+     * The group's status: what this replica computed last when it leads, else what the leader kept (a status carrying
+     * observedGeneration, in the NodeGroup or, where the CRD's owner defines the status, in its ConfigMap).
      */
     private Optional<NodeGroupStatus> groupStatus(String group) {
         Optional<NodeGroupStatus> computed = leadership.isLeader() ? reconciler.status(group) : Optional.empty();

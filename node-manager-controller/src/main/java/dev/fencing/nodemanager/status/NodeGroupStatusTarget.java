@@ -19,7 +19,7 @@ import java.util.Optional;
  * keeps the fields it writes: a CRD whose owner defines the status (Deckhouse's declares its own fields and
  * {@code conditions} without {@code reason}) prunes them on every write, and its owner writes {@code conditions}
  * itself, so writing there would only replace the owner's conditions with ours over and over. There the status
- * stays in this replica (the group view, metrics, Events).
+ * goes to a ConfigMap per group ({@link GroupStatusStore}).
  */
 public final class NodeGroupStatusTarget {
 

@@ -27,8 +27,8 @@ import java.util.function.Function;
  * @param quorumSize    votes needed, or 0 when the spec is invalid or fencing is off
  * @param members       the expected members in name order (the matrix's column order)
  * @param nodes         one row per member, in the same order
- * @param status        the group status this replica computed last (the leader) or read from the NodeGroup (a
- *                      follower, where the controller writes it there); null when it has none
+ * @param status        the group status this replica computed last (the leader) or the one the leader kept (a
+ *                      follower: from the NodeGroup, or from its status ConfigMap); null when it has none
  */
 public record GroupView(String group, boolean leader, String generatedAt, long staleAfter, int quorumSize,
                         List<String> members, List<NodeRow> nodes, NodeGroupStatus status) {
