@@ -187,7 +187,8 @@ public final class NodeManager implements AutoCloseable {
         this.statusStore = new GroupStatusStore(client, config.namespace(), config.serverSideApply(),
                 cache::statusConfigMap);
         NodeGroupReconciler reconciler = new NodeGroupReconciler(config, daemonSets,
-                config.gossipEncryption() ? new GossipKeyringSecrets(client, config.namespace()) : null, reports,
+                config.gossipEncryption() ? new GossipKeyringSecrets(client, config.namespace(),
+                        cache::keyringSecret) : null, reports,
                 writer, clock, leadership::isLeader, nodeLeases::renewedAt, writeLimits, stormGuard = new StormGuard(
                         config.storm(), new CachedStormCensus(cache, statusStore)), statusStore);
         metrics.writeLimits(reconciler);

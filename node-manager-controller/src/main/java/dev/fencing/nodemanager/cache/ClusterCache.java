@@ -72,7 +72,7 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
     });
     private SharedIndexInformer<Node> nodes;
     private SharedIndexInformer<NodeGroup> groups;
-    private SharedIndexInformer<Secret> keyrings;
+    private volatile SharedIndexInformer<Secret> keyrings;
     private SharedIndexInformer<Lease> leases;
     private volatile SharedIndexInformer<ConfigMap> statusConfigMaps;
     private volatile boolean watchStatusConfigMaps;
@@ -330,6 +330,16 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
             }
         }
         return out;
+    }
+
+    /**
+     * {@code group}'s keyring Secret as this replica's informer holds it (empty without gossip encryption); shared
+     * with the informer: never to be modified.
+     */
+    public Optional<Secret> keyringSecret(String group) {
+        SharedIndexInformer<Secret> informer = keyrings;
+        return informer == null ? Optional.empty()
+                : Optional.ofNullable(informer.getStore().getByKey(namespace + "/" + GossipKeyringSecret.name(group)));
     }
 
     // The group's keyring from its Secret; null (keep the current keyring) when missing or malformed.

@@ -17,13 +17,16 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The I/O edge of {@link KeyRotationPlanner} (leader only): reads the group's keyring Secret, asks the planner for
  * the next step and writes it back with the Secret's resourceVersion, so two leaders in a hand-over cannot both
- * advance a phase. Every replica's informer then streams the new keyring (with its revision) to its agents.
+ * advance a phase. Every replica's informer then streams the new keyring (with its revision) to its agents. Asked at
+ * every reconcile: the informer's copy answers "nothing to do" without an API call; a step is planned again from the
+ * Secret as the API server holds it (a GET) and written from that.
  */
 public final class GossipKeyRotations {
 
@@ -32,8 +35,11 @@ public final class GossipKeyRotations {
     private final KubernetesClient client;
     private final String namespace;
     private final SecureRandom random;
+    private final Function<String, Optional<Secret>> cached;
 
-    GossipKeyRotations(KubernetesClient client, String namespace, SecureRandom random) {
+    GossipKeyRotations(KubernetesClient client, String namespace, SecureRandom random,
+                       Function<String, Optional<Secret>> cached) {
+        this.cached = cached;
         this.client = client;
         this.namespace = namespace;
         this.random = random;
@@ -50,20 +56,25 @@ public final class GossipKeyRotations {
         String name = group.getMetadata().getName();
         Map<String, String> annotations = group.getMetadata().getAnnotations();
         String requested = annotations == null ? null : annotations.get(KeyRotationPlanner.ROTATE_ANNOTATION);
-        Secret secret = client.secrets().inNamespace(namespace).withName(GossipKeyringSecret.name(name)).get();
+        Optional<Secret> inCache = cached.apply(name);
+        Secret secret = inCache.orElseGet(() -> stored(name));
         if (secret == null) {
             return new KeyRotationPlanner.Plan(Optional.empty(), Optional.empty(), Optional.empty());
         }
-        KeyringState state = KeyringState.of(secret.getData(), secret.getMetadata().getAnnotations());
-        Set<String> waiting = Set.of();
-        if (state.runningPhase().isPresent()) {
-            Set<String> reachable = KeyRotationPlanner.reachable(model.expected().keySet(), reports::isConnected,
-                    reports::latest, now, window);
-            waiting = KeyRotationPlanner.waitingFor(reachable, reports::latest, state.revision());
-        }
-        KeyRotationPlanner.Plan plan = KeyRotationPlanner.plan(name, requested, state, waiting, this::newKey);
+        KeyRotationPlanner.Plan plan = plan(name, requested, secret, model, reports, now, window);
         if (plan.write().isEmpty()) {
             return plan;
+        }
+        if (inCache.isPresent()) {
+            // Never written from (or into) the informer's copy: the step is planned again from the stored Secret.
+            secret = stored(name);
+            if (secret == null) {
+                return new KeyRotationPlanner.Plan(Optional.empty(), Optional.empty(), Optional.empty());
+            }
+            plan = plan(name, requested, secret, model, reports, now, window);
+            if (plan.write().isEmpty()) {
+                return plan;
+            }
         }
         KeyringState next = plan.write().get();
         secret.setData(new HashMap<>(next.data()));
@@ -88,6 +99,22 @@ public final class GossipKeyRotations {
                 next.phase() == null ? next.completedRequest() : next.request(),
                 next.phase() == null ? "Completed" : next.phase().reason(), next.revision());
         return plan;
+    }
+
+    private Secret stored(String group) {
+        return client.secrets().inNamespace(namespace).withName(GossipKeyringSecret.name(group)).get();
+    }
+
+    private KeyRotationPlanner.Plan plan(String group, String requested, Secret secret, GroupModel model,
+                                         AgentReports reports, Instant now, Duration window) {
+        KeyringState state = KeyringState.of(secret.getData(), secret.getMetadata().getAnnotations());
+        Set<String> waiting = Set.of();
+        if (state.runningPhase().isPresent()) {
+            Set<String> reachable = KeyRotationPlanner.reachable(model.expected().keySet(), reports::isConnected,
+                    reports::latest, now, window);
+            waiting = KeyRotationPlanner.waitingFor(reachable, reports::latest, state.revision());
+        }
+        return KeyRotationPlanner.plan(group, requested, state, waiting, this::newKey);
     }
 
     private String newKey() {

@@ -2,9 +2,12 @@ package dev.fencing.nodemanager.dependent;
 
 import dev.fencing.api.v1.NodeGroup;
 import dev.fencing.nodemanager.model.GossipKeyringSecret;
+import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.security.SecureRandom;
+import java.util.Optional;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,12 +22,18 @@ public final class GossipKeyringSecrets {
     private final KubernetesClient client;
     private final String namespace;
     private final SecureRandom random = new SecureRandom();
+    private final Function<String, Optional<Secret>> cached;
     private final GossipKeyRotations rotations;
 
-    public GossipKeyringSecrets(KubernetesClient client, String namespace) {
+    /**
+     * @param cached a group's keyring Secret as this replica's informer holds it (then no GET is needed to know it
+     *               exists, nor to know that no rotation step is due)
+     */
+    public GossipKeyringSecrets(KubernetesClient client, String namespace, Function<String, Optional<Secret>> cached) {
+        this.cached = cached;
         this.client = client;
         this.namespace = namespace;
-        this.rotations = new GossipKeyRotations(client, namespace, random);
+        this.rotations = new GossipKeyRotations(client, namespace, random, cached);
     }
 
     /** The three-phase key rotation of the same Secrets. */
@@ -32,10 +41,15 @@ public final class GossipKeyringSecrets {
         return rotations;
     }
 
-    /** Creates the group's keyring Secret unless it exists; returns true when it was created. */
+    /**
+     * Creates the group's keyring Secret unless it exists; returns true when it was created. Asked at every reconcile:
+     * the informer's copy answers without an API call; only when it has none (not created yet, or not seen yet) does
+     * a GET decide.
+     */
     public boolean ensure(NodeGroup group) {
         String name = GossipKeyringSecret.name(group.getMetadata().getName());
-        if (client.secrets().inNamespace(namespace).withName(name).get() != null) {
+        if (cached.apply(group.getMetadata().getName()).isPresent()
+                || client.secrets().inNamespace(namespace).withName(name).get() != null) {
             return false;
         }
         try {

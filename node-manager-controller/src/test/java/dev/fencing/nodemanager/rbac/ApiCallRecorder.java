@@ -43,12 +43,17 @@ public final class ApiCallRecorder {
 
     /** Fails naming every controller call the chart's roles do not allow; returns the calls checked. */
     public List<String> assertChartAllowsEveryCall(String releaseNamespace) throws InterruptedException {
+        return checkedCalls(releaseNamespace).stream().map(ApiCall::toString).distinct().sorted().toList();
+    }
+
+    /** Every controller call so far (drains the log), after checking that the chart's roles allow each. */
+    public List<ApiCall> checkedCalls(String releaseNamespace) throws InterruptedException {
         List<ApiCall> calls = controllerCalls();
         List<ApiCall> missing = ChartRbac.render().uncovered(calls, releaseNamespace);
         if (!missing.isEmpty()) {
             throw new AssertionError("the chart's RBAC (helm/fencing/templates/rbac.yaml) does not allow these "
                     + "controller calls: " + missing);
         }
-        return calls.stream().map(ApiCall::toString).distinct().sorted().toList();
+        return calls;
     }
 }

@@ -13,6 +13,7 @@ import dev.fencing.nodemanager.NodeManager;
 import dev.fencing.nodemanager.config.AgentControlSecurity;
 import dev.fencing.nodemanager.config.ControllerConfig;
 import dev.fencing.nodemanager.grpc.TestAgent;
+import dev.fencing.nodemanager.rbac.ApiCall;
 import dev.fencing.nodemanager.rbac.ApiCallRecorder;
 import dev.fencing.nodemanager.testing.CrudMockClient;
 import dev.fencing.nodemanager.testing.NodeGroupCrds;
@@ -154,6 +155,20 @@ class AgentControlSecurityOperatorTest {
         assertThat(first.hasFull()).isTrue();
         assertThat(first.getFull().getNodeName()).isEqualTo("workers-1");
         assertThat(first.getFull().hasKeyring()).isTrue();
+    }
+
+    @Test
+    void reconcilesFindTheKeyringSecretInTheCacheWithoutAGetPerReconcile() throws Exception {
+        await().atMost(10, TimeUnit.SECONDS).until(() -> manager.distributor().ready("workers")
+                && client.secrets().inNamespace(NS).withName("fencing-gossip-workers").get() != null);
+        // The Secret is in the informer by now (the agents' configs carry its keyring).
+        recorder.checkedCalls(NS);
+        // The status interval is 500 ms here: the next 3 s hold several reconciles of the group.
+        Thread.sleep(3000);
+        List<ApiCall> calls = recorder.checkedCalls(NS);
+        assertThat(calls).as("reconciles happened: each looks up the agent DaemonSet")
+                .anyMatch(c -> c.verb().equals("get") && c.resource().equals("daemonsets"));
+        assertThat(calls).noneMatch(c -> c.resource().equals("secrets"));
     }
 
     @Test
