@@ -102,11 +102,6 @@ public final class GroupStatusStore {
         return inNodeGroup;
     }
 
-    /** The namespace of the ConfigMaps. */
-    public String namespace() {
-        return namespace;
-    }
-
     /** The status kept for {@code group}: its NodeGroup's, or its ConfigMap's; empty when none. */
     public Optional<NodeGroupStatus> read(NodeGroup group) {
         if (inNodeGroup) {
