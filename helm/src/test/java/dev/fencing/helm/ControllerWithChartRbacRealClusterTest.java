@@ -9,6 +9,7 @@ import dev.fencing.api.v1.FencingWatchdog;
 import dev.fencing.api.v1.NodeGroup;
 import dev.fencing.api.v1.NodeGroupSpec;
 import dev.fencing.api.v1.NodeType;
+import dev.fencing.kubetest.PlatformDefinedStatus;
 import dev.fencing.kubetest.RealControlPlaneExtension;
 import dev.fencing.nodemanager.dependent.AgentDaemonSetFactory;
 import dev.fencing.nodemanager.grpc.auth.BearerTokenCredentials;
@@ -29,8 +30,6 @@ import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaPropsBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
@@ -360,16 +359,8 @@ class ControllerWithChartRbacRealClusterTest {
                 "crds-optional/nodegroups.deckhouse.io-v1.yml"))) {
             crd = admin().getKubernetesSerialization().unmarshal(in, CustomResourceDefinition.class);
         }
-        JSONSchemaProps text = new JSONSchemaPropsBuilder().withType("string").build();
-        JSONSchemaProps condition = new JSONSchemaPropsBuilder().withType("object").withProperties(Map.of(
-                "type", text, "status", text, "message", text, "lastTransitionTime", text)).build();
-        crd.getSpec().getVersions().stream().filter(v -> v.getName().equals("v1")).findFirst().orElseThrow()
-                .getSchema().getOpenAPIV3Schema().getProperties().put("status", new JSONSchemaPropsBuilder()
-                        .withType("object").withProperties(Map.of("nodes", new JSONSchemaPropsBuilder()
-                                .withType("integer").build(), "conditions", new JSONSchemaPropsBuilder()
-                                .withType("array").withNewItems().withSchema(condition).endItems().build()))
-                        .build());
-        admin().apiextensions().v1().customResourceDefinitions().resource(crd).create();
+        admin().apiextensions().v1().customResourceDefinitions().resource(PlatformDefinedStatus.apply(crd))
+                .create();
         ChartRelease.awaitCrdEstablished(admin());
         ChartRelease.awaitOwnerReferencesAdmitted(KUBE.get());
         ChartRelease release = new ChartRelease(KUBE.get(), KUBE.get().uniqueName("chart-platform"));

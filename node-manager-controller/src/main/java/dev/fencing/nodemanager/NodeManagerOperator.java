@@ -241,10 +241,10 @@ public final class NodeManagerOperator implements Callable<Integer> {
 
     @Option(names = "--nodegroup-status", defaultValue = "${env:NMC_NODEGROUP_STATUS:-auto}",
             paramLabel = "auto|write|off",
-            description = "Where group status goes: NodeGroup status (write), or only this controller's group view,"
-                    + " metrics and Events (off). auto (default): write where the NodeGroup CRD keeps every status"
-                    + " field this controller writes; a CRD whose owner defines the status (Deckhouse's) would prune"
-                    + " them, and its owner rewrites the conditions.")
+            description = "Where group status goes: NodeGroup status (write), or a ConfigMap fencing-status-<group>"
+                    + " in the controller's namespace (off). auto (default): write where the NodeGroup CRD keeps every"
+                    + " status field this controller writes; a CRD whose owner defines the status (Deckhouse's) would"
+                    + " prune them, and its owner rewrites the conditions.")
     String nodeGroupStatus;
 
     @Option(names = "--log-level", split = ",", defaultValue = "${env:NMC_LOG_LEVEL:-info}",

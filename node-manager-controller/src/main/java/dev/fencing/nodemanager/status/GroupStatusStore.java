@@ -231,15 +231,17 @@ public final class GroupStatusStore {
         }
     }
 
-    /** Deletes a deleted group's ConfigMap (what the garbage collector also does through the owner reference). */
+    /**
+     * Deletes a deleted group's ConfigMap, when the informer holds one owned by that group (what the garbage
+     * collector also does through the owner reference).
+     */
     public void delete(String group, String uid) {
         written.remove(group);
         if (inNodeGroup) {
             return;
         }
         try {
-            ConfigMap cm = client.configMaps().inNamespace(namespace).withName(name(group)).get();
-            if (cm != null && Objects.equals(ownerUid(cm), uid)) {
+            if (cached.apply(group).filter(cm -> Objects.equals(ownerUid(cm), uid)).isPresent()) {
                 client.configMaps().inNamespace(namespace).withName(name(group)).delete();
                 LOG.info("event=group_status_deleted group={} configmap={}/{}", group, namespace, name(group));
             }

@@ -155,6 +155,18 @@ class GroupFailureOperatorTest {
         channel = NettyChannelBuilder.forAddress("127.0.0.1", manager.grpcPort()).usePlaintext().build();
     }
 
+    /** The controller process goes; a new one (no memory of the last) takes over and {@code reconnecting} connect. */
+    private void newLeader(java.util.Collection<String> reconnecting) throws Exception {
+        agents.values().forEach(TestAgent::close);
+        channel.shutdownNow().awaitTermination(2, TimeUnit.SECONDS);
+        manager.close();
+        agents.clear();
+        startController();
+        for (String n : reconnecting) {
+            connect(n);
+        }
+    }
+
     private void connect(String node) throws InterruptedException {
         TestAgent a = TestAgent.connect(channel, node, pods.token(node));
         ControllerMessage first = a.next();
@@ -340,14 +352,7 @@ class GroupFailureOperatorTest {
 
         // The leader goes; a new controller process (no memory of what was admitted) takes over and the healthy
         // agents reconnect to it.
-        agents.values().forEach(TestAgent::close);
-        channel.shutdownNow().awaitTermination(2, TimeUnit.SECONDS);
-        manager.close();
-        agents.clear();
-        startController();
-        for (int i = 1; i <= 4; i++) {
-            connect(name(i));
-        }
+        newLeader(List.of(name(1), name(2), name(3), name(4)));
         // A new replica counts a kubelet Lease renewal from when it first saw it: the delay runs again.
         now.set(now.get().plus(delay).plusSeconds(1));
         for (int i = 1; i <= 4; i++) {
@@ -411,14 +416,7 @@ class GroupFailureOperatorTest {
         assertThat(group().getStatus()).isNull();
 
         // The leader goes; a new controller process takes over and every agent reconnects to it.
-        agents.values().forEach(TestAgent::close);
-        channel.shutdownNow().awaitTermination(2, TimeUnit.SECONDS);
-        manager.close();
-        agents.clear();
-        startController();
-        for (String n : members) {
-            connect(n);
-        }
+        newLeader(members);
         now.set(now.get().plusSeconds(1));
         members.forEach(n -> kubeletRenewed(n, now.get()));
         lastContact = now.get();

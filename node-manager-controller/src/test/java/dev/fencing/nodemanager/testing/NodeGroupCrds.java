@@ -1,13 +1,11 @@
 package dev.fencing.nodemanager.testing;
 
+import dev.fencing.kubetest.PlatformDefinedStatus;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaPropsBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.util.Map;
 
 /** The NodeGroup CRDs the controller tests install: this project's, and one whose status a platform defines. */
 public final class NodeGroupCrds {
@@ -30,18 +28,7 @@ public final class NodeGroupCrds {
      * counters and conditions of type, status, message and lastTransitionTime, nothing else kept.
      */
     public static CustomResourceDefinition platformDefined(KubernetesClient client) {
-        CustomResourceDefinition crd = own(client);
-        JSONSchemaProps text = new JSONSchemaPropsBuilder().withType("string").build();
-        JSONSchemaProps condition = new JSONSchemaPropsBuilder().withType("object").withProperties(Map.of(
-                "type", text, "status", text, "message", text, "lastTransitionTime", text)).build();
-        JSONSchemaProps status = new JSONSchemaPropsBuilder().withType("object").withProperties(Map.of(
-                "ready", new JSONSchemaPropsBuilder().withType("integer").build(),
-                "nodes", new JSONSchemaPropsBuilder().withType("integer").build(),
-                "conditions", new JSONSchemaPropsBuilder().withType("array").withNewItems().withSchema(condition)
-                        .endItems().build())).build();
-        crd.getSpec().getVersions().stream().filter(v -> v.getName().equals("v1")).findFirst().orElseThrow()
-                .getSchema().getOpenAPIV3Schema().getProperties().put("status", status);
-        return crd;
+        return PlatformDefinedStatus.apply(own(client));
     }
 
     /** Installs this project's CRD into the API server {@code client} talks to. */
