@@ -2,6 +2,7 @@ package dev.fencing.nodemanager.cache;
 
 import dev.fencing.api.v1.NodeGroup;
 import dev.fencing.nodemanager.grpc.AgentDirectory;
+import dev.fencing.nodemanager.dependent.AgentDaemonSetFactory;
 import dev.fencing.nodemanager.model.GossipAddressAnnotation;
 import dev.fencing.nodemanager.model.GroupModel;
 import dev.fencing.nodemanager.model.NetworkAddresses;
@@ -19,6 +20,7 @@ import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import dev.fencing.nodemanager.model.GossipKeyringSecret;
 import dev.fencing.proto.nodemanager.v1.GossipKeyring;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.util.HashMap;
@@ -42,7 +44,9 @@ import org.slf4j.LoggerFactory;
  * (for a relabel: the old and the new one) dirty; one publisher thread recomputes each dirty group's
  * {@link GroupModel} from the caches and hands it to the {@link ConfigDistributor}. Marks coalesce, so a burst of
  * changes costs one recompute per group. A third informer follows the kubelets' heartbeat Leases into
- * {@link NodeLeases} (the fenced-node rule needs Kubernetes to agree that a node is gone).
+ * {@link NodeLeases} (the fenced-node rule needs Kubernetes to agree that a node is gone). The namespace's agent
+ * DaemonSets, keyring Secrets (with gossip encryption) and status ConfigMaps (where status is not kept in the
+ * NodeGroups) are watched too, so that reconciles read them from memory.
  */
 public final class ClusterCache implements AgentDirectory, AutoCloseable {
 
@@ -75,6 +79,7 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
     private volatile SharedIndexInformer<Secret> keyrings;
     private SharedIndexInformer<Lease> leases;
     private volatile SharedIndexInformer<ConfigMap> statusConfigMaps;
+    private volatile SharedIndexInformer<DaemonSet> agentDaemonSets;
     private volatile boolean watchStatusConfigMaps;
 
     /**
@@ -127,6 +132,17 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
         SharedIndexInformer<ConfigMap> informer = statusConfigMaps;
         return informer == null ? Optional.empty()
                 : Optional.ofNullable(informer.getStore().getByKey(namespace + "/" + GroupStatusStore.name(group)));
+    }
+
+    /**
+     * The agent DaemonSet {@code name} in the namespace in this replica's cache (label
+     * {@value AgentDaemonSetFactory#APP_LABEL}={@value AgentDaemonSetFactory#APP}); shared with the informer: never to
+     * be modified. Empty before {@link #start}, and for a DaemonSet without that label (someone else's).
+     */
+    public Optional<DaemonSet> agentDaemonSet(String name) {
+        SharedIndexInformer<DaemonSet> informer = agentDaemonSets;
+        return informer == null ? Optional.empty()
+                : Optional.ofNullable(informer.getStore().getByKey(namespace + "/" + name));
     }
 
     /** Starts the informers and waits until they have synced. */
@@ -194,6 +210,9 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
                     .runnableInformer(0);
             statusConfigMaps.start().toCompletableFuture().join();
         }
+        agentDaemonSets = client.apps().daemonSets().inNamespace(namespace)
+                .withLabel(AgentDaemonSetFactory.APP_LABEL, AgentDaemonSetFactory.APP).runnableInformer(0);
+        agentDaemonSets.start().toCompletableFuture().join();
         leases = client.leases().inNamespace(NodeLeases.NAMESPACE).runnableInformer(0);
         leases.addEventHandler(new ResourceEventHandler<>() {
             @Override
@@ -237,7 +256,8 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
         return nodes != null && groups != null && nodes.isWatching() && groups.isWatching()
                 && leases != null && leases.isWatching()
                 && (keyrings == null || keyrings.isWatching())
-                && (statusConfigMaps == null || statusConfigMaps.isWatching());
+                && (statusConfigMaps == null || statusConfigMaps.isWatching())
+                && agentDaemonSets != null && agentDaemonSets.isWatching();
     }
 
     @Override
@@ -387,6 +407,9 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
         }
         if (statusConfigMaps != null) {
             statusConfigMaps.close();
+        }
+        if (agentDaemonSets != null) {
+            agentDaemonSets.close();
         }
         publisher.shutdownNow();
         try {

@@ -14,13 +14,15 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The agent DaemonSet as a dependent of its NodeGroup. With server-side apply (production) every reconcile applies
- * the desired DaemonSet as field manager {@value #FIELD_MANAGER}, forcing conflicts: the API server reverts fields
+ * The agent DaemonSet as a dependent of its NodeGroup. With server-side apply (production) a reconcile applies the
+ * desired DaemonSet (unless nothing changed since, see below) as field manager {@value #FIELD_MANAGER}, forcing conflicts: the API server reverts fields
  * someone else changed ({@code kubectl edit} of the image, a removed toleration), leaves fields it does not own (an
  * annotation another tool added) and writes nothing when the desired state already holds, so server-side defaulting
  * never causes a write loop. Without it (the fabric8 CRUD mock has no SSA) the DaemonSet is created, and replaced
@@ -32,6 +34,13 @@ import org.slf4j.LoggerFactory;
  * that does not name this NodeGroup (by uid) as its controlling owner is someone else's. It is never updated, applied
  * over or deleted; {@link #apply} reports {@link Outcome#NOT_OWNED} with its owner, and every later reconcile looks
  * again, so the group gets its own DaemonSet once the other one is gone.
+ *
+ * <p>Requests: the group is reconciled every status interval and at every report change, but a reconcile sends
+ * nothing for the DaemonSet while nothing changed on either side since the last write or check: the informer's copy
+ * (every replica watches the agent DaemonSets) still has the resourceVersion that write or check left, and the
+ * desired DaemonSet is the one sent then (same NodeGroup UID, same canonical JSON). Any write by anyone (a hand edit,
+ * the DaemonSet controller's status, another leader) changes the resourceVersion, so the next reconcile GETs and
+ * applies as before; a hand edit is still reverted, one status interval later at most plus the informer's lag.
  */
 public final class AgentDaemonSets {
 
@@ -41,6 +50,9 @@ public final class AgentDaemonSets {
 
     private final KubernetesClient client;
     private final ControllerConfig config;
+    private final Function<String, Optional<DaemonSet>> cached;
+    // DaemonSet name -> what the last write or check saw: which group, which desired state, which resourceVersion.
+    private final Map<String, Seen> seen = new ConcurrentHashMap<>();
     // A reconcile that read the NodeGroup just before it was deleted must not recreate its DaemonSet after the
     // deletion handler removed it: both hold the group's lock, and deleted UIDs are remembered (bounded).
     private final Map<String, Object> locks = new ConcurrentHashMap<>();
@@ -51,9 +63,24 @@ public final class AgentDaemonSets {
         }
     });
 
+    /** Without an informer: every apply reads the DaemonSet from the API server. */
     public AgentDaemonSets(KubernetesClient client, ControllerConfig config) {
+        this(client, config, name -> Optional.empty());
+    }
+
+    /**
+     * @param cached the agent DaemonSet of that name in the namespace as this replica's informer holds it (shared:
+     *               only read); lets a reconcile skip the DaemonSet's requests while nothing changed
+     */
+    public AgentDaemonSets(KubernetesClient client, ControllerConfig config,
+                           Function<String, Optional<DaemonSet>> cached) {
         this.client = client;
         this.config = config;
+        this.cached = cached;
+    }
+
+    /** What the last write or check of a DaemonSet left: for the NodeGroup {@code uid}, {@code desired} held. */
+    private record Seen(String uid, String desired, String resourceVersion) {
     }
 
     /** What {@link #apply} did. */
@@ -107,32 +134,57 @@ public final class AgentDaemonSets {
     private Applied applyLocked(NodeGroup group) {
         DaemonSet desired = AgentDaemonSetFactory.desired(group, config);
         String name = desired.getMetadata().getName();
+        String uid = group.getMetadata().getUid();
+        String want = AgentDaemonSetFactory.canonical(desired);
+        Seen last = seen.get(name);
+        Optional<DaemonSet> inCache = cached.apply(name);
+        if (last != null && inCache.isPresent() && Objects.equals(last.uid(), uid) && last.desired().equals(want)
+                && last.resourceVersion().equals(inCache.get().getMetadata().getResourceVersion())) {
+            return applied(group, Outcome.UNCHANGED, "");
+        }
+        seen.remove(name);
+        Written result = writeLocked(group, desired);
+        if (result.resourceVersion() != null) {
+            seen.put(name, new Seen(uid, want, result.resourceVersion()));
+        }
+        return result.applied();
+    }
+
+    /** What a write or check did, and the resourceVersion of the DaemonSet it left (null when not ours). */
+    private record Written(Applied applied, String resourceVersion) {
+    }
+
+    private Written writeLocked(NodeGroup group, DaemonSet desired) {
+        String name = desired.getMetadata().getName();
         DaemonSet existing = client.apps().daemonSets().inNamespace(config.namespace()).withName(name).get();
         if (existing != null && !controlledBy(existing, group.getMetadata().getUid())) {
             String owner = owner(existing);
             LOG.warn("event=daemonset_not_owned group={} daemonset={}/{} owner=\"{}\"", group.getMetadata().getName(),
                     config.namespace(), name, owner);
-            return applied(group, Outcome.NOT_OWNED, owner);
+            return new Written(applied(group, Outcome.NOT_OWNED, owner), null);
         }
         if (config.serverSideApply()) {
-            return applied(group, serverSideApply(group, desired, existing), "");
+            DaemonSet applied = client.apps().daemonSets().inNamespace(config.namespace()).resource(desired)
+                    .fieldManager(FIELD_MANAGER).forceConflicts().serverSideApply();
+            return new Written(applied(group, serverSideApplied(group, name, existing, applied), ""),
+                    applied.getMetadata().getResourceVersion());
         }
         if (existing == null) {
-            client.apps().daemonSets().inNamespace(config.namespace()).resource(desired).create();
+            DaemonSet created = client.apps().daemonSets().inNamespace(config.namespace()).resource(desired).create();
             LOG.info("event=daemonset_created group={} daemonset={}/{}", group.getMetadata().getName(),
                     config.namespace(), name);
-            return applied(group, Outcome.CREATED, "");
+            return new Written(applied(group, Outcome.CREATED, ""), created.getMetadata().getResourceVersion());
         }
         String want = desired.getMetadata().getAnnotations().get(AgentDaemonSetFactory.HASH_ANNOTATION);
         Map<String, String> have = existing.getMetadata().getAnnotations();
         if (have != null && Objects.equals(have.get(AgentDaemonSetFactory.HASH_ANNOTATION), want)) {
-            return applied(group, Outcome.UNCHANGED, "");
+            return new Written(applied(group, Outcome.UNCHANGED, ""), existing.getMetadata().getResourceVersion());
         }
         desired.getMetadata().setResourceVersion(existing.getMetadata().getResourceVersion());
-        client.apps().daemonSets().inNamespace(config.namespace()).resource(desired).update();
+        DaemonSet updated = client.apps().daemonSets().inNamespace(config.namespace()).resource(desired).update();
         LOG.info("event=daemonset_updated group={} daemonset={}/{}", group.getMetadata().getName(),
                 config.namespace(), name);
-        return applied(group, Outcome.UPDATED, "");
+        return new Written(applied(group, Outcome.UPDATED, ""), updated.getMetadata().getResourceVersion());
     }
 
     /** True when the NodeGroup with {@code uid} is the DaemonSet's controlling owner. */
@@ -167,10 +219,7 @@ public final class AgentDaemonSets {
         return written.isEmpty() ? "no controlling owner" : "no controlling owner; written by " + written;
     }
 
-    private Outcome serverSideApply(NodeGroup group, DaemonSet desired, DaemonSet existing) {
-        DaemonSet applied = client.apps().daemonSets().inNamespace(config.namespace()).resource(desired)
-                .fieldManager(FIELD_MANAGER).forceConflicts().serverSideApply();
-        String name = desired.getMetadata().getName();
+    private Outcome serverSideApplied(NodeGroup group, String name, DaemonSet existing, DaemonSet applied) {
         if (existing == null) {
             LOG.info("event=daemonset_created group={} daemonset={}/{} apply=server-side",
                     group.getMetadata().getName(), config.namespace(), name);
@@ -209,6 +258,7 @@ public final class AgentDaemonSets {
      */
     public boolean delete(String group, String uid) {
         String name = AgentDaemonSetFactory.name(group);
+        seen.remove(name);
         DaemonSet existing = client.apps().daemonSets().inNamespace(config.namespace()).withName(name).get();
         if (existing == null) {
             return false;

@@ -17,7 +17,15 @@ import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.http.BasicBuilder;
+import io.fabric8.kubernetes.client.http.HttpRequest;
+import io.fabric8.kubernetes.client.http.Interceptor;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.time.Duration;
@@ -201,6 +209,77 @@ class AgentDaemonSetApplyRealApiTest {
         assertThat(s.daemonSets().apply(s.group()).outcome()).isEqualTo(Outcome.CREATED);
         assertThat(s.get().getMetadata().getOwnerReferences()).singleElement()
                 .satisfies(o -> assertThat(o.getUid()).isEqualTo(s.group().getMetadata().getUid()));
+    }
+
+    /**
+     * With the informer a reconcile sends nothing while nothing changed on either side, whatever the write mode; a
+     * hand edit changes the resourceVersion, so the next apply reads and writes again (and with server-side apply
+     * reverts the edit); a changed desired state is written although the cached copy did not move.
+     */
+    @ParameterizedTest(name = "serverSideApply={0}")
+    @ValueSource(booleans = {true, false})
+    void withTheInformerAnUnchangedDaemonSetCostsNoRequestAndAnyChangeIsSeen(boolean serverSideApply) {
+        Setup s = setup(serverSideApply);
+        List<String> requests = new CopyOnWriteArrayList<>();
+        try (KubernetesClient counted = new KubernetesClientBuilder().withConfig(admin.getConfiguration())
+                .withHttpClientBuilderConsumer(b -> b.addOrReplaceInterceptor("count", new Interceptor() {
+                    @Override
+                    public void before(BasicBuilder builder, HttpRequest request, RequestTags tags) {
+                        requests.add(request.method() + " " + request.uri().getPath());
+                    }
+                })).build();
+             SharedIndexInformer<DaemonSet> informer = admin.apps().daemonSets().inNamespace(s.namespace())
+                     .withLabel(AgentDaemonSetFactory.APP_LABEL, AgentDaemonSetFactory.APP).inform()) {
+            AgentDaemonSets daemonSets = new AgentDaemonSets(counted, s.config(), name -> Optional.ofNullable(
+                    informer.getStore().getByKey(s.namespace() + "/" + name)));
+            assertThat(daemonSets.apply(s.group()).outcome()).isEqualTo(Outcome.CREATED);
+            String written = s.get().getMetadata().getResourceVersion();
+            await().atMost(Duration.ofSeconds(10)).until(() -> written.equals(cachedVersion(informer, s)));
+            requests.clear();
+            for (int i = 0; i < 5; i++) {
+                assertThat(daemonSets.apply(s.group()).outcome()).isEqualTo(Outcome.UNCHANGED);
+            }
+            assertThat(requests).as("five reconciles of an unchanged DaemonSet").isEmpty();
+
+            kubectlEdit(s);
+            String edited = s.get().getMetadata().getResourceVersion();
+            await().atMost(Duration.ofSeconds(10)).until(() -> edited.equals(cachedVersion(informer, s)));
+            Outcome afterEdit = daemonSets.apply(s.group()).outcome();
+            assertThat(requests).as("the edit is read").anyMatch(r -> r.startsWith("GET ")
+                    && r.endsWith("/daemonsets/" + s.get().getMetadata().getName()));
+            if (serverSideApply) {
+                assertThat(afterEdit).isEqualTo(Outcome.UPDATED);
+                assertThat(s.image()).isEqualTo(s.config().agentImage());
+            } else {
+                assertThat(afterEdit).isEqualTo(Outcome.UNCHANGED);
+            }
+            String settled = s.get().getMetadata().getResourceVersion();
+            await().atMost(Duration.ofSeconds(10)).until(() -> settled.equals(cachedVersion(informer, s)));
+            requests.clear();
+            assertThat(daemonSets.apply(s.group()).outcome()).isEqualTo(Outcome.UNCHANGED);
+            assertThat(requests).as("settled again").isEmpty();
+
+            // The desired state changes (a new agent image) while the cached copy stays where it was.
+            ControllerConfig c = s.config();
+            ControllerConfig next = new ControllerConfig(c.namespace(), c.grpcPort(), c.healthPort(),
+                    c.gossipPort(), "registry.example/fencing-agent:next", c.agentControllerAddress(),
+                    c.agentResources(), c.agentTolerations(), c.agentPriorityClass(), c.leaderElection(),
+                    c.leaseName(), null, null, c.statusInterval(), c.reportStaleAfter(), c.historyLimit(),
+                    c.streamQueue(), c.maxTieLease(), c.maxOutOfService(), c.gossipEncryption(), c.advertiseHost())
+                    .withServerSideApply(serverSideApply);
+            NodeGroup group = s.group();
+            AgentDaemonSets nextController = new AgentDaemonSets(counted, next, name -> Optional.ofNullable(
+                    informer.getStore().getByKey(s.namespace() + "/" + name)));
+            assertThat(nextController.apply(group).outcome()).as("a new controller has seen nothing yet")
+                    .isEqualTo(Outcome.UPDATED);
+            assertThat(s.image()).isEqualTo("registry.example/fencing-agent:next");
+        }
+    }
+
+    private static String cachedVersion(SharedIndexInformer<DaemonSet> informer, Setup s) {
+        DaemonSet cached = informer.getStore().getByKey(s.namespace() + "/"
+                + AgentDaemonSetFactory.name(s.group().getMetadata().getName()));
+        return cached == null ? null : cached.getMetadata().getResourceVersion();
     }
 
     /** The production pod spec passes the API server's validation: init container, probes, volumes, pull secrets. */
