@@ -324,8 +324,8 @@ public final class NodeManager implements AutoCloseable {
             }
             nodeFencing = new NodeFencingController(client, new FenceStageExecutor(
                     new ProcessFenceAgentRunner(powerFencing.agentsDir()), new KubernetesSecretSource(client), clock,
-                    identity), writer, new CachedEscalationSources(cache, reports, nodeLeases,
-                    config.reportStaleAfter(), clock), sightings, FencingAdmission.of(stormGuard), leadership::isLeader, clock,
+                    identity), writer, new CachedEscalationSources(cache, this::groupStatus, reports,
+                    nodeLeases, config.reportStaleAfter(), clock), sightings, FencingAdmission.of(stormGuard), leadership::isLeader, clock,
                     identity,
                     config.reportStaleAfter(), powerFencing.interval(), powerFencing.workers()).start();
             reconciler.taintOwnedElsewhere(nodeFencing::ownsTaint);

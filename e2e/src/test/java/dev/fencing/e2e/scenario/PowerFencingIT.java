@@ -300,7 +300,7 @@ class PowerFencingIT {
     }
 
     private static List<NodeFencing> recordsOf(KubernetesClient admin, String node) {
-        return admin.resources(NodeFencing.class).withLabel(NodeFencing.NODE_LABEL, node).list().getItems();
+        return admin.resources(NodeFencing.class).withLabel(NodeFencing.NODE_LABEL, NodeFencing.nodeLabelValue(node)).list().getItems();
     }
 
     private static NodeFencing onlyRecordOf(KubernetesClient admin, String node) {

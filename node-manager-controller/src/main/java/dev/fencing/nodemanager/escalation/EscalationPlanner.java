@@ -74,16 +74,18 @@ public final class EscalationPlanner {
         switch (phase) {
             case Pending, Dumping -> {
                 FenceStage first = config.stages().get(0);
-                return claimable(first, status == null ? null : run(status.stages(), first.name()), false, identity,
-                        now);
+                return unlessReturned(claimable(first, status == null ? null : run(status.stages(), first.name()),
+                        false, identity, now), node);
             }
             case Fencing -> {
                 Optional<FenceStage> stage = stage(config, status.currentStage());
                 if (stage.isEmpty()) {
-                    return new EscalationStep.Wait("stage " + status.currentStage() + " is no longer in config "
-                            + record.getSpec().config());
+                    return node.returned() ? new EscalationStep.MarkRecovered(RETURNED_UNFENCED)
+                            : new EscalationStep.Wait("stage " + status.currentStage() + " is no longer in config "
+                                    + record.getSpec().config());
                 }
-                return claimable(stage.get(), run(status.stages(), stage.get().name()), false, identity, now);
+                return unlessReturned(claimable(stage.get(), run(status.stages(), stage.get().name()), false,
+                        identity, now), node);
             }
             case Fenced -> {
                 if (node.exists() && !node.tainted() && status.taintedAt() == null) {
@@ -128,6 +130,18 @@ public final class EscalationPlanner {
                 return new EscalationStep.Wait("closed");
             }
         }
+    }
+
+    private static final String RETURNED_UNFENCED = "node returned before a stage confirmed power off: Ready and its "
+            + "agent reports; no further stage runs";
+
+    // Before a stage starts (the first, the next after a failed one, or one taken over from a replica that died):
+    // a node that is back (Ready, its agent reporting) is not powered off. Its workloads have not moved (the taint
+    // comes after a confirmed power-off or while it dumps, and the node-recovery-controller lifts it once the node
+    // is back), so the record closes. A stage already running cannot be called back.
+    private static EscalationStep unlessReturned(EscalationStep step, NodeState node) {
+        return step instanceof EscalationStep.RunStage && node.returned()
+                ? new EscalationStep.MarkRecovered(RETURNED_UNFENCED) : step;
     }
 
     /**

@@ -4,13 +4,17 @@ import dev.fencing.api.fencing.v1alpha1.Durations;
 import dev.fencing.api.fencing.v1alpha1.NodeFencingConfig;
 import dev.fencing.api.fencing.v1alpha1.NodeFencingConfigSpec;
 import dev.fencing.nodemanager.status.NodeFacts;
+import dev.fencing.proto.fencing.v1.DisarmReason;
+import dev.fencing.proto.nodemanager.v1.AgentReport;
 import io.fabric8.kubernetes.api.model.Node;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * When a node is escalated to power fencing, pure. A node of a Watchdog + Fence group with a matching
@@ -19,8 +23,12 @@ import java.util.Optional;
  * <li>when it is recorded as fenced (the majority has not heard it and Kubernetes agrees, past
  *     safe-to-assume-fenced) and still is {@code escalationGrace} later: it should have fenced itself, and a node
  *     whose agent hangs while something still feeds its watchdog would not have; or</li>
- * <li>at once when its agent's last report said its watchdog does not work (condition other than {@code ok}) and
- *     it is silent with Kubernetes agreeing it is gone: it cannot fence itself at all.</li>
+ * <li>at once when its agent's last report said its watchdog was not open (condition other than {@code ok}: the
+ *     device is missing or failing, or the agent had not armed yet) and it is silent with Kubernetes agreeing it
+ *     is gone: it could not fence itself. Not when that report says the agent was disarmed on purpose (the
+ *     disable file, maintenance, removal from the group, Notify mode, shutting down, or a clean stop's final
+ *     report): a node disarmed for maintenance and then rebooted is gone for a while without being a
+ *     failure.</li>
  * </ul>
  */
 public final class EscalationTrigger {
@@ -38,11 +46,26 @@ public final class EscalationTrigger {
      * @param group             its NodeGroup
      * @param fencedAt          when it counts as fenced (the group's {@code status.fencedNodes}), or null
      * @param watchdogCondition its agent's last reported watchdog condition, or null without any report
+     * @param disarmedOnPurpose its agent's last report says it was disarmed on purpose ({@link #onPurpose})
      * @param reporting         its agent reported within the staleness window
      * @param facts             Kubernetes' view of it
      */
-    public record Candidate(Node node, String group, Instant fencedAt, String watchdogCondition, boolean reporting,
-                            NodeFacts facts) {
+    public record Candidate(Node node, String group, Instant fencedAt, String watchdogCondition,
+                            boolean disarmedOnPurpose, boolean reporting, NodeFacts facts) {
+    }
+
+    /** Disarm reasons that mean someone chose to disarm the node, not that it could not arm. */
+    private static final Set<DisarmReason.Kind> ON_PURPOSE = EnumSet.of(DisarmReason.Kind.KIND_DISABLE_FILE,
+            DisarmReason.Kind.KIND_MAINTENANCE, DisarmReason.Kind.KIND_BEING_REMOVED, DisarmReason.Kind.KIND_NOTIFY_MODE,
+            DisarmReason.Kind.KIND_SHUTTING_DOWN);
+
+    /**
+     * Whether an agent's report says it was disarmed on purpose: a disarm reason someone chose (the disable file,
+     * maintenance, removal from the group, Notify mode, shutting down), or the final report of a clean stop.
+     */
+    public static boolean onPurpose(AgentReport report) {
+        return (report.getFinalReport() && !report.getFencingInProgress())
+                || report.getDisarmReasonsList().stream().anyMatch(r -> ON_PURPOSE.contains(r.getKind()));
     }
 
     /**
@@ -85,10 +108,10 @@ public final class EscalationTrigger {
             return Optional.empty();
         }
         String condition = c.watchdogCondition();
-        if (condition != null && !condition.isEmpty() && !WATCHDOG_OK.equals(condition) && !c.reporting()
-                && c.facts().goneFor(now, goneWithin)) {
+        if (condition != null && !condition.isEmpty() && !WATCHDOG_OK.equals(condition) && !c.disarmedOnPurpose()
+                && !c.reporting() && c.facts().goneFor(now, goneWithin)) {
             return Optional.of(new Due(name, c.group(), config.get().getMetadata().getName(),
-                    "its agent last reported no working watchdog (" + condition + ") and it is gone: Node not "
+                    "its agent last reported its watchdog not open (" + condition + ") and it is gone: Node not "
                             + "Ready, agent and kubelet silent"));
         }
         return Optional.empty();

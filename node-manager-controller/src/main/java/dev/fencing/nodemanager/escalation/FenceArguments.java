@@ -3,6 +3,7 @@ package dev.fencing.nodemanager.escalation;
 import dev.fencing.api.fencing.v1alpha1.FenceMethod;
 import dev.fencing.api.fencing.v1alpha1.FenceParameter;
 import dev.fencing.api.fencing.v1alpha1.SecretParameter;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -79,7 +80,16 @@ public final class FenceArguments {
                     return Resolved.failed("secret parameter " + s.parameter() + " is also a parameter (or is "
                             + "'action')");
                 }
-                Optional<String> value = secrets.read(s.secretRef());
+                Optional<String> value;
+                try {
+                    value = secrets.read(s.secretRef());
+                } catch (RuntimeException e) {
+                    // E.g. 403 for a namespace the chart's RBAC does not cover (secretNamespaces), or the API server
+                    // down: this method fails like one whose BMC refuses, and the stage goes on with the next.
+                    return Resolved.failed("secret parameter " + s.parameter() + ": Secret "
+                            + s.secretRef().namespace() + "/" + s.secretRef().name() + " cannot be read: "
+                            + readError(e));
+                }
                 if (value.isEmpty()) {
                     return Resolved.failed("secret parameter " + s.parameter() + ": Secret "
                             + s.secretRef().namespace() + "/" + s.secretRef().name() + " has no key "
@@ -97,6 +107,14 @@ public final class FenceArguments {
             }
         }
         return new Resolved(out, List.copyOf(secretValues), null);
+    }
+
+    private static String readError(RuntimeException e) {
+        if (e instanceof KubernetesClientException k && k.getCode() > 0) {
+            return "HTTP " + k.getCode() + (k.getCode() == 403 ? " (the controller may not read it: add its namespace "
+                    + "to the chart's controller.powerFencing.secretNamespaces)" : "") + ": " + k.getMessage();
+        }
+        return e.getClass().getSimpleName() + ": " + e.getMessage();
     }
 
     private static Optional<String> expand(String name, String argument, String node,

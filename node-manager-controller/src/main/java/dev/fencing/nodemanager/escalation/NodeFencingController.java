@@ -49,6 +49,12 @@ public final class NodeFencingController implements AutoCloseable {
     /** How long {@link #close} waits for interrupted stages: a killed agent is reaped within 5 s. */
     static final Duration CLOSE_WAIT = Duration.ofSeconds(10);
     private static final int WRITE_RETRIES = 5;
+    /**
+     * A stage whose run ends in an exception (not a fence agent's failure, which is a result) is run again after
+     * {@link #STAGE_ERROR_BACKOFF}, and recorded Failed at this attempt, so the ladder goes on.
+     */
+    static final int STAGE_ERROR_ATTEMPTS = 3;
+    static final Duration STAGE_ERROR_BACKOFF = Duration.ofSeconds(10);
 
     /** Where the controller's inputs come from. */
     public interface Sources {
@@ -73,6 +79,8 @@ public final class NodeFencingController implements AutoCloseable {
     private final ScheduledExecutorService ticks;
     private final ExecutorService workers;
     private final Set<String> running = ConcurrentHashMap.newKeySet();
+    // node -> no stage before then (a run that ended in an exception).
+    private final Map<String, Instant> retryAfter = new ConcurrentHashMap<>();
     private volatile List<NodeFencingConfig> configs = List.of();
 
     /**
@@ -163,8 +171,11 @@ public final class NodeFencingController implements AutoCloseable {
             open.merge(r.getSpec().nodeName(), r, (a, b) -> created(a).isAfter(created(b)) ? a : b);
         }
         // Before anything new is admitted: open records count against maxConcurrent even when a previous leader
-        // started them (its admissions are gone with it) and no taint shows them yet.
-        open.values().forEach(r -> admission.inProgress(r.getSpec().nodeGroup(), r.getSpec().nodeName()));
+        // started them (its admissions are gone with it) and no taint shows them yet. A Failed record still holds
+        // its node (no new escalation for it) but fences nothing any more: it is not in progress, or one dead BMC
+        // would stop every later fencing of the group.
+        open.values().stream().filter(r -> phase(r) != NodeFencingPhase.Failed)
+                .forEach(r -> admission.inProgress(r.getSpec().nodeGroup(), r.getSpec().nodeName()));
         for (EscalationTrigger.Candidate c : sources.candidates()) {
             String node = c.node().getMetadata().getName();
             if (open.containsKey(node)) {
@@ -212,7 +223,7 @@ public final class NodeFencingController implements AutoCloseable {
         String base = due.node().length() > 240 ? due.node().substring(0, 240) : due.node();
         NodeFencing record = new NodeFencing();
         record.setMetadata(new ObjectMetaBuilder().withName(base + "-" + now.getEpochSecond())
-                .withLabels(Map.of(NodeFencing.NODE_LABEL, base)).build());
+                .withLabels(Map.of(NodeFencing.NODE_LABEL, NodeFencing.nodeLabelValue(due.node()))).build());
         record.setSpec(new NodeFencingSpec(due.node(), due.group(), due.reason(), due.config()));
         NodeFencing created = client.resources(NodeFencing.class).resource(record).create();
         created.setStatus(EscalationPlanner.empty(now));
@@ -236,6 +247,10 @@ public final class NodeFencingController implements AutoCloseable {
             return;
         }
         if (step instanceof EscalationStep.RunStage run) {
+            Instant pause = retryAfter.get(node);
+            if (pause != null && now.isBefore(pause)) {
+                return;
+            }
             NodeFencingStatus claimed = EscalationPlanner.claimed(record.getStatus(), run, identity, now);
             if (!running.add(node)) {
                 return;
@@ -294,25 +309,60 @@ public final class NodeFencingController implements AutoCloseable {
                         node, record.getMetadata().getName(), run.stage().name());
                 return;
             }
-            NodeFencing written = updateStatus(record.getMetadata().getName(), s -> run.recovery()
-                    ? EscalationPlanner.recoveryFinished(s, result, clock.instant())
-                    : EscalationPlanner.stageFinished(s, config, result, clock.instant()));
-            LOG.warn("event=fence_stage_recorded node={} record={} stage={} result={} phase={}", node,
-                    record.getMetadata().getName(), result.name(), result.result(),
-                    written == null ? null : phase(written));
-            if (written != null && (phase(written) == NodeFencingPhase.Failed
-                    || phase(written) == NodeFencingPhase.Recovered)) {
-                admission.finished(record.getSpec().nodeGroup(), node, clock.instant());
-            }
+            recordResult(record, config, run, result);
         } catch (RuntimeException e) {
-            // The record stays Running; this replica (or the next leader, after the stage's bound) runs it again.
-            LOG.error("event=fence_stage_failed node={} record={} stage={}", node, record.getMetadata().getName(),
-                    run.stage().name(), e);
+            LOG.error("event=fence_stage_failed node={} record={} stage={} attempt={}", node,
+                    record.getMetadata().getName(), run.stage().name(), run.attempt(), e);
+            if (run.attempt() < STAGE_ERROR_ATTEMPTS) {
+                // The record stays Running with this replica as its runner; it is run again after a pause, not at
+                // the next tick (which follows at once).
+                retryAfter.put(node, clock.instant().plus(STAGE_ERROR_BACKOFF));
+            } else {
+                try {
+                    recordResult(record, config, run, new StageRun(run.stage().name(), StageRun.FAILED,
+                            run.attempt(), claimedAt(record, run), identity, clock.instant().toString(), "the controller failed to run "
+                            + "the stage " + run.attempt() + " times, last: " + e, List.of()));
+                } catch (RuntimeException again) {
+                    retryAfter.put(node, clock.instant().plus(STAGE_ERROR_BACKOFF));
+                    LOG.error("event=fence_stage_failed node={} record={} stage={} detail=\"cannot record the "
+                            + "failure either\" error=\"{}\"", node, record.getMetadata().getName(),
+                            run.stage().name(), again.getMessage());
+                }
+            }
         } finally {
             running.remove(node);
             if (!ticks.isShutdown()) {
                 ticks.execute(this::tickLogged);
             }
+        }
+    }
+
+    // When this replica claimed the stage (the Running run it wrote), for the failed run that replaces it.
+    private static String claimedAt(NodeFencing record, EscalationStep.RunStage run) {
+        NodeFencingStatus s = record.getStatus();
+        if (s == null) {
+            return null;
+        }
+        if (run.recovery()) {
+            return s.recovery() == null ? null : s.recovery().startedAt();
+        }
+        return s.stages() == null ? null : s.stages().stream().filter(r -> r.name().equals(run.stage().name()))
+                .map(StageRun::startedAt).findFirst().orElse(null);
+    }
+
+    private void recordResult(NodeFencing record, NodeFencingConfigSpec config, EscalationStep.RunStage run,
+                              StageRun result) {
+        String node = record.getSpec().nodeName();
+        NodeFencing written = updateStatus(record.getMetadata().getName(), s -> run.recovery()
+                ? EscalationPlanner.recoveryFinished(s, result, clock.instant())
+                : EscalationPlanner.stageFinished(s, config, result, clock.instant()));
+        retryAfter.remove(node);
+        LOG.warn("event=fence_stage_recorded node={} record={} stage={} result={} phase={}", node,
+                record.getMetadata().getName(), result.name(), result.result(),
+                written == null ? null : phase(written));
+        if (written != null && (phase(written) == NodeFencingPhase.Failed
+                || phase(written) == NodeFencingPhase.Recovered)) {
+            admission.finished(record.getSpec().nodeGroup(), node, clock.instant());
         }
     }
 

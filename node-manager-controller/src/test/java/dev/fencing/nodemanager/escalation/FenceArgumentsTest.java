@@ -71,6 +71,22 @@ class FenceArgumentsTest {
                 + "exist, or the controller may not read it)");
     }
 
+    /** A Secret the controller may not read (403) fails the method with the reason; it does not throw. */
+    @Test
+    void aSecretTheControllerMayNotReadFailsTheMethodWithTheReason() {
+        SecretKeyRef ref = new SecretKeyRef("other-ns", "bmc", "pass");
+        FenceArguments.Resolved r = FenceArguments.resolve(method(null, List.of(new SecretParameter("password",
+                ref))), "status", "node-a", Map.of(), k -> {
+                    throw new io.fabric8.kubernetes.client.KubernetesClientException("secrets \"bmc\" is forbidden",
+                            403, null);
+                });
+
+        assertThat(r.error()).startsWith("secret parameter password: Secret other-ns/bmc cannot be read: HTTP 403 "
+                + "(the controller may not read it: add its namespace to the chart's "
+                + "controller.powerFencing.secretNamespaces)").contains("forbidden");
+        assertThat(r.arguments()).isEmpty();
+    }
+
     @Test
     void aParameterListedTwiceIsRefused() {
         FenceArguments.Resolved r = FenceArguments.resolve(method(List.of(new FenceParameter("ip", "a"),

@@ -63,6 +63,7 @@ class NodeFencingControllerTest {
     private final AtomicReference<Instant> fencedAt = new AtomicReference<>(Instant.parse("2026-11-23T09:59:00Z"));
     private final AtomicReference<String> watchdog = new AtomicReference<>("ok");
     private final AtomicBoolean returned = new AtomicBoolean();
+    private final AtomicBoolean onPurpose = new AtomicBoolean();
     private final AtomicBoolean leading = new AtomicBoolean(true);
     private final List<NodeFencingController> controllers = new ArrayList<>();
     private final KdumpSightings kdump = new KdumpSightings();
@@ -130,11 +131,16 @@ class NodeFencingControllerTest {
     }
 
     private NodeFencingController controller(String identity) {
+        return controller(identity, new ProcessFenceAgentRunner(dir));
+    }
+
+    private NodeFencingController controller(String identity, FenceAgentRunner runner) {
         NodeFencingController.Sources sources = new NodeFencingController.Sources() {
             @Override
             public List<EscalationTrigger.Candidate> candidates() {
                 Node n = client.nodes().withName("node-a").get();
-                return List.of(new EscalationTrigger.Candidate(n, "worker", fencedAt.get(), watchdog.get(), false,
+                return List.of(new EscalationTrigger.Candidate(n, "worker", fencedAt.get(), watchdog.get(),
+                        onPurpose.get(), false,
                         NodeFacts.of(n, null)));
             }
 
@@ -145,7 +151,7 @@ class NodeFencingControllerTest {
         };
         InstantSource clock = now::get;
         NodeFencingController c = new NodeFencingController(client, new FenceStageExecutor(
-                new ProcessFenceAgentRunner(dir), new KubernetesSecretSource(client), clock, identity),
+                runner, new KubernetesSecretSource(client), clock, identity),
                 new ClusterWriter(client, clock), sources, kdump, admission, leading::get, clock, identity,
                 Duration.ofSeconds(40),
                 Duration.ofMillis(100), 2);
@@ -313,7 +319,7 @@ class NodeFencingControllerTest {
             @Override
             public List<EscalationTrigger.Candidate> candidates() {
                 return List.of("node-a", "node-b").stream().map(n -> client.nodes().withName(n).get())
-                        .map(n -> new EscalationTrigger.Candidate(n, "worker", fencedAt.get(), "ok", false,
+                        .map(n -> new EscalationTrigger.Candidate(n, "worker", fencedAt.get(), "ok", false, false,
                                 NodeFacts.of(n, null))).toList();
             }
 
@@ -355,7 +361,95 @@ class NodeFencingControllerTest {
         controller("replica-1").start();
 
         await().atMost(20, TimeUnit.SECONDS).until(() -> phase() == NodeFencingPhase.Fenced && tainted());
-        assertThat(record().getSpec().reason()).contains("no working watchdog (missing: /dev/watchdog not found)");
+        assertThat(record().getSpec().reason()).contains("its watchdog not open (missing: /dev/watchdog not found)");
+    }
+
+    /**
+     * "not opened" is what any disarmed agent reports. A node disarmed for maintenance (or stopped cleanly) and then
+     * rebooted is gone for a while without having failed: it must not be powered off in the middle of the reboot.
+     * One that had not armed for another reason (quorum not yet held) could not fence itself and is escalated.
+     */
+    @Test
+    void aNodeDisarmedOnPurposeIsNotPowerFencedWhenItGoesAwayButOneThatCouldNotArmIs() throws Exception {
+        config(stage("bmc", "fence_good", false));
+        fencedAt.set(null);
+        watchdog.set("not opened");
+        onPurpose.set(true);
+        NodeFencingController c = controller("replica-1");
+        c.tick();
+        c.tick();
+        assertThat(records()).isEmpty();
+
+        onPurpose.set(false);
+        c.tick();
+        assertThat(record().getSpec().reason()).contains("its watchdog not open (not opened)");
+    }
+
+    /**
+     * A stage whose run throws (a defect, not a fence agent's answer) is not run again at the next tick, which
+     * follows at once: it waits out a pause, and after its third attempt it is recorded Failed and the next stage
+     * runs.
+     */
+    @Test
+    void aStageThatThrowsIsRetriedAfterAPauseAndRecordedFailedAtItsThirdAttempt() throws Exception {
+        config(stage("bmc", "fence_boom", false), stage("pdu", "fence_good", false));
+        ProcessFenceAgentRunner real = new ProcessFenceAgentRunner(dir);
+        java.util.concurrent.atomic.AtomicInteger thrown = new java.util.concurrent.atomic.AtomicInteger();
+        controller("replica-1", (agent, arguments, timeout) -> {
+            if (agent.equals("fence_boom")) {
+                thrown.incrementAndGet();
+                throw new IllegalStateException("boom");
+            }
+            return real.run(agent, arguments, timeout);
+        }).start();
+
+        for (int attempt = 1; attempt <= NodeFencingController.STAGE_ERROR_ATTEMPTS; attempt++) {
+            int expected = attempt;
+            await().atMost(10, TimeUnit.SECONDS).until(() -> thrown.get() == expected);
+            if (attempt < NodeFencingController.STAGE_ERROR_ATTEMPTS) {
+                // Ticks every 100 ms: without the pause the stage would run again at once.
+                await().during(700, TimeUnit.MILLISECONDS).atMost(3, TimeUnit.SECONDS)
+                        .until(() -> thrown.get() == expected);
+                assertThat(record().getStatus().stages()).singleElement().satisfies(r -> {
+                    assertThat(r.result()).isEqualTo(StageRun.RUNNING);
+                    assertThat(r.attempts()).isEqualTo(expected);
+                });
+                now.set(now.get().plus(NodeFencingController.STAGE_ERROR_BACKOFF).plusSeconds(1));
+            }
+        }
+        await().atMost(20, TimeUnit.SECONDS).until(() -> phase() == NodeFencingPhase.Fenced && tainted());
+        assertThat(record().getStatus().stages()).extracting(StageRun::name, StageRun::result)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("bmc", StageRun.FAILED),
+                        org.assertj.core.groups.Tuple.tuple("pdu", StageRun.SUCCEEDED));
+        assertThat(record().getStatus().stages().get(0).message())
+                .contains("failed to run the stage 3 times", "boom");
+        assertThat(thrown.get()).isEqualTo(NodeFencingController.STAGE_ERROR_ATTEMPTS);
+    }
+
+    /**
+     * A node that is back before any stage confirmed power off (a hung node that recovered while its BMC stage
+     * failed) is not powered off by the next stage: the record closes.
+     */
+    @Test
+    void aNodeThatReturnsBeforeAStageConfirmedPowerOffIsNotPoweredOffByTheNextStage() throws Exception {
+        config(stage("bmc", "fence_other", false), stage("pdu", "fence_good", false));
+        NodeFencingController c = controller("replica-1");
+        c.tick();
+        // bmc is claimed and runs (it cannot be called back); the node comes back meanwhile.
+        assertThat(record().getStatus().stages()).singleElement()
+                .satisfies(r -> assertThat(r.result()).isEqualTo(StageRun.RUNNING));
+        returned.set(true);
+        await().atMost(20, TimeUnit.SECONDS).until(() -> phase() == NodeFencingPhase.Recovered);
+        assertThat(record().getStatus().stages()).extracting(StageRun::name, StageRun::result)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("bmc", StageRun.FAILED));
+        assertThat(record().getStatus().conditions()).anySatisfy(cond -> {
+            assertThat(cond.getType()).isEqualTo("Recovered");
+            assertThat(cond.getReason()).isEqualTo("NodeReturned");
+            assertThat(cond.getMessage()).contains("before a stage confirmed power off");
+        });
+        assertThat(agents.log("fence_good")).isEmpty();
+        assertThat(tainted()).isFalse();
+        assertThat(finished).containsExactly("worker/node-a");
     }
 
     @Test
@@ -383,6 +477,10 @@ class NodeFencingControllerTest {
         assertThat(agents.log("fence_good")).isEmpty();
         assertThat(records()).hasSize(1);
         assertThat(finished).containsExactly("worker/node-a");
+        // The Failed record still holds node-a (no second record) but no longer counts as a fencing in progress.
+        inProgress.clear();
+        await().during(600, TimeUnit.MILLISECONDS).atMost(3, TimeUnit.SECONDS)
+                .until(() -> inProgress.isEmpty() && records().size() == 1);
     }
 
     @Test

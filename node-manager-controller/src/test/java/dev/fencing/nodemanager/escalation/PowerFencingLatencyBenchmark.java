@@ -83,7 +83,7 @@ public final class PowerFencingLatencyBenchmark {
                 @Override
                 public List<EscalationTrigger.Candidate> candidates() {
                     Node n = client.nodes().withName("node-a").get();
-                    return List.of(new EscalationTrigger.Candidate(n, "workers", due.minusSeconds(30), "ok", false,
+                    return List.of(new EscalationTrigger.Candidate(n, "workers", due.minusSeconds(30), "ok", false, false,
                             NodeFacts.of(n, null)));
                 }
 

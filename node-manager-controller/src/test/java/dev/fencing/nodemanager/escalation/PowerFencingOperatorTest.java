@@ -23,12 +23,15 @@ import dev.fencing.nodemanager.grpc.TestAgent;
 import dev.fencing.nodemanager.grpc.auth.TestAgentPods;
 import dev.fencing.nodemanager.model.TestNodes;
 import dev.fencing.nodemanager.status.NodeFacts;
+import dev.fencing.nodemanager.status.GroupStatusStore;
 import dev.fencing.nodemanager.testing.CrudMockClient;
+import dev.fencing.nodemanager.testing.NodeGroupCrds;
 import dev.fencing.policy.PolicyResolver;
 import dev.fencing.proto.fencing.v1.FencingMode;
 import dev.fencing.proto.nodemanager.v1.AgentMessage;
 import dev.fencing.proto.nodemanager.v1.AgentReport;
 import dev.fencing.proto.nodemanager.v1.PeerReport;
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
@@ -49,6 +52,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The whole controller with {@code --power-fencing} on the CRUD mock: a node that self-fencing records as fenced, and
@@ -66,6 +71,8 @@ class PowerFencingOperatorTest {
     private final List<TestAgent> agents = new ArrayList<>();
     private NodeManager manager;
     private ManagedChannel channel;
+    // The NodeGroup CRD defines the status itself (Deckhouse's): the leader keeps it in a ConfigMap.
+    private boolean platformCrd;
 
     @AfterEach
     void tearDown() throws Exception {
@@ -100,12 +107,21 @@ class PowerFencingOperatorTest {
     }
 
     private List<FencedNode> fencedNodes() {
+        if (platformCrd) {
+            ConfigMap cm = client.configMaps().inNamespace("ns").withName(GroupStatusStore.name("workers")).get();
+            return cm == null ? null
+                    : GroupStatusStore.parse(cm, client.getKubernetesSerialization()).getFencedNodes();
+        }
         NodeGroup g = client.resources(NodeGroup.class).withName("workers").get();
         return g.getStatus() == null ? null : g.getStatus().getFencedNodes();
     }
 
-    @Test
-    void aCoveredNodeIsTaintedOnlyAfterItsFenceStageConfirmedPowerOff() throws Exception {
+    /** Also where the status is kept in a ConfigMap (Deckhouse): the escalation reads the fenced nodes there. */
+    @ParameterizedTest(name = "platformDefinedStatus={0}")
+    @ValueSource(booleans = {false, true})
+    void aCoveredNodeIsTaintedOnlyAfterItsFenceStageConfirmedPowerOff(boolean platformDefinedStatus)
+            throws Exception {
+        platformCrd = platformDefinedStatus;
         FakeFenceAgents fence = silenceWorkers3PastEscalationGrace(new Fencing().withMode("Watchdog")
                 .withQuorumLossAction("Fence"));
 
@@ -116,6 +132,9 @@ class PowerFencingOperatorTest {
         assertThat(record.getStatus().fencedAt()).isNotNull();
         assertThat(fence.power("workers-3")).isEqualTo("off");
         assertThat(tainted("workers-1")).isFalse();
+        NodeGroup g = client.resources(NodeGroup.class).withName("workers").get();
+        assertThat(g.getStatus() == null || g.getStatus().getFencedNodes() == null).as("status where it is kept")
+                .isEqualTo(platformDefinedStatus);
     }
 
     @Test
@@ -140,7 +159,12 @@ class PowerFencingOperatorTest {
      * fenced, checks nothing is tainted before escalationGrace, then moves past escalationGrace.
      */
     private FakeFenceAgents silenceWorkers3PastEscalationGrace(Fencing fencing) throws Exception {
-        install("nodegroups.deckhouse.io");
+        if (platformCrd) {
+            client.apiextensions().v1().customResourceDefinitions()
+                    .resource(NodeGroupCrds.platformDefined(client)).create();
+        } else {
+            install("nodegroups.deckhouse.io");
+        }
         install(NodeFencingConfig.CRD_NAME);
         install(NodeFencing.CRD_NAME);
         FakeFenceAgents fence = new FakeFenceAgents(agentsDir).working("fence_good", "");

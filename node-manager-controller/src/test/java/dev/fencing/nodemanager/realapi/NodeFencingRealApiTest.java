@@ -89,7 +89,8 @@ class NodeFencingRealApiTest {
                 exit 1
                 """.formatted(agents));
         Files.setPosixFilePermissions(agent, PosixFilePermissions.fromString("rwxr-xr-x"));
-        String node = KUBE.get().uniqueName("node");
+        // A fully qualified name longer than a label value may be (63): the record's node label still validates.
+        String node = KUBE.get().uniqueName("node") + ".rack-17.datacenter-west.example-corporation.internal.cluster";
         String ns = RealApiNodeGroups.namespace(admin, KUBE.get().uniqueName("fence"));
         admin.secrets().inNamespace(ns).resource(new SecretBuilder().withNewMetadata().withName("bmc")
                 .withNamespace(ns).endMetadata().withStringData(Map.of("password", "pw")).build()).create();
@@ -110,7 +111,7 @@ class NodeFencingRealApiTest {
             @Override
             public List<EscalationTrigger.Candidate> candidates() {
                 Node n = admin.nodes().withName(node).get();
-                return List.of(new EscalationTrigger.Candidate(n, "workers", Instant.now().minusSeconds(60), "ok",
+                return List.of(new EscalationTrigger.Candidate(n, "workers", Instant.now().minusSeconds(60), "ok", false,
                         false, NodeFacts.of(n, null)));
             }
 
@@ -130,6 +131,10 @@ class NodeFencingRealApiTest {
         NodeFencing record = admin.resources(NodeFencing.class).list().getItems().stream()
                 .filter(r -> node.equals(r.getSpec().nodeName())).findFirst().orElseThrow();
         assertThat(record.getStatus().phase()).isEqualTo(NodeFencingPhase.Fenced);
+        assertThat(node.length()).isGreaterThan(63);
+        assertThat(admin.resources(NodeFencing.class).withLabel(NodeFencing.NODE_LABEL,
+                NodeFencing.nodeLabelValue(node)).list().getItems()).singleElement()
+                .satisfies(r -> assertThat(r.getSpec().nodeName()).isEqualTo(node));
         assertThat(record.getStatus().stages()).extracting(StageRun::name, StageRun::result).containsExactly(
                 org.assertj.core.groups.Tuple.tuple("bmc", StageRun.FAILED),
                 org.assertj.core.groups.Tuple.tuple("pdu", StageRun.SUCCEEDED));

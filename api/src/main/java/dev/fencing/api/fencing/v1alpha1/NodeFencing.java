@@ -8,6 +8,10 @@ import io.fabric8.kubernetes.model.annotation.Kind;
 import io.fabric8.kubernetes.model.annotation.Plural;
 import io.fabric8.kubernetes.model.annotation.Singular;
 import io.fabric8.kubernetes.model.annotation.Version;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 
 /**
  * One fencing event of one node ({@code fencing.deckhouse.io/v1alpha1}, cluster-scoped), created and driven by the
@@ -37,8 +41,31 @@ public final class NodeFencing extends CustomResource<NodeFencingSpec, NodeFenci
     public static final String CRD_NAME = PLURAL + "." + NodeFencingConfig.GROUP;
     /** Annotation asking the controller to run the recovery stage (power on); any value. */
     public static final String RECOVER_ANNOTATION = NodeFencingConfig.GROUP + "/recover";
-    /** Label naming the node, so a node's records are listed with a selector. */
+    /**
+     * Label naming the node, so a node's records are listed with a selector; its value is
+     * {@link #nodeLabelValue}.
+     */
     public static final String NODE_LABEL = NodeFencingConfig.GROUP + "/node";
+    /** The longest label value Kubernetes accepts. */
+    static final int MAX_LABEL_VALUE = 63;
+
+    /**
+     * The {@link #NODE_LABEL} value for {@code node}: the node's name when it fits a label value (63 characters; a
+     * Node name may have up to 253), else its first 52 characters, {@code -} and the first 10 hex digits of the
+     * name's SHA-256, so a long name (a fully qualified host name) still gets a valid, distinct label.
+     */
+    public static String nodeLabelValue(String node) {
+        if (node.length() <= MAX_LABEL_VALUE) {
+            return node;
+        }
+        try {
+            byte[] sha = MessageDigest.getInstance("SHA-256").digest(node.getBytes(StandardCharsets.UTF_8));
+            String head = node.substring(0, 52).replaceAll("[^A-Za-z0-9]+$", "");
+            return head + "-" + HexFormat.of().formatHex(sha).substring(0, 10);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required by every JDK", e);
+        }
+    }
 
     /** An empty record; Jackson fills it. */
     public NodeFencing() {
