@@ -218,12 +218,37 @@ public final class QuorumEvaluator {
     if (names.isEmpty() || names.size() != names.stream().distinct().count()) {
       throw new IllegalArgumentException("networks must be distinct and at least one: " + names);
     }
+    // Each peer's youngest evidence on the networks used so far: a network the switch adds starts from it, not from
+    // nothing. Otherwise adding, removing or renaming the networks of a running group (the CRD field may change)
+    // would leave every armed node without evidence at the next tick and fence the whole group at once. The copies
+    // keep their instants, so they expire when the evidence they copy would have: quorum is held no longer than
+    // round trips actually measured allow, and under All a new network counts as the old ones did for one quorum
+    // window at most, until its own round trips arrive.
+    Map<String, Long> youngest = new HashMap<>();
+    evidence.forEach((network, peers) -> peers.forEach((peer, state) -> {
+      if (state.hasEvidence()) {
+        youngest.merge(peer, state.evidenceNanos(), (x, y) -> x - y > 0 ? x : y);
+      }
+    }));
+    List<String> before = networks;
     this.networks = List.copyOf(names);
     this.reachability = java.util.Objects.requireNonNull(rule, "rule");
     Map<String, java.util.Set<String>> copy = new HashMap<>();
     onNetworks.forEach((peer, nets) -> copy.put(peer, java.util.Set.copyOf(nets)));
     this.peerNetworks = copy;
     reconfigure(settings);
+    for (String network : networks) {
+      if (before.contains(network)) {
+        continue;
+      }
+      evidence.get(network).forEach((peer, state) -> {
+        Long at = youngest.get(peer);
+        if (at != null) {
+          state.confirmed = true;
+          state.confirmedNanos = at;
+        }
+      });
+    }
   }
 
   /** The networks round trips are measured on. */

@@ -114,6 +114,50 @@ class QuorumEvaluatorNetworksTest {
         .hasMessageContaining("is not one of the networks");
   }
 
+  /**
+   * Giving a running group networks (or taking them away) must not lose the quorum it holds: the new networks start
+   * from the evidence measured so far, which still expires when it would have.
+   */
+  @Test
+  void switchingAHeldGroupToOtherNetworksKeepsItsQuorumUntilTheEvidenceAgesOut() {
+    QuorumEvaluator a = new QuorumEvaluator("g", 1, settings("a", THREE, List.of()));
+    QuorumEvaluatorTest.roundTrip(a, "b", 100 * MS, 105 * MS);
+    QuorumEvaluatorTest.roundTrip(a, "c", 300 * MS, 305 * MS);
+    assertThat(a.evaluate(400 * MS).held()).isTrue();
+
+    for (Reachability rule : Reachability.values()) {
+      QuorumEvaluator e = new QuorumEvaluator("g", 1, settings("a", THREE, List.of()));
+      QuorumEvaluatorTest.roundTrip(e, "b", 100 * MS, 105 * MS);
+      QuorumEvaluatorTest.roundTrip(e, "c", 300 * MS, 305 * MS);
+      e.useNetworks(List.of(N1, N2), rule);
+      QuorumVerdict after = e.evaluate(400 * MS);
+      assertThat(after.held()).as(rule.name()).isTrue();
+      assertThat(after.side()).containsExactly("a", "b", "c");
+      // No new round trip: held until c's evidence (300 ms) is a window (2 s) old, as without the switch.
+      assertThat(after.heldUntilNanos()).isEqualTo(300 * MS + 2_000 * MS);
+      assertThat(e.evaluate(2_301 * MS).held()).isFalse();
+
+      // And back to one network: the evidence measured on the networks goes along.
+      roundTrip(e, "b", N1, 2_400 * MS, 2_405 * MS);
+      roundTrip(e, "b", N2, 2_400 * MS, 2_405 * MS);
+      e.useNetworks(List.of(QuorumEvaluator.SINGLE_NETWORK), Reachability.ANY);
+      assertThat(e.evaluate(2_500 * MS).side()).containsExactly("a", "b");
+    }
+  }
+
+  @Test
+  void aNetworkAddedUnderAllCountsAsTheOthersOnlyUntilItsOwnEvidenceIsNeeded() {
+    QuorumEvaluator a = new QuorumEvaluator("g", 1, settings("a", THREE, List.of()));
+    a.useNetworks(List.of(N1), Reachability.ALL);
+    roundTrip(a, "b", N1, 100 * MS, 105 * MS);
+    a.useNetworks(List.of(N1, N2), Reachability.ALL);
+    assertThat(a.evaluate(200 * MS).side()).containsExactly("a", "b");
+    // Later round trips on N1 alone: N2 still carries only the copy of 100 ms, which ages out.
+    roundTrip(a, "b", N1, 1_500 * MS, 1_505 * MS);
+    assertThat(a.evaluate(2_000 * MS).side()).containsExactly("a", "b");
+    assertThat(a.evaluate(2_101 * MS).side()).containsExactly("a");
+  }
+
   @Test
   void underAllAPeerIsJudgedOnlyOnTheNetworksItHasAnAddressOn() {
     QuorumEvaluator a = new QuorumEvaluator("g", 1, settings("a", THREE, List.of()));

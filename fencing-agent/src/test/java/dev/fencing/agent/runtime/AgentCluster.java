@@ -284,6 +284,20 @@ final class AgentCluster implements AutoCloseable {
     return StandaloneConfigLoader.parse("cluster.yaml", yaml(members, quorumLossAction, tieBreakers, timings));
   }
 
+  /**
+   * The group's config with other timings (the text after {@code timings: }, and any lines after it such as
+   * {@code disk:}) and extra lines under {@code fencing:} (each starting with two spaces and ending with a newline).
+   */
+  StandaloneConfig groupWith(String otherTimings, String fencingLines) throws Exception {
+    return StandaloneConfigLoader.parse("cluster.yaml", yaml(ports, quorumLossAction, tieBreakers, otherTimings)
+        + fencingLines);
+  }
+
+  /** The timings (and following lines) this cluster started with. */
+  String timings() {
+    return timings;
+  }
+
   /** {@code group} as {@code name}'s config: its own key, if any; a node not in the group gets a being-removed view. */
   AgentConfig configFor(String name, StandaloneConfig group) {
     byte[] key = gossipKeyByNode.getOrDefault(name, groupKey.orElse(null));

@@ -1,0 +1,67 @@
+package dev.fencing.agent.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.fencing.agent.config.StandaloneConfig;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Changes to the {@code fencing} spec of a running, armed group that must not fence it: the controller streams them
+ * to every agent at about the same time, so a change that made each agent lose quorum for a moment would reset the
+ * whole group at once.
+ */
+class LiveConfigChangeTest {
+
+  static final Duration STARTUP = Duration.ofSeconds(30);
+
+  private static void armed(AgentCluster cluster) {
+    await().atMost(STARTUP).until(() -> cluster.agents.stream().allMatch(a -> a.agent().snapshot().watchdog().armed()));
+  }
+
+  private static void apply(AgentCluster cluster, StandaloneConfig group) {
+    for (AgentCluster.Agent a : cluster.agents) {
+      a.agent().applyConfig(cluster.configFor(a.name(), group));
+    }
+  }
+
+  /** Every agent stays armed, feeding and holding quorum for {@code during} (longer than a quorum window). */
+  private static void staysArmed(AgentCluster cluster, Duration during) {
+    await().during(during).atMost(during.plusSeconds(5)).until(() -> cluster.agents.stream().allMatch(a ->
+        a.agent().snapshot().watchdog().armed() && !a.agent().snapshot().watchdog().fencingInProgress()
+            && a.agent().snapshot().quorumHeld()));
+    for (AgentCluster.Agent a : cluster.agents) {
+      assertThat(a.counter("fencing.quorum.losses")).as("quorum losses at %s", a.name()).isZero();
+      assertThat(a.device().events()).as("%s's watchdog", a.name()).doesNotContain("close-without-magic");
+    }
+  }
+
+  /** FAST_TIMINGS with a quorum window of 2 s (the Auto profile's is at least 2 s): T_stop 3.05 s. */
+  static final String WINDOW_2S = AgentCluster.FAST_TIMINGS.replace("quorumWindow: 600ms", "quorumWindow: 2s")
+      .replace("armingDelay: 1s", "armingDelay: 2s");
+
+  /**
+   * {@code spec.fencing.networks} may be added to a running group (and removed): the round trips measured so far
+   * carry over to the new networks until their own arrive. The change restarts gossip (a new socket per network),
+   * which pauses heartbeats for about the leave broadcast's 0.5 s plus the start: the carried evidence covers that
+   * while the quorum window is longer (before, the evidence was dropped and every agent fenced at the next tick).
+   */
+  @Test
+  void givingAnArmedGroupGossipNetworksAndTakingThemAwayFencesNobody() throws Exception {
+    assertThat(WINDOW_2S).contains("quorumWindow: 2s");
+    try (AgentCluster cluster = AgentCluster.startWithTimings(3, WINDOW_2S)) {
+      armed(cluster);
+      StandaloneConfig withNetworks = cluster.groupWith(cluster.timings(), "  networks: ['127.0.0.0/24']\n");
+      apply(cluster, withNetworks);
+      await().atMost(STARTUP).until(() -> cluster.agents.stream().allMatch(a -> a.agent().snapshot().config()
+          .orElseThrow().policy().networks().cidrs().size() == 1));
+      staysArmed(cluster, Duration.ofSeconds(5));
+
+      apply(cluster, cluster.config);
+      await().atMost(STARTUP).until(() -> cluster.agents.stream().allMatch(a -> a.agent().snapshot().config()
+          .orElseThrow().policy().networks().cidrs().isEmpty()));
+      staysArmed(cluster, Duration.ofSeconds(5));
+    }
+  }
+}
