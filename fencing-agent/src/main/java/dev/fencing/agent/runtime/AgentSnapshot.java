@@ -175,6 +175,9 @@ public record AgentSnapshot(
         .setWatchdogCondition(watchdog.condition())
         .setDiskCondition(diskCondition);
     watchdog.lastFeedNanos().ifPresent(t -> out.setSinceLastFeed(nanos(nowNanos - t)));
+    if (watchdog.armed()) {
+      watchdog.deviceTimeout().ifPresent(t -> out.setWatchdogTimeout(nanos(t.toNanos())));
+    }
     // The keys of the config in effect are installed in the running memberlist (FencingAgent applies them first).
     config.ifPresent(c -> out.setAppliedRevision(c.revision()).setKeyringRevision(c.keyringRevision())
         .setMode(PolicyProtos.toProto(c.policy().mode()))

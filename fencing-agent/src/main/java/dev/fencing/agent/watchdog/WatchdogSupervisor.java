@@ -51,6 +51,8 @@ public final class WatchdogSupervisor {
   private boolean openAttemptBlocked;
   private String condition = "not opened";
   private Optional<Duration> deviceTimeout = Optional.empty();
+  // The timeout the device was armed with as requested (the policy's); deviceTimeout is what it read back.
+  private Duration armedTimeout;
   private Optional<String> unavailable = Optional.empty();
   // The unavailability came from presenceProblem(), not from a failed open: a present device clears it.
   private boolean unavailableFromProbe;
@@ -131,8 +133,11 @@ public final class WatchdogSupervisor {
             + "watchdog_timeout={}", logContext, lastFeed.isPresent() ? (nowNanos - lastFeed.getAsLong()) / 1_000_000
             : -1, deviceTimeout.map(Duration::toString).orElse("?"));
       }
+      if (state == State.FEEDING && !conditions.watchdogTimeout().equals(armedTimeout)) {
+        retime(nowNanos, conditions.watchdogTimeout());
+      }
       if (state == State.FEEDING) {
-        feeder.allowUntil(feedUntil(nowNanos, verdict, fence), conditions.feedInterval());
+        feeder.allowUntil(feedUntil(nowNanos, verdict, fence), feedInterval(conditions));
       }
     } else if (state == State.FENCING) {
       if (!signals.isEmpty() && !refusalLogged) {
@@ -144,7 +149,7 @@ public final class WatchdogSupervisor {
         && (!openAttemptBlocked || nowNanos - nextOpenAttemptNanos >= 0)) {
       arm(nowNanos, conditions.watchdogTimeout());
       if (state == State.FEEDING) {
-        feeder.allowUntil(feedUntil(nowNanos, verdict, fence), conditions.feedInterval());
+        feeder.allowUntil(feedUntil(nowNanos, verdict, fence), feedInterval(conditions));
       }
     }
 
@@ -223,6 +228,7 @@ public final class WatchdogSupervisor {
     try {
       Duration actual = feeder.open(timeout, nowNanos);
       deviceTimeout = Optional.of(actual);
+      armedTimeout = timeout;
       state = State.FEEDING;
       openAttemptBlocked = false;
       unavailable = Optional.empty();
@@ -259,6 +265,50 @@ public final class WatchdogSupervisor {
       openAttemptBlocked = false;
       condition = "not opened";
     }
+  }
+
+  /**
+   * The policy's watchdog timeout changed while armed (and quorum held, or the action is not Fence): the device
+   * runs with the timeout it was opened with, so it is closed (magic close: the timer stops) and opened again with
+   * the new one at once. Otherwise a longer timeout brings a longer feed interval against the short running timer
+   * (2 s to 30 s: a feed every 3 s against a 2 s timer resets every node of the group), and a shorter one leaves the
+   * device running longer than the controller counts on when it decides a silent node has fenced itself. Should the
+   * close fail the device keeps its old timer, fed no slower than a third of it ({@link #feedInterval}).
+   */
+  private void retime(long nowNanos, Duration timeout) {
+    Duration before = deviceTimeout.orElse(armedTimeout);
+    try {
+      feeder.stopThen(d -> {
+        d.magicClose();
+        return null;
+      });
+    } catch (WatchdogException e) {
+      armedTimeout = timeout;
+      LOG.error("{} event=watchdog_retime_failed device={} from={} to={} error=\"{}\" detail=\"the device keeps its "
+          + "old timeout\"", logContext, device.name(), before, timeout, e.getMessage());
+      return;
+    }
+    try {
+      Duration actual = feeder.open(timeout, nowNanos);
+      deviceTimeout = Optional.of(actual);
+      armedTimeout = timeout;
+      LOG.warn("{} event=watchdog_retimed device={} from={} to={}", logContext, device.name(), before, actual);
+    } catch (WatchdogException e) {
+      state = State.DISARMED;
+      deviceTimeout = Optional.empty();
+      condition = "not opened";
+      blockOpen(nowNanos, e.getMessage());
+    }
+  }
+
+  /**
+   * The policy's feed interval, but never more than a third of the timeout the device actually runs with (read back
+   * at open: a driver may round or cap the request).
+   */
+  private Duration feedInterval(ArmingConditions conditions) {
+    Duration interval = conditions.feedInterval();
+    Duration third = deviceTimeout.map(t -> t.dividedBy(3)).orElse(interval);
+    return !third.isZero() && !third.isNegative() && third.compareTo(interval) < 0 ? third : interval;
   }
 
   private void blockOpen(long nowNanos, String why) {

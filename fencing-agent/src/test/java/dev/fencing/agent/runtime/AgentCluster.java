@@ -289,8 +289,14 @@ final class AgentCluster implements AutoCloseable {
    * {@code disk:}) and extra lines under {@code fencing:} (each starting with two spaces and ending with a newline).
    */
   StandaloneConfig groupWith(String otherTimings, String fencingLines) throws Exception {
-    return StandaloneConfigLoader.parse("cluster.yaml", yaml(ports, quorumLossAction, tieBreakers, otherTimings)
+    return groupEdited(y -> y.replace("  timings: " + timings + "\n", "  timings: " + otherTimings + "\n")
         + fencingLines);
+  }
+
+  /** The group's config with its YAML text changed by {@code edit}. */
+  StandaloneConfig groupEdited(java.util.function.UnaryOperator<String> edit) throws Exception {
+    return StandaloneConfigLoader.parse("cluster.yaml", edit.apply(yaml(ports, quorumLossAction, tieBreakers,
+        timings)));
   }
 
   /** The timings (and following lines) this cluster started with. */

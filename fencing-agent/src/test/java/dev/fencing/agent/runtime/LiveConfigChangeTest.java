@@ -64,4 +64,30 @@ class LiveConfigChangeTest {
       staysArmed(cluster, Duration.ofSeconds(5));
     }
   }
+
+  /**
+   * A new watchdog timeout reaches armed agents: each device is closed and opened again with it (a feed interval
+   * for 10 s against a timer still at 5 s, or the other way round, would be wrong), and reports carry the timeout
+   * the device runs with, which the controller uses for a node that stops reporting.
+   */
+  @Test
+  void aNewWatchdogTimeoutIsAppliedToEveryArmedDeviceAndReported() throws Exception {
+    try (AgentCluster cluster = AgentCluster.start(3, "Fence", "LowestName")) {
+      armed(cluster);
+      for (AgentCluster.Agent a : cluster.agents) {
+        assertThat(a.agent().snapshot().toReport(System.nanoTime()).getWatchdogTimeout().getSeconds()).isEqualTo(5);
+      }
+      StandaloneConfig longer = cluster.groupEdited(y -> y.replace("watchdog: {timeout: 5s}",
+          "watchdog: {timeout: 10s}"));
+      assertThat(longer.policy().timings().watchdogTimeout()).isEqualTo(Duration.ofSeconds(10));
+      apply(cluster, longer);
+      await().atMost(STARTUP).until(() -> cluster.agents.stream().allMatch(a -> a.agent().snapshot()
+          .toReport(System.nanoTime()).getWatchdogTimeout().getSeconds() == 10));
+      staysArmed(cluster, Duration.ofSeconds(3));
+      for (AgentCluster.Agent a : cluster.agents) {
+        assertThat(a.device().events()).as("%s's watchdog", a.name())
+            .containsSubsequence("open 5s", "magic-close", "open 10s");
+      }
+    }
+  }
 }

@@ -63,6 +63,46 @@ class WatchdogSupervisorTest {
     return status;
   }
 
+  static ArmingConditions withTimeout(Duration timeout, Duration feedInterval) {
+    return new ArmingConditions(true, Mode.WATCHDOG, QuorumLossAction.FENCE, timeout, Duration.ofSeconds(2),
+        feedInterval, Optional.empty(), Optional.empty(), Optional.empty());
+  }
+
+  /**
+   * A new watchdog timeout reaches an armed agent: the device is closed with the magic character and opened again
+   * with it at once, so the timer never runs with the old timeout against the new feed interval (raised), nor longer
+   * than the controller counts on (lowered).
+   */
+  @Test
+  void aNewWatchdogTimeoutIsAppliedToTheArmedDevice() {
+    ArmingConditions two = withTimeout(Duration.ofSeconds(2), Duration.ofMillis(200));
+    run(21, true, two);
+    assertThat(device.events()).containsExactly("open 2s");
+
+    ArmingConditions thirty = withTimeout(Duration.ofSeconds(30), Duration.ofSeconds(3));
+    WatchdogStatus status = run(1, true, thirty);
+    assertThat(status.armed()).isTrue();
+    assertThat(status.deviceTimeout()).contains(Duration.ofSeconds(30));
+    assertThat(device.events()).containsSubsequence("open 2s", "magic-close", "open 30s");
+    run(5, true, thirty);
+    assertThat(device.events().stream().filter(e -> e.startsWith("open"))).as("once").hasSize(2);
+
+    WatchdogStatus lowered = run(1, true, two);
+    assertThat(lowered.deviceTimeout()).contains(Duration.ofSeconds(2));
+    assertThat(device.events()).endsWith("magic-close", "open 2s");
+  }
+
+  /** Without quorum under Fence the node is fencing: a new timeout must not restart the timer it runs out on. */
+  @Test
+  void aNewWatchdogTimeoutDoesNotTouchADeviceThatIsRunningOut() {
+    ArmingConditions two = withTimeout(Duration.ofSeconds(2), Duration.ofMillis(200));
+    run(21, true, two);
+    run(1, false, two);
+    run(3, false, withTimeout(Duration.ofSeconds(30), Duration.ofSeconds(3)));
+    assertThat(device.events()).doesNotContain("magic-close").filteredOn(e -> e.startsWith("open"))
+        .containsExactly("open 2s");
+  }
+
   @Test
   void armsOnlyAfterQuorumHeldContinuouslyForTheArmingDelay() {
     WatchdogStatus status = run(19, true, FENCE);

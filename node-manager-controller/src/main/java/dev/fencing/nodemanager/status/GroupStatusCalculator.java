@@ -233,6 +233,21 @@ public final class GroupStatusCalculator {
         return report.getArmed() && !cleanStop(report);
     }
 
+    /**
+     * How much longer than the policy's watchdog timeout X's device runs, as its last report says (zero without such
+     * a report). A node cut off before a shorter timeout reached it keeps the longer one: it is fenced only once that
+     * has run out.
+     */
+    static Duration longerWatchdog(GroupModel model, ReceivedReport last) {
+        if (last == null || !last.report().hasWatchdogTimeout()) {
+            return Duration.ZERO;
+        }
+        com.google.protobuf.Duration d = last.report().getWatchdogTimeout();
+        Duration running = Duration.ofSeconds(d.getSeconds(), d.getNanos());
+        Duration longer = running.minus(model.policy().timings().watchdogTimeout());
+        return longer.isNegative() ? Duration.ZERO : longer;
+    }
+
     /** The agent closed its stream on purpose after disarming (final report, not starving). */
     static boolean cleanStop(AgentReport report) {
         return report.getFinalReport() && !report.getFencingInProgress();
@@ -303,12 +318,13 @@ public final class GroupStatusCalculator {
                     }
                 }
             }
-            if (confirmedBySomeone || lastContact == null || !facts.goneFor(now, delay)) {
+            Duration delayOfX = delay.plus(longerWatchdog(model, last));
+            if (confirmedBySomeone || lastContact == null || !facts.goneFor(now, delayOfX)) {
                 continue;
             }
             Instant goneSince = facts.leaseRenewedAt() != null && facts.leaseRenewedAt().isAfter(lastContact)
                     ? facts.leaseRenewedAt() : lastContact;
-            Instant fencedAt = goneSince.plus(delay);
+            Instant fencedAt = goneSince.plus(delayOfX);
             if (now.isBefore(fencedAt)) {
                 continue;
             }

@@ -168,6 +168,45 @@ class GroupStatusCalculatorTest {
                 .doesNotContain("NodeFenced");
     }
 
+    /**
+     * c was cut off before a shorter watchdog timeout reached it: its last report says its device runs 50 s longer
+     * than the policy now says, and it is recorded fenced only once that longer timer has run out.
+     */
+    @Test
+    void aNodeWhoseDeviceRunsALongerTimeoutThanThePolicyIsRecordedFencedOnlyAfterIt() {
+        labels.put("c", Map.of(NodeLabels.GROUP, "g", NodeLabels.FENCING_ENABLED, ""));
+        Duration delay = model.safeToAssumeFencedDelay();
+        Duration policy = model.policy().timings().watchdogTimeout();
+        Duration longer = Duration.ofSeconds(50);
+        kubernetesSeesCGone(delay.plus(longer));
+        report("c", now.minus(delay).minus(longer).minusSeconds(60), AgentReport.newBuilder().setArmed(true)
+                .setQuorumHeld(true).setWatchdogTimeout(com.google.protobuf.Duration.newBuilder()
+                        .setSeconds(policy.plus(longer).getSeconds())));
+
+        reportUnheard("a", delay.plusSeconds(1));
+        reportUnheard("b", delay.plusSeconds(1));
+        assertThat(calc(null, now).status().getFencedNodes()).as("the policy's delay has passed, c's has not")
+                .isNull();
+
+        reportUnheard("a", delay.plus(longer));
+        reportUnheard("b", delay.plus(longer).plusSeconds(1));
+        List<FencedNode> entries = calc(null, now).status().getFencedNodes();
+        assertThat(entries).extracting(FencedNode::getName).containsExactly("c");
+        assertThat(entries.get(0).getFencedAt()).isEqualTo(now.toString());
+    }
+
+    @Test
+    void aReportedTimeoutShorterThanThePolicysChangesNothing() {
+        Duration policy = model.policy().timings().watchdogTimeout();
+        ReceivedReport shorter = new ReceivedReport("c", "g", AgentReport.newBuilder().setWatchdogTimeout(
+                com.google.protobuf.Duration.newBuilder().setSeconds(1)).build(), now);
+        ReceivedReport same = new ReceivedReport("c", "g", AgentReport.newBuilder().setWatchdogTimeout(
+                com.google.protobuf.Duration.newBuilder().setSeconds(policy.getSeconds())).build(), now);
+        assertThat(GroupStatusCalculator.longerWatchdog(model, shorter)).isZero();
+        assertThat(GroupStatusCalculator.longerWatchdog(model, same)).isZero();
+        assertThat(GroupStatusCalculator.longerWatchdog(model, null)).isZero();
+    }
+
     // c's Node is NotReady and its kubelet last renewed its Lease well before the delay.
     private void kubernetesSeesCGone(Duration delay) {
         facts.put("c", new NodeFacts(false, false, now.minus(delay).minusSeconds(60)));
