@@ -37,7 +37,8 @@ public final class DiskArbiter {
   private static final Logger LOG = LoggerFactory.getLogger(DiskArbiter.class);
 
   private final String self;
-  private final DiskTiming timing;
+  // Replaced by retime (quorum thread) while the disk thread reads it.
+  private volatile DiskTiming timing;
   private final String logContext;
 
   private DiskState state;
@@ -69,6 +70,14 @@ public final class DiskArbiter {
     this.timing = timing;
     this.logContext = logContext;
     this.state = DiskState.initial();
+  }
+
+  /**
+   * New periods for what follows (the group's timings changed): the slot, the watches and a tie in progress stay;
+   * a lease already written keeps the end it was written with.
+   */
+  public void retime(DiskTiming newTiming) {
+    this.timing = java.util.Objects.requireNonNull(newTiming, "timing");
   }
 
   /** The latest state. */

@@ -29,7 +29,7 @@ public final class DiskMonitor {
 
   private final DeviceOpener opener;
   private final String deviceName;
-  private final DiskTiming timing;
+  private volatile DiskTiming timing;
   private final MonotonicClock clock;
   private final Supplier<LocalView> local;
   private final String logContext;
@@ -72,6 +72,16 @@ public final class DiskMonitor {
   /** The timing in use. */
   public DiskTiming timing() {
     return timing;
+  }
+
+  /**
+   * New interval and I/O timeout from the next cycle on, without a restart: a new disk thread would know nothing
+   * until its first full read (and no slot until it allocated one), which with {@code required} is a lost disk and
+   * would fence every armed node of the group at once.
+   */
+  public void retime(DiskTiming newTiming) {
+    arbiter.retime(newTiming);
+    this.timing = newTiming;
   }
 
   /** The latest published state (never blocks). */

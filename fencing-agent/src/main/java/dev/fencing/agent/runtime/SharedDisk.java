@@ -82,6 +82,17 @@ final class SharedDisk {
       disk = newDisk;
       return;
     }
+    if (newDisk.isPresent() && monitor != null && newDisk.map(ResolvedDisk::device).equals(disk.map(
+        ResolvedDisk::device))) {
+      // Only the timing changed (under Auto it follows the group size): the running thread takes it over.
+      monitor.retime(newTiming);
+      LOG.info("{} event=disk_arbiter_retimed device={} interval={} io_timeout={} was_interval={} was_io_timeout={}",
+          logContext, newDisk.get().device(), newTiming.interval(), newTiming.ioTimeout(),
+          timing == null ? null : timing.interval(), timing == null ? null : timing.ioTimeout());
+      disk = newDisk;
+      timing = newTiming;
+      return;
+    }
     stop();
     disk = newDisk;
     timing = newTiming;

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.fencing.agent.config.StandaloneConfig;
+import dev.fencing.agent.disk.BlockDevice;
+import dev.fencing.agent.disk.InMemoryBlockDevice;
+import java.io.IOException;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -87,6 +90,67 @@ class LiveConfigChangeTest {
       for (AgentCluster.Agent a : cluster.agents) {
         assertThat(a.device().events()).as("%s's watchdog", a.name())
             .containsSubsequence("open 5s", "magic-close", "open 10s");
+      }
+    }
+  }
+
+  /**
+   * With {@code disk.required}, a change of the timings the disk cycle follows (under Auto: any change of the group
+   * size) goes to the running disk thread. A new thread knows nothing until its first full read and holds no slot
+   * until it allocated one: a required disk that is "not read yet" takes quorum away, and every armed node fenced
+   * when the reads took a few milliseconds (20 ms per read: 3 of 3 nodes, every run, before this).
+   */
+  @Test
+  void aTimingChangeDoesNotRestartARequiredDisksThread() throws Exception {
+    InMemoryBlockDevice lun = InMemoryBlockDevice.sbdFormatted();
+    BlockDevice slow = new BlockDevice() {
+      @Override
+      public String name() {
+        return "slow-lun";
+      }
+
+      @Override
+      public int sectorSize() {
+        return lun.sectorSize();
+      }
+
+      @Override
+      public String ioMode() {
+        return "memory, 20 ms per read";
+      }
+
+      @Override
+      public byte[] read(long sector, int count) throws IOException {
+        try {
+          Thread.sleep(20);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IOException("interrupted");
+        }
+        return lun.read(sector, count);
+      }
+
+      @Override
+      public void write(long sector, byte[] data) throws IOException {
+        lun.write(sector, data);
+      }
+
+      @Override
+      public void close() {
+      }
+    };
+    String disk = "{device: /dev/shared-lun, required: true, ioTimeout: 1s}";
+    try (AgentCluster cluster = AgentCluster.startWithDisk(3, "Fence", "LowestName", AgentCluster.FAST_TIMINGS,
+        disk, device -> slow)) {
+      await().atMost(STARTUP).until(() -> cluster.agents.stream().allMatch(a -> a.agent().snapshot().watchdog()
+          .armed() && a.agent().snapshot().toStatus(System.nanoTime()).getDiskCondition().equals("ok")));
+      String faster = AgentCluster.FAST_TIMINGS.replace("heartbeatInterval: 100ms", "heartbeatInterval: 120ms");
+      StandaloneConfig next = cluster.groupWith(faster + "\n  disk: " + disk, "");
+      assertThat(next.policy().timings().heartbeatInterval()).isEqualTo(Duration.ofMillis(120));
+      apply(cluster, next);
+      staysArmed(cluster, Duration.ofSeconds(3));
+      for (AgentCluster.Agent a : cluster.agents) {
+        assertThat(a.agent().snapshot().toStatus(System.nanoTime()).getDiskCondition()).isEqualTo("ok");
       }
     }
   }
