@@ -14,9 +14,13 @@
 # fails the step (exit 1) and leaves the disable file in place: bashible retries and the disruptive steps never run
 # with an armed watchdog. Malformed content never confirms anything.
 #
-# The disable file's content is informational only ("reason=... by=... at=<RFC3339>"); the agent disarms because the
-# file exists. 999_fencing_rearm_after_disruption removes it once the node is healthy again, and only if "by=" names
-# us. The scripts contain no Go template actions: bashible renders them to themselves.
+# The disable file's content is informational only: one line per owner ("reason=... by=... at=<RFC3339>"); the agent
+# disarms because the file exists. Several owners may hold it at once (bashible, an operator with
+# fencing-maintenance, a unit): a step that finds the file without its own line adds one, so that another owner's
+# re-arm cannot re-arm the node under its work. 999_fencing_rearm_after_disruption removes only the line whose "by="
+# names it, and the file with its last line. A file without any "by=" (made by hand, e.g. touch) counts as an owner
+# no step removes. Changes hold an flock on a lock file next to the disable file. The scripts contain no Go template
+# actions: bashible renders them to themselves.
 #
 # Environment (all optional; defaults are for a node):
 #   FENCING_DISABLE_FILE          the disable file                         (/var/run/fencing-agent/disable)
@@ -67,28 +71,68 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# Writes the file through a temporary file in the same directory and a rename, so a reader (the agent) sees either
-# no file or the complete file, never a partial one. Sets since= to the second of the rename's start: a status the
-# agent wrote at or after it can only describe this file.
-create_disable_file() {
-  local dir
-  dir="$(dirname -- "$disable_file")"
-  mkdir -p -- "$dir"
+dir="$(dirname -- "$disable_file")"
+mkdir -p -- "$dir"
+# Owners change the file one at a time (this step, 999 and fencing-maintenance take the same lock); without flock
+# (util-linux) the change still happens, unserialised.
+lock_fd=""
+if command -v flock >/dev/null 2>&1; then
+  exec {lock_fd}>"$dir/.disable.lock"
+  flock -w 30 "$lock_fd" || fail "cannot lock $dir/.disable.lock within 30s (another owner holds it)"
+else
+  log "flock not found: changing $disable_file without the lock"
+fi
+
+# Writes $1 through a temporary file in the same directory and a rename, so a reader (the agent) sees either no file
+# or a complete one, never a partial one. Sets since= to the second of the rename's start: a status the agent wrote
+# at or after it can only describe this file.
+write_disable_file() {
   tmp="$(mktemp -- "$dir/.disable.XXXXXX")"
   since="$(now)"
-  printf 'reason=%s by=%s at=%s\n' "$reason" "$by" "$(TZ=UTC printf '%(%Y-%m-%dT%H:%M:%SZ)T' "$since")" >"$tmp"
+  printf '%s' "$1" >"$tmp"
   chmod 0644 -- "$tmp"
   mv -f -- "$tmp" "$disable_file"
   tmp=""
 }
 
+line_of_ours() {
+  printf 'reason=%s by=%s at=%s\n' "$reason" "$by" "$(TZ=UTC printf '%(%Y-%m-%dT%H:%M:%SZ)T' "$(now)")"
+}
+
 if [[ -e "$disable_file" ]]; then
-  # Already disarmed by an earlier run or by someone else: keep their reason and timestamp.
-  since="$(now)"
-  log "disable file $disable_file already present ($(head -n 1 -- "$disable_file" 2>/dev/null || true))"
+  existing="$(cat -- "$disable_file" 2>/dev/null || true)"
+  ours=false
+  owned=false
+  while IFS= read -r line || [[ -n "$line" ]]; do
+    [[ " $line " == *" by=$by "* ]] && ours=true
+    [[ " $line" == *" by="* || "$line" == "by="* ]] && owned=true
+  done <<<"$existing"
+  if [[ "$ours" == true ]]; then
+    # Already disarmed by an earlier run of ours: keep the file as it is.
+    since="$(now)"
+    log "disable file $disable_file already present with our line ($(head -n 1 -- "$disable_file" 2>/dev/null || true))"
+  else
+    # Someone else's: add our line, so their re-arm leaves the node disarmed for our work. A file that names no owner
+    # (made by hand) keeps an owner line no step removes.
+    content=""
+    if [[ "$owned" == false ]]; then
+      content="reason=disable-file-without-owner by=unknown at=$(TZ=UTC printf '%(%Y-%m-%dT%H:%M:%SZ)T' \
+        "$(stat -c %Y -- "$disable_file" 2>/dev/null || now)")"$'\n'
+    fi
+    while IFS= read -r line || [[ -n "$line" ]]; do
+      [[ -n "$line" ]] && content+="$line"$'\n'
+    done <<<"$existing"
+    write_disable_file "$content$(line_of_ours)"$'\n'
+    log "disable file $disable_file already present; added our line (owners now: $(grep -o 'by=[^ ]*' -- \
+      "$disable_file" | tr '\n' ' '))"
+  fi
 else
-  create_disable_file
+  write_disable_file "$(line_of_ours)"$'\n'
   log "created $disable_file: $(head -n 1 -- "$disable_file")"
+fi
+# The file is in place: other owners may change it while this step waits for the agent.
+if [[ -n "$lock_fd" ]]; then
+  exec {lock_fd}>&-
 fi
 
 # One poll: reads the status file ONCE (the agent replaces it by rename, so one open sees one complete version;
@@ -190,7 +234,8 @@ while true; do
   if ((SECONDS - started > timeout)); then
     fail "the fencing agent did not confirm the disarm within ${timeout}s (last: $state)." \
       "Refusing to start disruptive work with a possibly armed watchdog; $disable_file stays in place and" \
-      "bashible will retry. Check the agent: 'kubectl -n <namespace> exec <agent pod> -- fencing-agent status'."
+      "bashible will retry. Check the agent: 'kubectl -n <namespace> exec <agent pod> -c agent --" \
+      "/opt/java/bin/java -jar /app/fencing-agent.jar status' (docs/runbook.md), and $status_file here."
   fi
   sleep "$poll_interval"
 done

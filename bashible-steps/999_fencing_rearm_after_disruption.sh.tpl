@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Bashible step: let this node's fencing agent re-arm after disruptive work, once the node is healthy again.
 #
-# Runs last. Waits, bounded in time, until the kubelet answers its health endpoint, then removes the disable file
-# written by 002_fencing_disarm_before_disruption. A file written by someone else (its "by=" is not ours, e.g. an
-# operator disarming by hand) is left alone. The agent re-arms on its own when its arming rules allow (quorum held
+# Runs last. Waits, bounded in time, until the kubelet answers its health endpoint, then removes our line from the
+# disable file written by 002_fencing_disarm_before_disruption (one line per owner), and the file with its last line.
+# Lines of other owners (an operator disarming by hand, a file without any "by=") stay, and so does the file then. The agent re-arms on its own when its arming rules allow (quorum held
 # for the arming delay). Idempotent: no file ⇒ nothing to do. On a failed health check the file stays and the step
 # fails, so bashible retries the run and the node stays disarmed meanwhile.
 #
@@ -40,10 +40,18 @@ if [[ ! -e "$disable_file" ]]; then
   exit 0
 fi
 
-first_line="$(head -n 1 -- "$disable_file" 2>/dev/null || true)"
-# Only a file this step's counterpart wrote; the content is matched, never executed.
-if [[ " $first_line " != *" by=$by "* ]]; then
-  log "leaving $disable_file in place: it was not written by '$by' ($first_line)"
+# Our line, if any; the content is matched, never executed.
+ours() {
+  local line
+  while IFS= read -r line || [[ -n "$line" ]]; do
+    if [[ " $line " == *" by=$by "* ]]; then
+      return 0
+    fi
+  done <"$disable_file"
+  return 1
+}
+if ! ours; then
+  log "leaving $disable_file in place: it was not written by '$by' ($(head -n 1 -- "$disable_file" 2>/dev/null || true))"
   exit 0
 fi
 
@@ -60,5 +68,39 @@ if [[ -n "$health_url" ]]; then
   log "$health_url is healthy"
 fi
 
-rm -f -- "$disable_file"
-log "removed $disable_file ($first_line); the agent re-arms when its arming rules allow"
+dir="$(dirname -- "$disable_file")"
+if command -v flock >/dev/null 2>&1; then
+  exec {lock_fd}>"$dir/.disable.lock"
+  flock -w 30 "$lock_fd" || fail "cannot lock $dir/.disable.lock within 30s (another owner holds it); $disable_file stays"
+else
+  log "flock not found: changing $disable_file without the lock"
+fi
+if [[ ! -e "$disable_file" ]]; then
+  log "$disable_file is gone already: nothing to re-arm"
+  exit 0
+fi
+rest=""
+removed=""
+while IFS= read -r line || [[ -n "$line" ]]; do
+  if [[ " $line " == *" by=$by "* ]]; then
+    removed="$line"
+  elif [[ -n "$line" ]]; then
+    rest+="$line"$'\n'
+  fi
+done <"$disable_file"
+if [[ -z "$removed" ]]; then
+  log "leaving $disable_file in place: our line is gone already"
+  exit 0
+fi
+if [[ -z "$rest" ]]; then
+  rm -f -- "$disable_file"
+  log "removed $disable_file ($removed); the agent re-arms when its arming rules allow"
+  exit 0
+fi
+tmp="$(mktemp -- "$dir/.disable.XXXXXX")"
+trap 'rm -f -- "$tmp"' EXIT
+printf '%s' "$rest" >"$tmp"
+chmod 0644 -- "$tmp"
+mv -f -- "$tmp" "$disable_file"
+log "removed our line ($removed) from $disable_file; the node stays disarmed for its other owners:" \
+  "$(grep -o 'by=[^ ]*' -- "$disable_file" | tr '\n' ' ')"

@@ -52,13 +52,35 @@ load test_helper
   [[ "$output" == *"already present"* ]]
 }
 
-@test "a disable file written by someone else is kept unchanged" {
+@test "a disable file written by someone else keeps their line and gets ours" {
   mkdir -p "$(dirname "$FENCING_DISABLE_FILE")"
   echo "reason=hand-debugging by=alice at=2026-01-01T00:00:00Z" >"$FENCING_DISABLE_FILE"
 
   run -0 bash "$DISARM"
 
-  [[ "$(cat "$FENCING_DISABLE_FILE")" == "reason=hand-debugging by=alice at=2026-01-01T00:00:00Z" ]]
+  [[ "$(head -n 1 "$FENCING_DISABLE_FILE")" == "reason=hand-debugging by=alice at=2026-01-01T00:00:00Z" ]]
+  [[ "$(sed -n 2p "$FENCING_DISABLE_FILE")" =~ ^reason=node-configuration-update\ by=bashible\ at= ]]
+  [[ "$(wc -l <"$FENCING_DISABLE_FILE")" == 2 ]]
+  [[ "$output" == *"added our line (owners now: by=alice by=bashible"* ]]
+
+  # Again: our line is there already, nothing changes.
+  before="$(cat "$FENCING_DISABLE_FILE")"
+  run -0 bash "$DISARM"
+  [[ "$(cat "$FENCING_DISABLE_FILE")" == "$before" ]]
+}
+
+@test "a disable file made by hand without an owner keeps an owner line no step removes" {
+  mkdir -p "$(dirname "$FENCING_DISABLE_FILE")"
+  : >"$FENCING_DISABLE_FILE"
+
+  run -0 bash "$DISARM"
+
+  [[ "$(head -n 1 "$FENCING_DISABLE_FILE")" =~ ^reason=disable-file-without-owner\ by=unknown\ at= ]]
+  [[ "$(sed -n 2p "$FENCING_DISABLE_FILE")" == *" by=bashible "* ]]
+  fake curl '0 ok'
+  run -0 bash "$REARM"
+  [[ -f "$FENCING_DISABLE_FILE" ]]
+  [[ "$(cat "$FENCING_DISABLE_FILE")" =~ ^reason=disable-file-without-owner\ by=unknown\ at=[^$'\n']*$ ]]
 }
 
 @test "the file appears complete in one rename from the same directory: no reader sees a partial file" {
@@ -100,8 +122,8 @@ SH
   [[ ! -e "$FAKE_DIR/violations" ]] || { cat "$FAKE_DIR/violations"; false; }
   [[ "$(calls mv)" == 1 ]]
   [[ -s "$FAKE_DIR/reads" ]]
-  # No temporary file is left next to the disable file.
-  [[ "$(find "$(dirname "$FENCING_DISABLE_FILE")" -mindepth 1 | wc -l)" == 1 ]]
+  # No temporary file is left next to the disable file (and the owners' lock file).
+  [[ "$(find "$(dirname "$FENCING_DISABLE_FILE")" -mindepth 1 ! -name .disable.lock | wc -l)" == 1 ]]
 }
 
 @test "no status file: no agent runs, proceeds at once with a log line" {

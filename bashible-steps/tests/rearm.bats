@@ -127,3 +127,19 @@ write_disable_file() {
   grep -qx armed=true "$FENCING_AGENT_STATUS_FILE"
   grep -qx disable_file=absent "$FENCING_AGENT_STATUS_FILE"
 }
+
+@test "two owners: each re-arm removes only its own line, and the last one the file" {
+  fake curl '0 ok'
+  mkdir -p "$(dirname "$FENCING_DISABLE_FILE")"
+  printf '%s\n' "reason=kernel-work by=fencing-maintenance at=2026-11-22T10:00:00Z" \
+    "reason=node-configuration-update by=bashible at=2026-11-22T10:01:00Z" >"$FENCING_DISABLE_FILE"
+
+  run -0 bash "$REARM"
+
+  [[ -f "$FENCING_DISABLE_FILE" ]]
+  [[ "$(cat "$FENCING_DISABLE_FILE")" == "reason=kernel-work by=fencing-maintenance at=2026-11-22T10:00:00Z" ]]
+  [[ "$output" == *"stays disarmed for its other owners: by=fencing-maintenance"* ]]
+
+  FENCING_DISABLE_BY=fencing-maintenance run -0 bash "$REARM"
+  [[ ! -e "$FENCING_DISABLE_FILE" ]]
+}
