@@ -112,7 +112,11 @@ public final class GossipKeyRotations {
         if (state.runningPhase().isPresent()) {
             Set<String> reachable = KeyRotationPlanner.reachable(model.expected().keySet(), reports::isConnected,
                     reports::latest, now, window);
-            waiting = KeyRotationPlanner.waitingFor(reachable, reports::latest, state.revision());
+            int expected = model.expected().size();
+            int quorum = model.policy() != null && model.policy().quorumSize() > 0 ? model.policy().quorumSize()
+                    : expected / 2 + 1;
+            waiting = KeyRotationPlanner.awaited(model.expected().keySet(), reachable, reports::latest,
+                    state.revision(), quorum);
         }
         return KeyRotationPlanner.plan(group, requested, state, waiting, this::newKey);
     }

@@ -107,6 +107,25 @@ public final class KeyRotationPlanner {
         return out;
     }
 
+    /**
+     * Who a running phase waits for. While fewer than {@code quorumSize} expected agents are reachable as this
+     * replica sees them, every unreachable one: a controller that just started (or a new leader) holds no streams
+     * and no reports yet, and "nobody is reachable" must not read as "nobody needs to catch up": the next phases
+     * would be written at once, and the agents that reconnect later would switch keys one by one and cut each other
+     * off. A group of which fewer than a quorum can be reached cannot fence safely anyway. Otherwise
+     * {@link #waitingFor}.
+     */
+    public static SortedSet<String> awaited(Collection<String> expected, Set<String> reachable,
+                                            Function<String, Optional<ReceivedReport>> latest, long revision,
+                                            int quorumSize) {
+        if (reachable.size() < quorumSize) {
+            SortedSet<String> out = new TreeSet<>(expected);
+            out.removeAll(reachable);
+            return out;
+        }
+        return waitingFor(reachable, latest, revision);
+    }
+
     /** The reachable agents whose latest report does not show {@code revision} installed. */
     public static SortedSet<String> waitingFor(Set<String> reachable,
                                                Function<String, Optional<ReceivedReport>> latest, long revision) {

@@ -69,6 +69,30 @@ class KeyRotationPlannerTest {
         assertThat(KeyRotationPlanner.waitingFor(Set.of("a", "b", "c"), this::latest, 3)).containsExactly("b", "c");
     }
 
+    /**
+     * A controller that just started (or a new leader) holds no reports: a running phase must wait for the group, not
+     * read "nobody is reachable" as "nobody needs to catch up" and write the remaining phases at once.
+     */
+    @Test
+    void withFewerThanAQuorumReachableAPhaseWaitsForEveryoneUnheard() {
+        List<String> five = List.of("a", "b", "c", "d", "e");
+        assertThat(KeyRotationPlanner.awaited(five, Set.of(), this::latest, 2, 3))
+                .containsExactly("a", "b", "c", "d", "e");
+        report("a", NOW, 2, null, 0);
+        report("b", NOW, 2, null, 0);
+        assertThat(KeyRotationPlanner.awaited(five, Set.of("a", "b"), this::latest, 2, 3))
+                .containsExactly("c", "d", "e");
+        // A quorum reachable (c heard by a, say), all on the revision: the phase may complete; d and e, unheard,
+        // get the keyring in their full config when they come back.
+        report("c", NOW, 2, null, 0);
+        assertThat(KeyRotationPlanner.awaited(five, Set.of("a", "b", "c"), this::latest, 2, 3)).isEmpty();
+        // Plan with nobody awaited writes the next phase; the restart case no longer gets there.
+        KeyringState phase1 = new KeyringState(Map.of("primary", OLD, KeyRotationPlanner.NEXT_KEY, NEW), 2,
+                KeyRotationPhase.INSTALL_SECONDARY, "r1", "");
+        assertThat(KeyRotationPlanner.plan("g", "r1", phase1, KeyRotationPlanner.awaited(five, Set.of(),
+                this::latest, 2, 3), () -> NEW).write()).isEmpty();
+    }
+
     @Test
     void aNewRequestStartsPhaseOneWithTheNewKeyAsSecondary() {
         KeyRotationPlanner.Plan plan = KeyRotationPlanner.plan("g", "r1", idle(""), Set.of(), () -> NEW);

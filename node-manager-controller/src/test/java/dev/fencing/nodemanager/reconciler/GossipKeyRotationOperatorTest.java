@@ -141,6 +141,49 @@ class GossipKeyRotationOperatorTest {
         return held[0];
     }
 
+    /**
+     * A controller restarted in the middle of a rotation holds no agent stream and no report: it must not take the
+     * silence for "nobody needs to catch up" and write the remaining phases at once (the agents reconnecting later
+     * would switch keys one by one and cut each other off). It waits for a quorum of the group, then goes on.
+     */
+    @Test
+    void aRestartedControllerWithoutAgentsYetDoesNotAdvanceARunningRotation() throws Exception {
+        client.resource(OperatorFixtures.watchdogGroup(GROUP)).create();
+        for (int i = 1; i <= 4; i++) {
+            client.nodes().resource(node(GROUP + "-" + i, GROUP, i)).create();
+        }
+        connect("k-1");
+        connect("k-2");
+        connect("k-3");
+        annotate(KeyRotationPlanner.ROTATE_ANNOTATION, "2026-11-29");
+        await().atMost(15, TimeUnit.SECONDS).until(() -> secretState().revision() == 1);
+        assertThat(secretState().phase().reason()).isEqualTo("Phase1InstallSecondary");
+
+        // The controller restarts before any agent reported revision 1; no agent is back yet.
+        agents.forEach(TestAgent::close);
+        agents.clear();
+        channel.shutdownNow().awaitTermination(2, TimeUnit.SECONDS);
+        manager.close();
+        manager = new NodeManager(controllerClient, ControllerConfig.forTests(NS), InstantSource.system(),
+                new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)).start();
+        channel = NettyChannelBuilder.forAddress("127.0.0.1", manager.grpcPort()).usePlaintext().build();
+        await().atMost(15, TimeUnit.SECONDS).untilAsserted(() -> assertThat(rotationCondition().getMessage())
+                .contains("WaitingFor: k-1,k-2,k-3,k-4"));
+        // Several status intervals (500 ms here) of reconciles: still phase 1.
+        await().during(3, TimeUnit.SECONDS).atMost(6, TimeUnit.SECONDS)
+                .until(() -> secretState().revision() == 1);
+
+        // The agents come back and report revision 1: the rotation goes on.
+        TestAgent b1 = connect("k-1");
+        TestAgent b2 = connect("k-2");
+        TestAgent b3 = connect("k-3");
+        report(b1, 1, "k-2", "k-3");
+        report(b2, 1, "k-1", "k-3");
+        report(b3, 1, "k-1", "k-2");
+        await().atMost(15, TimeUnit.SECONDS).until(() -> secretState().revision() == 2);
+        assertThat(secretState().phase().reason()).isEqualTo("Phase2UseNewPrimary");
+    }
+
     @Test
     void rotationWalksThreePhasesBlockedOnlyByReachableAgents() throws Exception {
         client.resource(OperatorFixtures.watchdogGroup(GROUP)).create();
