@@ -12,6 +12,7 @@ import dev.fencing.memberlist.codec.Ping;
 import dev.fencing.memberlist.codec.PushPull;
 import dev.fencing.memberlist.codec.StreamCodec;
 import dev.fencing.memberlist.codec.UserMsg;
+import dev.fencing.memberlist.limits.DropLog;
 import dev.fencing.memberlist.limits.Limit;
 import dev.fencing.memberlist.limits.Refusals;
 import dev.fencing.memberlist.state.Clock;
@@ -69,6 +70,9 @@ public final class Memberlist implements AutoCloseable {
   private final PacketCodec packetCodec;
   private final StreamCodec streamCodec;
   private final Refusals refusals;
+  // Undecodable packets and rejected streams: logged at most once per interval each (anyone can send them).
+  private final DropLog droppedPackets = new DropLog(System::nanoTime);
+  private final DropLog rejectedStreams = new DropLog(System::nanoTime);
   private final ProtocolCounters counters = new ProtocolCounters();
   private final ReentrantLock lock = new ReentrantLock();
   private final ScheduledThreadPoolExecutor protocolThread;
@@ -453,7 +457,11 @@ public final class Memberlist implements AutoCloseable {
       return;
     } catch (MalformedMessageException e) {
       counters.malformedPackets.increment();
-      LOG.warn("event=packet_dropped node={} from={} reason=\"{}\"", config.name(), from, e.getMessage());
+      DropLog.Line line = droppedPackets.dropped();
+      if (line != null) {
+        LOG.warn("event=packet_dropped node={} from={} reason=\"{}\" dropped_total={} not_logged={}", config.name(),
+            from, e.getMessage(), line.total(), line.notLogged());
+      }
       return;
     }
     for (Message m : messages) {
@@ -486,7 +494,11 @@ public final class Memberlist implements AutoCloseable {
         return;
       } catch (MalformedMessageException e) {
         counters.malformedPackets.increment();
-        LOG.warn("event=stream_rejected node={} from={} reason=\"{}\"", config.name(), conn.remoteAddress(), e.getMessage());
+        DropLog.Line line = rejectedStreams.dropped();
+        if (line != null) {
+          LOG.warn("event=stream_rejected node={} from={} reason=\"{}\" rejected_total={} not_logged={}", config.name(),
+              conn.remoteAddress(), e.getMessage(), line.total(), line.notLogged());
+        }
         reply(conn, new ErrResp(e.getMessage()));
         return;
       }

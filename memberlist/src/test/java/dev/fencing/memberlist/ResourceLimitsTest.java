@@ -51,4 +51,42 @@ class ResourceLimitsTest {
       await().atMost(Duration.ofSeconds(10)).until(() -> a.members().size() == 2);
     }
   }
+
+  /**
+   * Datagrams that do not decode (here: random bytes at a node with a keyring) are dropped and counted each, but
+   * logged at most once per interval: a warning per packet, written on the receive thread, slowed it until the
+   * kernel dropped the quorum heartbeats it also receives.
+   */
+  @Test
+  void junkDatagramsAreCountedEachButLoggedOncePerInterval() throws Exception {
+    ch.qos.logback.classic.Logger logger =
+        (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(Memberlist.class);
+    ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> captured =
+        new ch.qos.logback.core.read.ListAppender<>();
+    captured.start();
+    logger.addAppender(captured);
+    Keyring keys = new Keyring(new byte[16]);
+    Config config = Config.defaultLocal().toBuilder().bindAddr("127.0.0.1").bindPort(0).keyring(keys).name("a")
+        .build();
+    try (Memberlist a = Memberlist.create(config);
+        java.net.DatagramSocket sender = new java.net.DatagramSocket()) {
+      java.util.Random random = new java.util.Random(7);
+      for (int i = 0; i < 2000; i++) {
+        byte[] junk = new byte[60];
+        random.nextBytes(junk);
+        sender.send(new java.net.DatagramPacket(junk, junk.length, a.localNode().address()));
+        if (i % 200 == 199) {
+          Thread.sleep(5); // do not outrun the socket buffer: every datagram should arrive
+        }
+      }
+      await().atMost(Duration.ofSeconds(10)).until(() -> a.stats().malformedPackets() >= 1000);
+      long dropped = a.stats().malformedPackets();
+      List<String> lines = captured.list.stream().map(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage)
+          .filter(m -> m.startsWith("event=packet_dropped")).toList();
+      assertThat(lines).as("%d datagrams dropped", dropped).hasSize(1);
+      assertThat(lines.get(0)).contains("dropped_total=1 not_logged=0");
+    } finally {
+      logger.detachAppender(captured);
+    }
+  }
 }
