@@ -36,6 +36,10 @@ public final class MembershipView {
   private final Map<String, GossipMember> latest = new HashMap<>();
   private final Map<String, NodeMeta> visible = new HashMap<>();
   private final java.util.Set<String> hiddenByIsolation = new java.util.HashSet<>();
+  // Carried over from the view of a gossip member this one replaced and not reported by the new one yet.
+  private final java.util.Set<String> unconfirmed = new java.util.HashSet<>();
+  private long unconfirmedUntilNanos;
+  private boolean retired;
   private ExpectedPeers expected;
   private long changes;
 
@@ -78,14 +82,66 @@ public final class MembershipView {
   }
 
   /**
+   * Takes over what consumers see from {@code previous}, the view of the gossip member this view's member replaces
+   * (a gossip restart: another group or label, another address, encryption switched), and retires it: the old member's
+   * last words (its own leave, deaths seen while it stops) no longer reach consumers. Without this the consumers kept
+   * every member the old view had shown (nothing withdrew them from the hub), and saw LEFT for their own node. A
+   * member the new expected set no longer admits gets a LEFT now (source config); the others stay shown without an
+   * event and must be reported by the new member before {@code deadlineNanos} ({@link #expireUnconfirmed}).
+   */
+  public void carryOver(MembershipView previous, long deadlineNanos) {
+    Map<String, NodeMeta> shown;
+    Map<String, GossipMember> last;
+    synchronized (previous) {
+      previous.retired = true;
+      shown = new HashMap<>(previous.visible);
+      last = new HashMap<>(previous.latest);
+    }
+    synchronized (this) {
+      unconfirmedUntilNanos = deadlineNanos;
+      shown.forEach((name, meta) -> {
+        GossipMember m = last.get(name);
+        if (m != null && expected.admits(name, m.hostPort())) {
+          visible.put(name, meta);
+          unconfirmed.add(name);
+        } else {
+          LOG.info("{} event=member_left peer={} source={} reason=not_expected", logContext, name, SOURCE_CONFIG);
+          sink.publish(EventType.LEFT, name, meta.addresses(), clock.instant(), SOURCE_CONFIG);
+        }
+      });
+    }
+  }
+
+  /**
+   * After a gossip restart: members carried over ({@link #carryOver}) that the new gossip member has not reported by
+   * the deadline get a LEFT (source gossip): it cannot reach them (dead, or no longer sharing its group or label).
+   */
+  public synchronized void expireUnconfirmed(long nowNanos) {
+    if (unconfirmed.isEmpty() || nowNanos - unconfirmedUntilNanos < 0) {
+      return;
+    }
+    for (String name : java.util.List.copyOf(unconfirmed)) {
+      NodeMeta shown = visible.remove(name);
+      if (shown != null) {
+        LOG.info("{} event=member_left peer={} source={} reason=not_heard_after_gossip_restart", logContext, name,
+            SOURCE_GOSSIP);
+        sink.publish(EventType.LEFT, name, shown.addresses(), clock.instant(), SOURCE_GOSSIP);
+      }
+    }
+    unconfirmed.clear();
+  }
+
+  /**
    * Applies one change reported by gossip.
    *
-   * @return false when the member was dropped: not expected, or not at its configured address
+   * @return false when the member was dropped: not expected, or not at its configured address (or this view was
+   *     retired by a gossip restart)
    */
   public synchronized boolean apply(GossipMember member) {
-    if (!expected.admits(member.name(), member.hostPort())) {
+    if (retired || !expected.admits(member.name(), member.hostPort())) {
       return false;
     }
+    unconfirmed.remove(member.name());
     latest.put(member.name(), member);
     changes++;
     boolean alive = member.state() == GossipState.ALIVE || member.state() == GossipState.SUSPECT;

@@ -458,6 +458,10 @@ public final class FencingAgent implements AutoCloseable {
         || late > t.heartbeatInterval().toNanos() / 2) {
       sendRound(now);
     }
+    MembershipView shownMembers = membershipView;
+    if (shownMembers != null) {
+      shownMembers.expireUnconfirmed(now);
+    }
     QuorumVerdict verdict = evaluator.evaluate(now);
     // A fresh reading for the feed decision: time spent since the evaluation must count against heldUntil.
     long feedNow = deps.clock().nanoTime();
@@ -800,6 +804,15 @@ public final class FencingAgent implements AutoCloseable {
    * between plaintext and encrypted gossip. Timings, keys and the expected set are applied to the running member
    * ({@link #applyToRunningGossip}).
    */
+  /**
+   * How long members shown before a gossip restart stay shown without the new member reporting them: two push/pull
+   * intervals (a full state exchange with a peer) and at least 5 s.
+   */
+  static Duration restartGrace(ResolvedTimings t) {
+    Duration twoExchanges = t.pushPullInterval().multipliedBy(2);
+    return twoExchanges.compareTo(Duration.ofSeconds(5)) < 0 ? Duration.ofSeconds(5) : twoExchanges;
+  }
+
   static boolean gossipRestartNeeded(AgentConfig a, AgentConfig b) {
     return !a.group().equals(b.group())
         || a.policy().gossipLabel() != b.policy().gossipLabel()
@@ -860,9 +873,14 @@ public final class FencingAgent implements AutoCloseable {
     gossipStarting = true;
     long generation = ++gossipGeneration;
     lastGossipAttemptNanos = deps.clock().nanoTime();
+    MembershipView previousView = membershipView;
     membershipView = new MembershipView(node, deps.hub()::publish, deps.wallClock(), logContext(),
         NetworkPlan.of(newConfig).canonical());
     MembershipView view = membershipView;
+    if (previousView != null) {
+      // What consumers see stays until the new member confirms or contradicts it (or the grace runs out).
+      view.carryOver(previousView, deps.clock().nanoTime() + restartGrace(newConfig.policy().timings()).toNanos());
+    }
     GossipMembership created;
     latestGossip = null;
     try {

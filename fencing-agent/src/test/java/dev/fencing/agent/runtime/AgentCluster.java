@@ -277,11 +277,17 @@ final class AgentCluster implements AutoCloseable {
 
   /** The group's config with exactly {@code names} as expected members (ports allocated for new names). */
   StandaloneConfig groupOf(List<String> names) throws Exception {
+    return groupOf(names, y -> y);
+  }
+
+  /** As {@link #groupOf(List)}, its YAML text changed by {@code edit} (e.g. another group name). */
+  StandaloneConfig groupOf(List<String> names, java.util.function.UnaryOperator<String> edit) throws Exception {
     Map<String, Integer> members = new LinkedHashMap<>();
     for (String n : names) {
       members.put(n, port(n));
     }
-    return StandaloneConfigLoader.parse("cluster.yaml", yaml(members, quorumLossAction, tieBreakers, timings));
+    return StandaloneConfigLoader.parse("cluster.yaml", edit.apply(yaml(members, quorumLossAction, tieBreakers,
+        timings)));
   }
 
   /**

@@ -154,4 +154,32 @@ class LiveConfigChangeTest {
       }
     }
   }
+
+  /**
+   * A change that restarts gossip (here: node-a moves to another group, with node-b but without node-c) hands what
+   * consumers see to the new gossip member: node-c goes at once (no longer expected), node-b once the new member has
+   * not reported it within the grace (node-b still gossips in the old group, under the old label), and consumers never
+   * see node-a itself leave. Before, GetAll kept node-b and node-c for good and StreamEvents sent LEFT for node-a.
+   */
+  @Test
+  void aGossipRestartWithdrawsWhatTheNewMemberDoesNotReportAndNeverShowsTheNodeLeavingItself() throws Exception {
+    try (AgentCluster cluster = AgentCluster.start(3, "Fence", "LowestName")) {
+      armed(cluster);
+      AgentCluster.Agent a = cluster.agent("node-a");
+      await().atMost(STARTUP).until(() -> a.members().size() == 3);
+      StandaloneConfig moved = cluster.groupOf(java.util.List.of("node-a", "node-b"),
+          y -> y.replace("group: test\n", "group: test2\n"));
+      assertThat(moved.group()).isEqualTo("test2");
+      int eventsBefore = a.events().size();
+      a.agent().applyConfig(cluster.configFor("node-a", moved));
+
+      await().atMost(Duration.ofSeconds(5)).until(() -> !a.members().contains("node-c"));
+      assertThat(a.members()).as("node-b until the grace runs out").contains("node-a", "node-b");
+      await().atMost(Duration.ofSeconds(20)).until(() -> a.members().equals(java.util.List.of("node-a")));
+      java.util.List<dev.fencing.proto.fencing.v1.Event> after = a.events().subList(eventsBefore, a.events().size());
+      assertThat(after).filteredOn(e -> e.getType() == dev.fencing.proto.fencing.v1.EventType.LEFT)
+          .extracting(e -> e.getNode().getName()).containsExactlyInAnyOrder("node-c", "node-b");
+      assertThat(after).extracting(e -> e.getNode().getName()).as("node-a's own events").doesNotContain("node-a");
+    }
+  }
 }
