@@ -54,6 +54,9 @@ public final class StateDirectory {
       } else {
         Files.createDirectories(dir);
       }
+    } else if (posix && !Files.getPosixFilePermissions(dir).equals(OWNER_ONLY_DIR)) {
+      // Made by someone else, e.g. the kubelet for the DaemonSet's hostPath (DirectoryOrCreate: 0755).
+      Files.setPosixFilePermissions(dir, OWNER_ONLY_DIR);
     }
     replacer.replace(dir.resolve(name), content, OWNER_ONLY_FILE);
   }

@@ -102,4 +102,14 @@ class StateDirectoryTest {
     assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("last-fence"))))
         .isEqualTo("rw-------");
   }
+
+  /** The kubelet creates the DaemonSet's hostPath (DirectoryOrCreate) 0755 before the agent starts. */
+  @Test
+  void aStateDirSomeoneElseCreatedReadableBecomesOwnerOnlyAtTheFirstWrite() throws IOException {
+    Path dir = root.resolve("by-kubelet");
+    Files.createDirectories(dir);
+    Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+    new StateDirectory(dir).write("controller-config.bin", new byte[] {1});
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir))).isEqualTo("rwx------");
+  }
 }
