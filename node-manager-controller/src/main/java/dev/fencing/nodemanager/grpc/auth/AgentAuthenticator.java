@@ -30,12 +30,21 @@ public final class AgentAuthenticator {
     static final String NODE_NAME = "authentication.kubernetes.io/node-name";
     private static final String SA_PREFIX = "system:serviceaccount:";
     private static final int MAX_CACHED = 100_000;
+    /**
+     * TokenReviews in flight at once. Refusals are not cached (a token may become valid), so without a bound every
+     * call with a made-up token, from anyone who reaches the port, held a gRPC thread in a blocking review: 2000
+     * calls on one connection made 2000 threads. Beyond the bound a call is refused UNAVAILABLE at once and the agent
+     * retries with its backoff; a valid token is reviewed once a minute at most (cache).
+     */
+    static final int MAX_CONCURRENT_REVIEWS = 32;
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final TokenReviewer reviewer;
     private final InstantSource clock;
     private final Duration maxCacheAge;
     private final Map<String, Cached> cache = new ConcurrentHashMap<>();
+    private final java.util.concurrent.Semaphore reviews =
+            new java.util.concurrent.Semaphore(MAX_CONCURRENT_REVIEWS);
 
     private record Cached(AgentIdentity identity, Instant until) {
     }
@@ -71,11 +80,17 @@ public final class AgentAuthenticator {
             return cached.identity();
         }
         TokenReviewer.Review review;
+        if (!reviews.tryAcquire()) {
+            throw new AgentAuthException(Status.UNAVAILABLE.withDescription("too many token reviews in progress ("
+                    + MAX_CONCURRENT_REVIEWS + "); retry"));
+        }
         try {
             review = reviewer.review(token);
         } catch (TokenReviewer.TokenReviewUnavailableException e) {
             throw new AgentAuthException(Status.UNAVAILABLE.withDescription("cannot review the token now ("
                     + e.getMessage() + "); retry"));
+        } finally {
+            reviews.release();
         }
         if (!review.authenticated()) {
             throw new AgentAuthException(Status.UNAUTHENTICATED.withDescription("token rejected by TokenReview"

@@ -83,4 +83,49 @@ class AgentAuthenticatorTest {
         assertThat(ClientText.escape("x".repeat(300))).endsWith("...(300 chars)").hasSize(256 + 14);
         assertThat(ClientText.escape("\u0000é")).isEqualTo("\\u0000\\u00e9");
     }
+
+    /** Reviews in flight are bounded: a flood of made-up tokens cannot hold an unbounded number of threads. */
+    @Test
+    void reviewsInFlightAreBoundedAndTheRestRefusedAtOnce() throws Exception {
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
+        AgentAuthenticator slow = new AgentAuthenticator(token -> {
+            inFlight.incrementAndGet();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return new TokenReviewer.Review(false, "", Map.of(), "invalid");
+        }, now::get, Duration.ofSeconds(60));
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(
+                AgentAuthenticator.MAX_CONCURRENT_REVIEWS);
+        try {
+            for (int i = 0; i < AgentAuthenticator.MAX_CONCURRENT_REVIEWS; i++) {
+                String token = jwt(now.get().plusSeconds(3600 + i));
+                pool.execute(() -> {
+                    try {
+                        slow.authenticate(token);
+                    } catch (AgentAuthException expected) {
+                        // refused once released
+                    }
+                });
+            }
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+                    .until(() -> inFlight.get() == AgentAuthenticator.MAX_CONCURRENT_REVIEWS);
+            assertThatThrownBy(() -> slow.authenticate(jwt(now.get().plusSeconds(7200))))
+                    .isInstanceOfSatisfying(AgentAuthException.class, e -> {
+                        assertThat(e.status().getCode()).isEqualTo(io.grpc.Status.Code.UNAVAILABLE);
+                        assertThat(e.status().getDescription()).contains("too many token reviews in progress");
+                    });
+            assertThat(inFlight.get()).isEqualTo(AgentAuthenticator.MAX_CONCURRENT_REVIEWS);
+        } finally {
+            release.countDown();
+            pool.shutdown();
+            assertThat(pool.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        }
+        // Released: reviews run again.
+        assertThatThrownBy(() -> slow.authenticate(jwt(now.get().plusSeconds(9000))))
+                .hasMessageContaining("rejected by TokenReview");
+    }
 }
