@@ -146,6 +146,9 @@ public final class AgentControlService extends AgentControlGrpc.AgentControlImpl
         Connection connection = new Connection(stream, AgentAuthInterceptor.IDENTITY.get());
         out.setOnReadyHandler(stream::drain);
         out.setOnCancelHandler(connection::ended);
+        // A close of ours (overflow, fencing switched off) ends the connection too; off the stream's lock, which the
+        // sender may hold together with the distributor's.
+        stream.onServerClose(() -> scheduler.execute(connection::ended));
         scheduler.schedule(() -> {
             if (connection.node == null) {
                 stream.close(Status.DEADLINE_EXCEEDED.withDescription("no AgentHello within "

@@ -28,6 +28,8 @@ final class AgentStream implements ConfigSink {
     private volatile String node = "";
     private boolean closed;
 
+    private volatile Runnable onServerClose;
+
     AgentStream(ServerCallStreamObserver<ControllerMessage> out, int capacity, long maxBytes, StreamStats stats) {
         this.out = out;
         this.capacity = capacity;
@@ -37,6 +39,16 @@ final class AgentStream implements ConfigSink {
 
     void identify(String nodeName) {
         this.node = nodeName;
+    }
+
+    /**
+     * Runs {@code ended} (off this stream's lock, on whatever executor it uses) when the server itself closes the
+     * stream (an overflow, fencing switched off): gRPC then calls neither the cancel handler nor the inbound
+     * onError/onCompleted, and without it the connection's clean-up (the node no longer counted as connected, the
+     * subscription and, on a follower, the upstream to the leader) never ran.
+     */
+    void onServerClose(Runnable ended) {
+        this.onServerClose = ended;
     }
 
     @Override
@@ -144,6 +156,10 @@ final class AgentStream implements ConfigSink {
             out.onError(status.asRuntimeException());
         } catch (IllegalStateException e) {
             LOG.debug("event=close_after_cancel node={}", node);
+        }
+        Runnable ended = onServerClose;
+        if (ended != null) {
+            ended.run();
         }
     }
 

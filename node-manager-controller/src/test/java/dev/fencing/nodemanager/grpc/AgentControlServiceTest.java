@@ -298,6 +298,10 @@ class AgentControlServiceTest {
         assertThat(stalled.closed.get().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
         assertThat(changes).isLessThan(400);
         assertThat(distributor.subscriberCounts().get("workers")).isEqualTo(1);
+        // The connection ended on our side too: w-0001 no longer counts as connected (a key rotation would wait
+        // for it for up to an hour, the token's lifetime).
+        await().atMost(5, TimeUnit.SECONDS).until(() -> !reports.isConnected("w-0001"));
+        assertThat(reports.isConnected("w-0002")).isTrue();
     }
 
     @Test
