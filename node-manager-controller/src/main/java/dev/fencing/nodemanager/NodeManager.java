@@ -26,6 +26,8 @@ import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import dev.fencing.nodemanager.health.HealthServer;
 import dev.fencing.nodemanager.metrics.ControllerMetrics;
+import dev.fencing.nodemanager.peervote.NodeConditionPatch;
+import dev.fencing.nodemanager.peervote.PeersReachable;
 import dev.fencing.nodemanager.model.NodeLabels;
 import dev.fencing.nodemanager.escalation.CachedEscalationSources;
 import dev.fencing.nodemanager.escalation.FenceStageExecutor;
@@ -473,6 +475,11 @@ public final class NodeManager implements AutoCloseable {
             }
             if (!remove.isEmpty()) {
                 writer.patchLabels(n.getMetadata().getName(), remove);
+            }
+            if (PeersReachable.carries(n)) {
+                NodeConditionPatch.of(n, PeersReachable.TYPE, PeersReachable.notVoted("group " + group
+                        + " was deleted (no peer vote)"), clock.instant())
+                        .ifPresent(ops -> writer.patchNodeStatus(n.getMetadata().getName(), ops));
             }
         }
     }

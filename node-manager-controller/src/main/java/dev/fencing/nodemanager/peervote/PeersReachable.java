@@ -87,6 +87,21 @@ public final class PeersReachable {
         return out;
     }
 
+    /**
+     * What a Node that carries the condition gets once no vote is taken for it any more (fencing off, the group's
+     * spec invalid or the group deleted, the node no longer an expected member): {@code Unknown}, reason
+     * {@code NotVoted}, so that a {@code True} from before does not keep saying "its peers hear it".
+     */
+    public static Vote notVoted(String why) {
+        return new Vote("Unknown", "NotVoted", why);
+    }
+
+    /** Whether {@code node} carries the condition. */
+    public static boolean carries(io.fabric8.kubernetes.api.model.Node node) {
+        return node.getStatus() != null && node.getStatus().getConditions() != null
+                && node.getStatus().getConditions().stream().anyMatch(c -> TYPE.equals(c.getType()));
+    }
+
     private static Vote vote(String node, int others, int voters, int hear, Duration quorumWindow) {
         int needed = others / 2 + 1;
         String counts = hear + " of " + voters + " reporting peers heard " + node + " within the quorum window "

@@ -179,6 +179,21 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
         }
     }
 
+    // A node that carries FencingPeersReachable but gets no vote any more: Unknown/NotVoted once, so that a True
+    // from before does not keep saying that its peers hear it.
+    private void clearPeerVotes(Map<String, Node> nodes, Set<String> voted, String why, Instant now) {
+        nodes.forEach((n, node) -> {
+            if (voted.contains(n) || !PeersReachable.carries(node)) {
+                return;
+            }
+            NodeConditionPatch.of(node, PeersReachable.TYPE, PeersReachable.notVoted(why), now).ifPresent(ops -> {
+                if (writeLimiter.allowConditionPatch(n, now)) {
+                    writer.patchNodeStatus(n, ops);
+                }
+            });
+        });
+    }
+
     /**
      * Keeps each node's gossip-address annotation ({@link GossipAddressAnnotation}) on what its agent last reported
      * while its group gossips on listed networks, so every replica can tell the peers; removes it once the group has
@@ -327,6 +342,11 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
         }
         if (model.valid()) {
             writePeerVotes(model, nodes, outcome.reporting(), now);
+            clearPeerVotes(nodes, model.expected().keySet(), "not an expected member of group " + name + " (no "
+                    + "peer vote)", now);
+        } else {
+            clearPeerVotes(nodes, Set.of(), model.fencingEnabled() ? "spec.fencing of group " + name + " is invalid"
+                    + " (no peer vote)" : "fencing is off for group " + name + " (no peer vote)", now);
         }
         writeGossipAddresses(model, nodes, now);
         for (FencedNodeRecovery.Action a : actions) {

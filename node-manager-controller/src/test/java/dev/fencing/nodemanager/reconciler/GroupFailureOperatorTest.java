@@ -509,4 +509,32 @@ class GroupFailureOperatorTest {
                         "MajorityLost"));
         assertThat(peersReachable(name(1)).getStatus()).isEqualTo("True");
     }
+
+    /**
+     * Once no vote is taken (fencing switched off here), a node that carries the condition gets Unknown/NotVoted:
+     * a True from before must not keep saying that its peers hear it.
+     */
+    @Test
+    void whenFencingIsSwitchedOffTheVotesBecomeNotVoted() throws Exception {
+        startArmedGroup(3, NodeType.STATIC, null, 1);
+        now.set(lastContact.plusSeconds(10));
+        reportAll(Set.of());
+        await().atMost(10, TimeUnit.SECONDS).untilAsserted(() -> assertThat(peersReachable(name(1)))
+                .extracting(NodeCondition::getStatus).isEqualTo("True"));
+
+        // Past the per-node write interval of the votes, then fencing goes.
+        now.set(lastContact.plusSeconds(20));
+        client.resources(NodeGroup.class).withName("workers").patch(
+                io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
+                        io.fabric8.kubernetes.client.dsl.base.PatchType.JSON),
+                "[{\"op\":\"remove\",\"path\":\"/spec/fencing\"}]");
+        await().atMost(10, TimeUnit.SECONDS).untilAsserted(() -> {
+            for (int i = 1; i <= 3; i++) {
+                NodeCondition c = peersReachable(name(i));
+                assertThat(c.getStatus()).isEqualTo("Unknown");
+                assertThat(c.getReason()).isEqualTo("NotVoted");
+                assertThat(c.getMessage()).isEqualTo("fencing is off for group workers (no peer vote)");
+            }
+        });
+    }
 }
