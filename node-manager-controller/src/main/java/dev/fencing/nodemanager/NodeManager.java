@@ -186,6 +186,7 @@ public final class NodeManager implements AutoCloseable {
         // A deleted group is recomputed with fencing off, so every replica drops its series.
         cache.addModelListener(m -> metrics.groupChanged(m.group(), m.fencingEnabled()));
         cache.addGroupDeletedListener(g -> scheduler.execute(() -> groupDeleted(g)));
+        cache.addNodeGoneListener(reports::forget);
         this.statusStore = new GroupStatusStore(client, config.namespace(), config.serverSideApply(),
                 cache::statusConfigMap);
         NodeGroupReconciler reconciler = new NodeGroupReconciler(config, daemonSets,

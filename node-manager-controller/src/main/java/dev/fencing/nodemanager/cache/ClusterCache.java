@@ -69,6 +69,7 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
     private final Set<String> dirty = ConcurrentHashMap.newKeySet();
     private final List<Consumer<GroupModel>> modelListeners = new CopyOnWriteArrayList<>();
     private final List<Consumer<NodeGroup>> groupDeletedListeners = new CopyOnWriteArrayList<>();
+    private final List<Consumer<String>> nodeGoneListeners = new CopyOnWriteArrayList<>();
     private final ExecutorService publisher = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "agent-config-publisher");
         t.setDaemon(true);
@@ -112,6 +113,11 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
     /** Called after every recompute with the new model. */
     public void addModelListener(Consumer<GroupModel> listener) {
         modelListeners.add(listener);
+    }
+
+    /** Called with a Node's name when it is deleted or leaves every group (its group label goes). */
+    public void addNodeGoneListener(Consumer<String> listener) {
+        nodeGoneListeners.add(listener);
     }
 
     /** Called when a NodeGroup is deleted. */
@@ -164,6 +170,9 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
             @Override
             public void onDelete(Node n, boolean unknownFinalState) {
                 mark(groupLabel(n));
+                // Deleted, or no longer in any group (the informer follows the group label).
+                networkAddresses.remove(n.getMetadata().getName());
+                nodeGoneListeners.forEach(l -> l.accept(n.getMetadata().getName()));
             }
         });
         groups = client.resources(NodeGroup.class).runnableInformer(0);

@@ -17,6 +17,8 @@ public final class AgentReports {
 
     private final Map<String, ReceivedReport> latest = new ConcurrentHashMap<>();
     private final Map<String, Integer> streams = new ConcurrentHashMap<>();
+    // Nodes forgotten while their agent still held a stream: their report goes with the last stream.
+    private final java.util.Set<String> gone = new java.util.HashSet<>();
     private final List<Consumer<String>> listeners = new CopyOnWriteArrayList<>();
     private final List<Consumer<ReceivedReport>> reportListeners = new CopyOnWriteArrayList<>();
 
@@ -40,16 +42,44 @@ public final class AgentReports {
         }
     }
 
-    /** An agent opened a stream. */
+    /** An agent opened a stream (of a Node that exists again, if it was forgotten). */
     public void connected(String node, String group) {
-        streams.merge(node, 1, Integer::sum);
+        synchronized (gone) {
+            gone.remove(node);
+            streams.merge(node, 1, Integer::sum);
+        }
         notify(group);
     }
 
     /** An agent's stream ended. */
     public void disconnected(String node, String group) {
-        streams.computeIfPresent(node, (k, v) -> v <= 1 ? null : v - 1);
+        synchronized (gone) {
+            streams.computeIfPresent(node, (k, v) -> v <= 1 ? null : v - 1);
+            if (!streams.containsKey(node) && gone.remove(node)) {
+                latest.remove(node);
+            }
+        }
         notify(group);
+    }
+
+    /**
+     * Forgets the latest report of {@code node} (its Node was deleted or left every group), unless its agent still
+     * holds a stream here. Without it, reports of replaced nodes stayed for good, each with an entry per peer: heap
+     * that grows with node churn in large ephemeral groups.
+     */
+    public void forget(String node) {
+        synchronized (gone) {
+            if (streams.containsKey(node)) {
+                gone.add(node);
+            } else {
+                latest.remove(node);
+            }
+        }
+    }
+
+    /** How many reports are held, for tests and metrics. */
+    public int size() {
+        return latest.size();
     }
 
     /** True while the agent of {@code node} holds at least one stream to this replica. */

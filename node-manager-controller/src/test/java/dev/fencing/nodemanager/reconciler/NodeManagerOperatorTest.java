@@ -171,6 +171,25 @@ class NodeManagerOperatorTest {
                 .setMode(FencingMode.FENCING_MODE_WATCHDOG)).build());
     }
 
+    /**
+     * The last report of a Node that was deleted goes once its agent's stream is gone (replaced machines no longer
+     * pile up reports), not while the agent is still connected.
+     */
+    @Test
+    void aDeletedNodesLastReportIsForgottenOnceItsAgentIsGone() throws Exception {
+        createGroupWithNodes("workers", 3);
+        TestAgent a = connect("workers-3");
+        report(a, true, true, 3);
+        await().atMost(10, TimeUnit.SECONDS).until(() -> manager.reports().latest("workers-3").isPresent());
+
+        client.nodes().withName("workers-3").delete();
+        await().during(1, TimeUnit.SECONDS).atMost(5, TimeUnit.SECONDS)
+                .until(() -> manager.reports().latest("workers-3").isPresent());
+        a.close();
+        await().atMost(10, TimeUnit.SECONDS).until(() -> manager.reports().latest("workers-3").isEmpty());
+        assertThat(manager.reports().isConnected("workers-3")).isFalse();
+    }
+
     @Test
     void aFencingGroupGetsItsAgentDaemonSetAndAnAgentReceivesTheFullConfig() throws Exception {
         createGroupWithNodes("workers", 3);
