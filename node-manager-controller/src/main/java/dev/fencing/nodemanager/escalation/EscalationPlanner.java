@@ -88,11 +88,13 @@ public final class EscalationPlanner {
                         identity, now), node);
             }
             case Fenced -> {
-                if (node.exists() && !node.tainted() && status.taintedAt() == null) {
-                    return new EscalationStep.Taint();
-                }
+                // Back already (powerAction Reboot, or powered on by hand): a taint now would only evict the
+                // workloads of a healthy node.
                 if (node.returned()) {
                     return new EscalationStep.MarkRecovered("node returned: Ready and its agent reports");
+                }
+                if (node.exists() && !node.tainted() && status.taintedAt() == null) {
+                    return new EscalationStep.Taint();
                 }
                 boolean asked = record.getMetadata().getAnnotations() != null
                         && record.getMetadata().getAnnotations().containsKey(NodeFencing.RECOVER_ANNOTATION);

@@ -79,12 +79,21 @@ public final class FenceStageExecutor {
         }
         String message = succeeded
                 ? (all ? "every method" : "method " + methods.get(methods.size() - 1).name()) + " confirmed power "
-                        + target.action()
+                        + target.action() + (target == PowerAction.REBOOT ? poweredOnAgain(methods) : "")
                 : (all ? "not every method" : "no method") + " confirmed power " + target.action();
         LOG.info("event=fence_stage_finished node={} stage={} action={} succeeded={} attempt={}", node,
                 stage.name(), target.action(), succeeded, attempt);
         return new StageRun(stage.name(), succeeded ? StageRun.SUCCEEDED : StageRun.FAILED, attempt,
                 started.toString(), identity, clock.instant().toString(), message, methods);
+    }
+
+    // With Reboot: whether the "on" after each confirmed off worked.
+    private static String poweredOnAgain(List<MethodRun> methods) {
+        boolean allOn = methods.stream().filter(MethodRun::succeeded).allMatch(m -> {
+            AgentInvocation last = m.invocations().get(m.invocations().size() - 1);
+            return PowerAction.ON.action().equals(last.action()) && Integer.valueOf(0).equals(last.exitCode());
+        });
+        return allOn ? ", then powered on again" : ", but powering on again failed: the node stays off";
     }
 
     private MethodRun runMethod(FenceMethod method, PowerAction target, String node, Map<String, String> annotations,
@@ -110,6 +119,17 @@ public final class FenceStageExecutor {
         invocations.add(after);
         boolean ok = action.exitCode() != null && action.exitCode() == 0 && after.exitCode() != null
                 && after.exitCode() == target.confirmingStatusExit();
+        if (ok && target == PowerAction.REBOOT) {
+            // Confirmed off: what the fencing needed. Powered on again so the node boots by itself; a failed "on"
+            // leaves it off (safe) and is in the record.
+            AgentInvocation on = invoke(method, PowerAction.ON.action(), args, node, timeout);
+            invocations.add(on);
+            if (on.exitCode() == null || on.exitCode() != 0) {
+                LOG.warn("event=fence_power_on_failed node={} method={} agent={} exit={} detail=\"confirmed off; "
+                        + "the node stays off until powered on (annotate the NodeFencing to run the recovery "
+                        + "stage)\"", node, method.name(), method.agent(), on.exitCode());
+            }
+        }
         return new MethodRun(method.name(), method.agent(), ok, invocations);
     }
 

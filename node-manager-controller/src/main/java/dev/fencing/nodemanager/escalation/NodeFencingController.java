@@ -1,5 +1,6 @@
 package dev.fencing.nodemanager.escalation;
 
+import dev.fencing.api.fencing.v1alpha1.FencePowerAction;
 import dev.fencing.api.fencing.v1alpha1.NodeFencing;
 import dev.fencing.api.fencing.v1alpha1.NodeFencingConfig;
 import dev.fencing.api.fencing.v1alpha1.NodeFencingConfigSpec;
@@ -268,7 +269,8 @@ public final class NodeFencingController implements AutoCloseable {
             Map<String, String> annotations = n == null || n.getMetadata().getAnnotations() == null ? Map.of()
                     : Map.copyOf(n.getMetadata().getAnnotations());
             LOG.warn("event=fence_stage_started node={} record={} stage={} action={} attempt={}", node,
-                    record.getMetadata().getName(), run.stage().name(), run.recovery() ? "on" : "off",
+                    record.getMetadata().getName(), run.stage().name(), run.recovery() ? "on"
+                            : config.powerActionOrDefault() == FencePowerAction.Reboot ? "reboot" : "off",
                     run.attempt());
             workers.execute(() -> runStage(claimedRecord, config, run, annotations));
         } else if (step instanceof EscalationStep.Taint) {
@@ -300,8 +302,9 @@ public final class NodeFencingController implements AutoCloseable {
                           Map<String, String> annotations) {
         String node = record.getSpec().nodeName();
         try {
-            StageRun result = executor.run(run.stage(), run.recovery() ? PowerAction.ON : PowerAction.OFF, node,
-                    annotations, run.attempt());
+            StageRun result = executor.run(run.stage(), run.recovery() ? PowerAction.ON
+                    : config.powerActionOrDefault() == FencePowerAction.Reboot ? PowerAction.REBOOT : PowerAction.OFF,
+                    node, annotations, run.attempt());
             if (Thread.currentThread().isInterrupted()) {
                 // The controller is stopping and killed the agent: what it saw says nothing about the BMC. The
                 // record stays Running, and the next leader runs the stage again once the stage's bound has passed.

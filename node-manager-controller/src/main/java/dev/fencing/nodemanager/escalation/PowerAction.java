@@ -7,6 +7,11 @@ package dev.fencing.nodemanager.escalation;
 public enum PowerAction {
     /** Fence stages. */
     OFF("off", 2),
+    /**
+     * Fence stages with {@code powerAction: Reboot}: off, confirmed by {@code status}, then {@code on}. The stage
+     * succeeds on the confirmed power-off (what lets the workloads move); the {@code on} that follows is recorded.
+     */
+    REBOOT("off", 2),
     /** The recovery stage. */
     ON("on", 0);
 

@@ -64,6 +64,7 @@ class NodeFencingControllerTest {
     private final AtomicReference<String> watchdog = new AtomicReference<>("ok");
     private final AtomicBoolean returned = new AtomicBoolean();
     private final AtomicBoolean onPurpose = new AtomicBoolean();
+    private dev.fencing.api.fencing.v1alpha1.FencePowerAction powerAction;
     private final AtomicBoolean leading = new AtomicBoolean(true);
     private final List<NodeFencingController> controllers = new ArrayList<>();
     private final KdumpSightings kdump = new KdumpSightings();
@@ -126,7 +127,7 @@ class NodeFencingControllerTest {
         NodeFencingConfig config = new NodeFencingConfig();
         config.setMetadata(new ObjectMetaBuilder().withName("worker").build());
         config.setSpec(new NodeFencingConfigSpec(Map.of("node.deckhouse.io/group", "worker"), null,
-                List.of(stages), stage("power-on", "fence_good", false), "30s", kdump));
+                List.of(stages), stage("power-on", "fence_good", false), "30s", kdump, powerAction));
         client.resources(NodeFencingConfig.class).resource(config).create();
     }
 
@@ -450,6 +451,30 @@ class NodeFencingControllerTest {
         assertThat(agents.log("fence_good")).isEmpty();
         assertThat(tainted()).isFalse();
         assertThat(finished).containsExactly("worker/node-a");
+    }
+
+    /**
+     * powerAction Reboot: the stage confirms the node off (what lets its workloads move), then powers it on so it
+     * boots by itself; the record closes when it is back, with no recover annotation.
+     */
+    @Test
+    void withRebootTheNodeIsPoweredOnAgainAfterTheConfirmedOffAndTheRecordClosesWhenItReturns() throws Exception {
+        powerAction = dev.fencing.api.fencing.v1alpha1.FencePowerAction.Reboot;
+        config(stage("bmc", "fence_good", false));
+        controller("replica-1").start();
+
+        await().atMost(20, TimeUnit.SECONDS).until(() -> phase() == NodeFencingPhase.Fenced && tainted());
+        assertThat(agents.power("plug-a")).isEqualTo("on");
+        assertThat(agents.log("fence_good").lines().filter(l -> l.startsWith("action=")).toList())
+                .containsExactly("action=status", "action=off", "action=status", "action=on");
+        StageRun bmc = record().getStatus().stages().get(0);
+        assertThat(bmc.result()).isEqualTo(StageRun.SUCCEEDED);
+        assertThat(bmc.message()).isEqualTo("method m confirmed power off, then powered on again");
+
+        returned.set(true);
+        await().atMost(20, TimeUnit.SECONDS).until(() -> EscalationPlanner.closed(record()));
+        assertThat(agents.log("fence_good").lines().filter(l -> l.equals("action=on")).count())
+                .as("no recovery stage ran").isEqualTo(1);
     }
 
     @Test

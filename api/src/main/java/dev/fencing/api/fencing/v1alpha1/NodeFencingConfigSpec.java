@@ -18,6 +18,7 @@ import java.util.Map;
  * @param recovery        the stage that powers the node on again (action {@code on})
  * @param escalationGrace how long after safe-to-assume-fenced the controller waits before the stages
  * @param kdump           waiting for a crash dump before the power stages
+ * @param powerAction     after a confirmed power-off: leave the node off (default) or power it on again
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(value = "has(self.nodeSelector) || has(self.nodeNames)",
@@ -44,7 +45,22 @@ public record NodeFencingConfigSpec(
         String escalationGrace,
         @JsonPropertyDescription("Crash dumps: a node that sends fence_kdump messages counts as fenced while "
                 + "the power stages wait for the dump to finish.")
-        KdumpSpec kdump) {
+        KdumpSpec kdump,
+        @JsonPropertyDescription("After a stage confirmed the node powered off: Off (default) leaves it off until "
+                + "the NodeFencing is annotated fencing.deckhouse.io/recover; Reboot powers it on again at once "
+                + "(each method runs status, off, status, then on), so the node boots and rejoins by itself.")
+        FencePowerAction powerAction) {
+
+    /** A config without {@code powerAction} (Off). */
+    public NodeFencingConfigSpec(Map<String, String> nodeSelector, List<String> nodeNames, List<FenceStage> stages,
+                                 FenceStage recovery, String escalationGrace, KdumpSpec kdump) {
+        this(nodeSelector, nodeNames, stages, recovery, escalationGrace, kdump, null);
+    }
+
+    /** {@code powerAction}, or Off when not set. */
+    public FencePowerAction powerActionOrDefault() {
+        return powerAction == null ? FencePowerAction.Off : powerAction;
+    }
 
     /** CEL message when neither {@code nodeSelector} nor {@code nodeNames} is set. */
     public static final String NO_NODES_MESSAGE = "set nodeSelector or nodeNames: a config must name the nodes "

@@ -118,6 +118,8 @@ class NodeFencingCrdRealApiTest {
                 new Case("executionPolicy enum", stages(METHOD).replace("- name: bmc",
                         "- name: bmc\n    executionPolicy: Any"), "spec.stages[0].executionPolicy",
                         "supported values: \"All\", \"One\""),
+                new Case("powerAction enum", stages(METHOD) + "\npowerAction: Cycle", "spec.powerAction",
+                        "supported values: \"Off\", \"Reboot\""),
                 new Case("timeout pattern", stages(METHOD).replace("- name: bmc",
                         "- name: bmc\n    timeout: 500ms"), "spec.stages[0].timeout",
                         "should match '" + Durations.PATTERN + "'"),
