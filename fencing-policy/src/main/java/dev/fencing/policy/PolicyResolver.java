@@ -205,7 +205,8 @@ public final class PolicyResolver {
      * {@code evaluationTick ≤ heartbeatInterval}, {@code feedInterval < watchdogTimeout / 3},
      * {@code armingDelay ≥ quorumWindow}, {@code localHealthCap} in [1, 4], a whole-second watchdog timeout in
      * 2s..1h (the profile's own floor is a user-facing choice checked by {@link #validate}; the label does not carry
-     * the profile reliably), no {@code Disk} tie-breaker. Fields are named as in
+     * the profile reliably), no {@code Disk} tie-breaker without a disk. A list of several tie-breakers passes here
+     * (an agent never asks past the first). Fields are named as in
      * {@link ResolvedPolicy} (e.g. {@code timings.feedInterval}).
      */
     public static List<Violation> verify(ResolvedPolicy policy) {
@@ -416,8 +417,26 @@ public final class PolicyResolver {
             if (first < i) {
                 out.add(new Violation(field, kind.crdValue() + " is already listed at index " + first
                         + "; remove the repeat (each tie-breaker is asked once)"));
+            } else if (i > 0 && tieBreakers.get(0) != null) {
+                out.add(new Violation(field, chainRefused(tieBreakers.get(0), kind)));
             }
         }
+    }
+
+    /**
+     * Why a second tie-breaker is refused. At an exact split each half takes the first answer down the list. A
+     * tie-breaker with a referee (the controller, the disk, the API server) answers a half that reaches it and gives
+     * no answer to one that does not, which then asks the next entry: both halves can hold quorum. After LowestName,
+     * which always answers, nothing is asked.
+     */
+    private static String chainRefused(TieBreakerKind first, TieBreakerKind next) {
+        if (first == TieBreakerKind.LOWEST_NAME) {
+            return next.crdValue() + " after LowestName is never asked (LowestName always answers); list one "
+                    + "tie-breaker";
+        }
+        return next.crdValue() + " after " + first.crdValue() + " is refused: " + first.crdValue() + " gives no "
+                + "answer to a half that does not reach its referee while it answers the other half, and that half "
+                + "would ask " + next.crdValue() + " and could hold quorum too (split brain); list one tie-breaker";
     }
 
     private static void checkOverrides(TimingOverrides o, String timings, List<Violation> out) {

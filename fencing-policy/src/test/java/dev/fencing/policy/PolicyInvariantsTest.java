@@ -76,7 +76,7 @@ class PolicyInvariantsTest {
         Arbitrary<Profile> profiles = Arbitraries.of(Profile.class).injectNull(0.2);
         Arbitrary<Integer> sizes = Arbitraries.integers().between(1, 2000).injectNull(0.5);
         Arbitrary<List<TieBreakerKind>> tieBreakers = Arbitraries.of(TieBreakerKind.class)
-                .filter(k -> k != TieBreakerKind.DISK).list().ofMaxSize(4)
+                .filter(k -> k != TieBreakerKind.DISK).list().ofMaxSize(1)
                 .map(list -> (List<TieBreakerKind>) new ArrayList<>(new LinkedHashSet<>(list))).injectNull(0.3);
         Arbitrary<TimingOverrides> overrides = validOverrides();
         return Combinators.combine(modes, timeouts, profiles, sizes, tieBreakers, overrides).as((mode, timeout,

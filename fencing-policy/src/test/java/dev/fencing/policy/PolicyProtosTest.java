@@ -23,8 +23,7 @@ class PolicyProtosTest {
             throws Exception {
         FencingSpec spec = FencingSpec.DEFAULTS.withProfile(profile).withMode(mode)
                 .withWatchdogTimeout(Duration.ofSeconds(timeoutSeconds))
-                .withTieBreakers(List.of(TieBreakerKind.LOWEST_NAME, TieBreakerKind.CONTROL_PLANE,
-                        TieBreakerKind.API_REACHABLE));
+                .withTieBreakers(List.of(TieBreakerKind.CONTROL_PLANE));
         ResolvedPolicy policy = PolicyResolver.resolve(spec, expected);
         FencingPolicy wire = FencingPolicy.parseFrom(PolicyProtos.toProto(policy).toByteArray());
         assertThat(PolicyProtos.fromProto(wire, expected)).isEqualTo(policy);

@@ -309,8 +309,27 @@ class PolicyResolverTest {
         assertThat(PolicyResolver.validate(spec, 4)).containsExactly(
                 new Violation("spec.fencing.quorum.tieBreakers[1]",
                         "entry is empty; remove it or use one of ControlPlane, LowestName, Disk, APIReachable"),
+                new Violation("spec.fencing.quorum.tieBreakers[2]",
+                        "ControlPlane after LowestName is never asked (LowestName always answers); list one "
+                                + "tie-breaker"),
                 new Violation("spec.fencing.quorum.tieBreakers[3]",
                         "LowestName is already listed at index 0; remove the repeat (each tie-breaker is asked once)"));
+    }
+
+    /**
+     * A second tie-breaker is refused: ControlPlane (or Disk, or APIReachable) answers the half that reaches its
+     * referee and gives no answer to the other, which would then ask the next entry and could hold quorum too.
+     */
+    @Test
+    void aTieBreakerAfterOneWithAReferee() {
+        FencingSpec spec = FencingSpec.DEFAULTS.withTieBreakers(List.of(TieBreakerKind.CONTROL_PLANE,
+                TieBreakerKind.LOWEST_NAME));
+        assertThat(PolicyResolver.validate(spec, 4)).containsExactly(new Violation(
+                "spec.fencing.quorum.tieBreakers[1]", "LowestName after ControlPlane is refused: ControlPlane gives no "
+                + "answer to a half that does not reach its referee while it answers the other half, and that half "
+                + "would ask LowestName and could hold quorum too (split brain); list one tie-breaker"));
+        assertThat(PolicyResolver.validate(FencingSpec.DEFAULTS.withTieBreakers(List.of(
+                TieBreakerKind.LOWEST_NAME)), 4)).isEmpty();
     }
 
     @Test
@@ -325,21 +344,19 @@ class PolicyResolverTest {
 
     @Test
     void apiReachableIsAcceptedButWarnedAsNotSplitBrainSafe() {
-        FencingSpec spec = FencingSpec.DEFAULTS.withTieBreakers(List.of(TieBreakerKind.LOWEST_NAME,
-                TieBreakerKind.API_REACHABLE));
+        FencingSpec spec = FencingSpec.DEFAULTS.withTieBreakers(List.of(TieBreakerKind.API_REACHABLE));
         assertThat(PolicyResolver.validate(spec, 4)).isEmpty();
         assertThat(PolicyResolver.warnings(spec, 4)).singleElement().satisfies(w -> {
-            assertThat(w.field()).isEqualTo("spec.fencing.quorum.tieBreakers[1]");
+            assertThat(w.field()).isEqualTo("spec.fencing.quorum.tieBreakers[0]");
             assertThat(w.message()).startsWith("APIReachable is not split-brain safe");
         });
     }
 
     @Test
     void diskTieBreakerWithoutADeviceIsRejected() {
-        FencingSpec spec = FencingSpec.DEFAULTS.withTieBreakers(List.of(TieBreakerKind.LOWEST_NAME,
-                TieBreakerKind.DISK));
+        FencingSpec spec = FencingSpec.DEFAULTS.withTieBreakers(List.of(TieBreakerKind.DISK));
         assertThat(PolicyResolver.validate(spec, 4)).containsExactly(new Violation(
-                "spec.fencing.quorum.tieBreakers[1]", PolicyResolver.DISK_NEEDS_DEVICE_MESSAGE));
+                "spec.fencing.quorum.tieBreakers[0]", PolicyResolver.DISK_NEEDS_DEVICE_MESSAGE));
         assertThatThrownBy(() -> PolicyResolver.resolve(spec, 4)).isInstanceOf(InvalidPolicyException.class);
         assertThat(PolicyResolver.warnings(spec, 4)).isEmpty();
     }

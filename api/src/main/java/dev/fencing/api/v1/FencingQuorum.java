@@ -19,9 +19,10 @@ public final class FencingQuorum {
             message = "quorum.size must be Auto or a positive integer")
     private IntOrString size;
 
-    @JsonPropertyDescription("Asked in order only when exactly half of the expected members are heard: "
+    @JsonPropertyDescription("Asked only when exactly half of the expected members are heard; one entry: "
             + "ControlPlane, LowestName, Disk (needs disk.device), APIReachable (not split-brain safe). "
-            + "Default [ControlPlane].")
+            + "Default [ControlPlane]. A second entry is refused by the controller: a half that gets no answer from "
+            + "the first would ask it while the other half holds the first's win.")
     @SchemaFrom(type = CrdSchemaEnums.TieBreakerValue[].class)
     @Size(max = 4)
     @ValidationRule(value = "self.all(t, self.exists_one(u, u == t))",

@@ -24,7 +24,7 @@ class ExampleNodeGroupTest {
         assertThat(NodeGroupValidator.warnings(ng, 5)).isEmpty();
         ResolvedPolicy policy = NodeGroupFencing.resolve(ng, 5);
         assertThat(policy.quorumSize()).isEqualTo(3);
-        assertThat(policy.tieBreakers()).containsExactly(TieBreakerKind.CONTROL_PLANE, TieBreakerKind.LOWEST_NAME);
+        assertThat(policy.tieBreakers()).containsExactly(TieBreakerKind.CONTROL_PLANE);
         assertThat(policy.timings().fenceMargin()).isEqualTo(Duration.ofSeconds(10));
         assertThat(policy.timings().profile()).isEqualTo("Auto(n=5)+overrides");
     }

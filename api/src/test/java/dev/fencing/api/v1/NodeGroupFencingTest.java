@@ -47,7 +47,7 @@ class NodeGroupFencingTest {
                     profile: Medium
                     quorum:
                       size: 3
-                      tieBreakers: [LowestName, ControlPlane]
+                      tieBreakers: [LowestName]
                     timings:
                       probeInterval: 800ms
                       probeTimeout: 300ms
@@ -72,7 +72,7 @@ class NodeGroupFencingTest {
         assertThat(spec.quorumLossAction()).isEqualTo(QuorumLossAction.EXCLUDE);
         assertThat(spec.profile()).isEqualTo(Profile.MEDIUM);
         assertThat(spec.quorumSize()).isEqualTo(3);
-        assertThat(spec.tieBreakers()).containsExactly(TieBreakerKind.LOWEST_NAME, TieBreakerKind.CONTROL_PLANE);
+        assertThat(spec.tieBreakers()).containsExactly(TieBreakerKind.LOWEST_NAME);
         assertThat(spec.timings().probeInterval()).isEqualTo(Duration.ofMillis(800));
         assertThat(spec.timings().probeTimeout()).isEqualTo(Duration.ofMillis(300));
         assertThat(spec.timings().suspicionMult()).isEqualTo(4);

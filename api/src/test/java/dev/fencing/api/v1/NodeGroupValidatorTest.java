@@ -78,9 +78,9 @@ class NodeGroupValidatorTest {
 
     @Test
     void diskTieBreakerWithoutADeviceIsRejectedAsTheCelRuleDoes() {
-        Fencing fencing = new Fencing().withQuorum(new FencingQuorum().withTieBreakers(List.of("ControlPlane", "Disk")));
+        Fencing fencing = new Fencing().withQuorum(new FencingQuorum().withTieBreakers(List.of("Disk")));
         assertThat(NodeGroupValidator.validate(group(fencing), 4)).containsExactly(new Violation(
-                "spec.fencing.quorum.tieBreakers[1]", PolicyResolver.DISK_NEEDS_DEVICE_MESSAGE));
+                "spec.fencing.quorum.tieBreakers[0]", PolicyResolver.DISK_NEEDS_DEVICE_MESSAGE));
         assertThat(NodeGroupValidator.warnings(group(fencing), 4)).isEmpty();
         fencing.withDisk(new FencingDisk().withDevice("/dev/sdb").withRequired(true).withIoTimeout("2s"));
         assertThat(NodeGroupValidator.validate(group(fencing), 4)).isEmpty();

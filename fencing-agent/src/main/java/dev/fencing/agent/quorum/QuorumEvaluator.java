@@ -660,6 +660,10 @@ public final class QuorumEvaluator {
           }
           break;
         }
+        // Only the first tie-breaker decides: a later one would be asked on a half that got no answer (it does not
+        // reach the controller or the disk) while the other half got its win, and could hold that half too: split
+        // brain. The policy accepts one tie-breaker; a longer list (an older controller, a cached config) is cut.
+        break;
       }
       outcome = reasons.length() == 0 ? "no tie-breaker configured" : reasons.toString();
     } else {
