@@ -157,6 +157,14 @@ public final class NodeManager implements AutoCloseable {
             @Override
             public void startedLeading() {
                 arbiter.startedLeading();
+                // Reports held from before, of agents whose stream to this replica has ended, may be older than what
+                // the previous leader knew (the agent reconnected to it and disarmed, and it removed the label): the
+                // fenced-node rule must fall back to the label for them, not take an old "armed" as the last word.
+                int dropped = reports.forgetDisconnected();
+                if (dropped > 0) {
+                    LOG.info("event=stale_reports_dropped count={} reason=\"started leading: reports of agents not "
+                            + "connected to this replica may predate what the previous leader knew\"", dropped);
+                }
             }
 
             @Override

@@ -77,6 +77,25 @@ public final class AgentReports {
         }
     }
 
+    /**
+     * Drops the reports of every agent that holds no stream to this replica now; returns how many. Called when this
+     * replica starts leading: such a report was received earlier (while following, or before a previous leadership)
+     * and the agent may have reported to the previous leader since, so the fenced-node rule falls back to the
+     * {@code fencing-enabled} label the previous leader kept.
+     */
+    public int forgetDisconnected() {
+        int dropped = 0;
+        synchronized (gone) {
+            for (String node : java.util.List.copyOf(latest.keySet())) {
+                if (!streams.containsKey(node)) {
+                    latest.remove(node);
+                    dropped++;
+                }
+            }
+        }
+        return dropped;
+    }
+
     /** How many reports are held, for tests and metrics. */
     public int size() {
         return latest.size();

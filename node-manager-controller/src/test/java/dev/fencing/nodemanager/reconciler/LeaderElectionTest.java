@@ -42,8 +42,7 @@ class LeaderElectionTest {
         }
     }
 
-    @Test
-    void withLeaderElectionOnALeaseTheLeaderReconcilesAndServesAgents() throws Exception {
+    private void crdAndRulesReview() throws Exception {
         try (InputStream crd = getClass().getResourceAsStream("/META-INF/fabric8/nodegroups.deckhouse.io-v1.yml")) {
             client.apiextensions().v1().customResourceDefinitions()
                     .resource(client.getKubernetesSerialization().unmarshal(crd, CustomResourceDefinition.class))
@@ -56,6 +55,43 @@ class LeaderElectionTest {
                         .withVerbs("create", "update", "get").endResourceRule().withIncomplete(false).endStatus()
                         .build())
                 .always();
+    }
+
+    /**
+     * A replica that takes over the Lease drops the reports it holds of agents not connected to it: the agent may
+     * have reported to the previous leader since (disarmed, its label removed), and an old "armed" must not count
+     * as its last word in the fenced-node rule.
+     */
+    @Test
+    void aNewLeaderDropsTheReportsOfAgentsNotConnectedToIt() throws Exception {
+        crdAndRulesReview();
+        java.time.ZonedDateTime now = java.time.ZonedDateTime.now(java.time.ZoneOffset.UTC);
+        client.leases().inNamespace(NS).resource(new io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder()
+                .withNewMetadata().withName("node-manager-controller").withNamespace(NS).endMetadata()
+                .withNewSpec().withHolderIdentity("another-replica").withLeaseDurationSeconds(2)
+                .withAcquireTime(now).withRenewTime(now).endSpec().build()).create();
+        ControllerConfig b = ControllerConfig.forTests(NS);
+        ControllerConfig config = new ControllerConfig(NS, 0, -1, b.gossipPort(), b.agentImage(),
+                b.agentControllerAddress(), b.agentResources(), b.agentTolerations(), b.agentPriorityClass(), true,
+                "node-manager-controller", null, null, Duration.ofSeconds(1), Duration.ofSeconds(30), 100, 100,
+                Duration.ofSeconds(30), 1, true, "127.0.0.1");
+        manager = new NodeManager(client, config, dev.fencing.nodemanager.grpc.StreamLimits.DEFAULTS,
+                dev.fencing.nodemanager.reconciler.WriteLimits.DEFAULTS,
+                new dev.fencing.nodemanager.config.LeaderElectionTimings(Duration.ofSeconds(2), Duration.ofSeconds(1),
+                        Duration.ofMillis(250)), InstantSource.system(),
+                new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)).start();
+        assertThat(manager.leadership().isLeader()).isFalse();
+        // A report this replica holds from before it leads; its agent's stream is gone.
+        manager.reports().record("workers-9", "workers", dev.fencing.proto.nodemanager.v1.AgentReport.newBuilder()
+                .setArmed(true).build(), java.time.Instant.now());
+
+        await().atMost(20, TimeUnit.SECONDS).until(() -> manager.leadership().isLeader());
+        await().atMost(5, TimeUnit.SECONDS).until(() -> manager.reports().latest("workers-9").isEmpty());
+    }
+
+    @Test
+    void withLeaderElectionOnALeaseTheLeaderReconcilesAndServesAgents() throws Exception {
+        crdAndRulesReview();
         ControllerConfig b = ControllerConfig.forTests(NS);
         ControllerConfig config = new ControllerConfig(NS, 0, -1, b.gossipPort(), b.agentImage(),
                 b.agentControllerAddress(), b.agentResources(), b.agentTolerations(), b.agentPriorityClass(), true,
