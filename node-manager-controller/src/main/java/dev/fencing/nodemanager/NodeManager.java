@@ -194,7 +194,10 @@ public final class NodeManager implements AutoCloseable {
         // A deleted group is recomputed with fencing off, so every replica drops its series.
         cache.addModelListener(m -> metrics.groupChanged(m.group(), m.fencingEnabled()));
         cache.addGroupDeletedListener(g -> scheduler.execute(() -> groupDeleted(g)));
-        cache.addNodeGoneListener(reports::forget);
+        cache.addNodeGoneListener(n -> reports.forget(n.getMetadata().getName()));
+        // A node that leaves every group (its group label removed) takes our taint with it: no group reconciles it
+        // any more, so nobody would remove it when the node is back.
+        cache.addNodeGoneListener(n -> scheduler.execute(() -> releaseTaint(n, "left every fencing group")));
         this.statusStore = new GroupStatusStore(client, config.namespace(), config.serverSideApply(),
                 cache::statusConfigMap);
         NodeGroupReconciler reconciler = new NodeGroupReconciler(config, daemonSets,
@@ -485,12 +488,29 @@ public final class NodeManager implements AutoCloseable {
             if (!remove.isEmpty()) {
                 writer.patchLabels(n.getMetadata().getName(), remove);
             }
+            releaseTaint(n, "group " + group + " was deleted");
             if (PeersReachable.carries(n)) {
                 NodeConditionPatch.of(n, PeersReachable.TYPE, PeersReachable.notVoted("group " + group
                         + " was deleted (no peer vote)"), clock.instant())
                         .ifPresent(ops -> writer.patchNodeStatus(n.getMetadata().getName(), ops));
             }
         }
+    }
+
+    /**
+     * Removes our out-of-service taint from {@code n} (leader only), when no group reconciles the node any more. The
+     * taint exists to move the workloads of a node that is gone; they moved when it was added. Kept, it would hold
+     * the node's workloads off for good once it is back, since nothing would remove it. While the node is still
+     * down, Kubernetes' own unreachable taint keeps new pods away.
+     */
+    private void releaseTaint(Node n, String why) {
+        if (!leadership.isLeader() || !NodeFacts.of(n, null).outOfServiceByUs()
+                || client.nodes().withName(n.getMetadata().getName()).get() == null) {
+            return;
+        }
+        LOG.warn("event=out_of_service_released node={} reason=\"{}\" detail=\"our {} taint goes with the group's "
+                + "fencing\"", n.getMetadata().getName(), why, NodeFacts.OUT_OF_SERVICE_TAINT);
+        writer.setOutOfService(n.getMetadata().getName(), false);
     }
 
     // JOSDK cannot resume event processing after losing the Lease, so a deposed leader exits and restarts as a

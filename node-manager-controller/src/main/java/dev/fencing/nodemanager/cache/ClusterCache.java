@@ -69,7 +69,7 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
     private final Set<String> dirty = ConcurrentHashMap.newKeySet();
     private final List<Consumer<GroupModel>> modelListeners = new CopyOnWriteArrayList<>();
     private final List<Consumer<NodeGroup>> groupDeletedListeners = new CopyOnWriteArrayList<>();
-    private final List<Consumer<String>> nodeGoneListeners = new CopyOnWriteArrayList<>();
+    private final List<Consumer<Node>> nodeGoneListeners = new CopyOnWriteArrayList<>();
     private final ExecutorService publisher = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "agent-config-publisher");
         t.setDaemon(true);
@@ -115,8 +115,8 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
         modelListeners.add(listener);
     }
 
-    /** Called with a Node's name when it is deleted or leaves every group (its group label goes). */
-    public void addNodeGoneListener(Consumer<String> listener) {
+    /** Called with a Node (its last known state) when it is deleted or leaves every group (its group label goes). */
+    public void addNodeGoneListener(Consumer<Node> listener) {
         nodeGoneListeners.add(listener);
     }
 
@@ -172,7 +172,7 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
                 mark(groupLabel(n));
                 // Deleted, or no longer in any group (the informer follows the group label).
                 networkAddresses.remove(n.getMetadata().getName());
-                nodeGoneListeners.forEach(l -> l.accept(n.getMetadata().getName()));
+                nodeGoneListeners.forEach(l -> l.accept(n));
             }
         });
         groups = client.resources(NodeGroup.class).runnableInformer(0);

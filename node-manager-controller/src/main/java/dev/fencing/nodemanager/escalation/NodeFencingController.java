@@ -237,8 +237,10 @@ public final class NodeFencingController implements AutoCloseable {
     private void advance(NodeFencing record, NodeFencingConfigSpec config, Instant now) {
         String node = record.getSpec().nodeName();
         Node n = client.nodes().withName(node).get();
+        // Someone else's out-of-service taint counts as tainted: the workloads move already, and it stays theirs.
         EscalationPlanner.NodeState state = new EscalationPlanner.NodeState(
-                n != null && NodeFacts.of(n, null).outOfServiceByUs(), n != null, sources.returned(node),
+                n != null && (NodeFacts.of(n, null).outOfServiceByUs() || NodeFacts.of(n, null).outOfServiceByOthers()),
+                n != null, sources.returned(node),
                 n == null ? null : kdump.last(n).orElse(null));
         EscalationStep step = EscalationPlanner.next(record, config, state, running.contains(node), identity, now);
         String group = record.getSpec().nodeGroup();

@@ -79,6 +79,11 @@ public final class FencedNodeRecovery {
             if (tainted.contains(n) || !nodes.containsKey(n)) {
                 continue;
             }
+            if (nodes.get(n).outOfServiceByOthers() && afterFence != AfterFence.DELETE_NODE) {
+                // Someone else's out-of-service taint already moves its workloads: not replaced, not claimed, and
+                // left for them to remove.
+                continue;
+            }
             if (afterFence == AfterFence.DELETE_NODE) {
                 actions.add(new Action(n, Kind.DELETE_NODE, new GroupEvent(true, n, "Warning", "NodeDeleted",
                         "node " + n + " is treated as fenced: deleted the Node so the platform replaces the machine"

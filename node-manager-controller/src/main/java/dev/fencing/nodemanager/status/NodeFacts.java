@@ -11,8 +11,17 @@ import java.util.Map;
  * @param ready            the Node's Ready condition is True
  * @param leaseRenewedAt   when its kubelet last renewed its {@code kube-node-lease} Lease as this replica knows it
  *                         (see {@code NodeLeases}), or null when no renewal was seen
+ * @param outOfServiceByOthers the node carries {@code node.kubernetes.io/out-of-service} without our marker: an
+ *                         administrator (Kubernetes' non-graceful shutdown procedure) or another tool put it there;
+ *                         its workloads move already, and it is theirs to remove
  */
-public record NodeFacts(boolean outOfServiceByUs, boolean ready, Instant leaseRenewedAt) {
+public record NodeFacts(boolean outOfServiceByUs, boolean ready, Instant leaseRenewedAt,
+                        boolean outOfServiceByOthers) {
+
+    /** Facts of a Node without someone else's out-of-service taint. */
+    public NodeFacts(boolean outOfServiceByUs, boolean ready, Instant leaseRenewedAt) {
+        this(outOfServiceByUs, ready, leaseRenewedAt, false);
+    }
 
     /** Taint key of Kubernetes' non-graceful node shutdown. */
     public static final String OUT_OF_SERVICE_TAINT = "node.kubernetes.io/out-of-service";
@@ -34,7 +43,7 @@ public record NodeFacts(boolean outOfServiceByUs, boolean ready, Instant leaseRe
         boolean ready = node.getStatus() != null && node.getStatus().getConditions() != null
                 && node.getStatus().getConditions().stream()
                         .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
-        return new NodeFacts(ours, ready, leaseRenewedAt);
+        return new NodeFacts(ours, ready, leaseRenewedAt, taint && !ours);
     }
 
     /**

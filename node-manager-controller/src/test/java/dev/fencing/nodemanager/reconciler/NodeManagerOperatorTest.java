@@ -190,6 +190,55 @@ class NodeManagerOperatorTest {
         assertThat(manager.reports().isConnected("workers-3")).isFalse();
     }
 
+    /**
+     * Our out-of-service taint goes with the group's fencing: when the NodeGroup is deleted, and when a node leaves
+     * every group (its group label removed). No group reconciles such a node any more, so nothing would remove the
+     * taint once it is back and its workloads would stay away for good. Someone else's taint stays.
+     */
+    @Test
+    void ourTaintIsReleasedWhenTheGroupIsDeletedOrTheNodeLeavesEveryGroup() throws Exception {
+        createGroupWithNodes("workers", 3);
+        java.util.function.Consumer<String> taintOurs = name -> client.nodes().withName(name).edit(n -> {
+            n.setSpec(new io.fabric8.kubernetes.api.model.NodeSpec());
+            n.getSpec().setTaints(List.of(new io.fabric8.kubernetes.api.model.TaintBuilder()
+                    .withKey(dev.fencing.nodemanager.status.NodeFacts.OUT_OF_SERVICE_TAINT).withValue("nodeshutdown")
+                    .withEffect("NoExecute").build()));
+            n.getMetadata().setAnnotations(Map.of(dev.fencing.nodemanager.status.NodeFacts.TAINTED_BY_ANNOTATION,
+                    dev.fencing.nodemanager.status.NodeFacts.TAINTED_BY));
+            return n;
+        });
+        java.util.function.Predicate<String> tainted = name -> {
+            Node n = client.nodes().withName(name).get();
+            return n.getSpec() != null && n.getSpec().getTaints() != null && n.getSpec().getTaints().stream().anyMatch(t ->
+                    dev.fencing.nodemanager.status.NodeFacts.OUT_OF_SERVICE_TAINT.equals(t.getKey()));
+        };
+        taintOurs.accept("workers-1");
+        taintOurs.accept("workers-2");
+        // workers-3 carries someone else's (no marker).
+        client.nodes().withName("workers-3").edit(n -> {
+            n.setSpec(new io.fabric8.kubernetes.api.model.NodeSpec());
+            n.getSpec().setTaints(List.of(new io.fabric8.kubernetes.api.model.TaintBuilder()
+                    .withKey(dev.fencing.nodemanager.status.NodeFacts.OUT_OF_SERVICE_TAINT).withValue("nodeshutdown")
+                    .withEffect("NoExecute").build()));
+            return n;
+        });
+        await().atMost(10, TimeUnit.SECONDS).until(() -> manager.distributor().ready("workers"));
+
+        // workers-1 leaves every group.
+        client.nodes().withName("workers-1").edit(n -> {
+            Map<String, String> labels = new java.util.HashMap<>(n.getMetadata().getLabels());
+            labels.remove(dev.fencing.nodemanager.model.NodeLabels.GROUP);
+            n.getMetadata().setLabels(labels);
+            return n;
+        });
+        await().atMost(10, TimeUnit.SECONDS).until(() -> !tainted.test("workers-1"));
+        assertThat(tainted.test("workers-2")).isTrue();
+
+        client.resources(NodeGroup.class).withName("workers").delete();
+        await().atMost(10, TimeUnit.SECONDS).until(() -> !tainted.test("workers-2"));
+        await().during(1, TimeUnit.SECONDS).atMost(3, TimeUnit.SECONDS).until(() -> tainted.test("workers-3"));
+    }
+
     @Test
     void aFencingGroupGetsItsAgentDaemonSetAndAnAgentReceivesTheFullConfig() throws Exception {
         createGroupWithNodes("workers", 3);

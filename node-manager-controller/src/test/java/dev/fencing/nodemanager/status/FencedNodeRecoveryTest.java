@@ -31,6 +31,22 @@ class FencedNodeRecoveryTest {
                 Set.of("a"), true, true, 1)).containsExactly("b ADD_TAINT OutOfServiceAdded");
     }
 
+    /**
+     * An out-of-service taint someone else put (an administrator following Kubernetes' non-graceful shutdown, another
+     * tool) is neither replaced nor claimed, and never removed by us once the node is back.
+     */
+    @Test
+    void someoneElsesTaintIsNeitherReplacedNorClaimedNorRemoved() {
+        NodeFacts theirsDown = new NodeFacts(false, false, null, true);
+        NodeFacts theirsReady = new NodeFacts(false, true, null, true);
+        assertThat(plan(Set.of("b"), Map.of("b", theirsDown), Set.of(), true, true, 1)).isEmpty();
+        assertThat(plan(Set.of(), Map.of("b", theirsReady), Set.of("b"), true, true, 1)).isEmpty();
+        assertThat(NodeFacts.of(new io.fabric8.kubernetes.api.model.NodeBuilder().withNewMetadata().withName("b")
+                .endMetadata().withNewSpec().addNewTaint().withKey(NodeFacts.OUT_OF_SERVICE_TAINT)
+                .withValue("nodeshutdown").withEffect("NoExecute").endTaint().endSpec().build(), null))
+                .isEqualTo(theirsDown);
+    }
+
     @Test
     void theStormLimitCountsNodesAlreadyTainted() {
         assertThat(plan(Set.of("b", "c"), Map.of("b", TAINTED_DOWN, "c", DOWN), Set.of(), true, true, 1)).isEmpty();
