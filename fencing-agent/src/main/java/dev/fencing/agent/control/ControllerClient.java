@@ -358,6 +358,14 @@ public final class ControllerClient implements AutoCloseable {
                     return;
                 }
                 current = current.apply(message);
+                if (message.getDelta().getMore()) {
+                    // Part of a change whose rest follows at once: nothing is handed to the agent or cached until
+                    // the last part, so it never runs half of a change (a smaller member list with the old quorum
+                    // size). A stream that breaks here resumes from this revision and still gets the rest.
+                    LOG.debug("event=config_delta_held node={} revision={} kind={}", nodeName, current.revision(),
+                            message.getDelta().getChangeCase().name().toLowerCase());
+                    return;
+                }
                 applied("delta:" + message.getDelta().getChangeCase().name().toLowerCase());
             }
             case TIE_BREAK -> tieBreaker.onGrant(message.getTieBreak());

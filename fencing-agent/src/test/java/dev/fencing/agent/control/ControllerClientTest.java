@@ -130,6 +130,27 @@ class ControllerClientTest {
         assertThat(new ConfigStateFile(stateDir).read()).get().extracting(MaterialisedConfig::revision).isEqualTo(9L);
     }
 
+    /**
+     * Deltas marked "more" belong to one change with the delta that follows: the agent gets (and caches) the config
+     * only once the last has arrived, never the half-changed one in between.
+     */
+    @Test
+    void deltasOfOneChangeReachTheAgentTogether() throws Exception {
+        startServer();
+        controller.onHello((hello, out) -> out.onNext(full("e1", 5, config("node-a", "node-b", "node-c"))));
+        newClient().start();
+        await().atMost(5, TimeUnit.SECONDS).until(() -> client.connected());
+        int before = updates.size();
+
+        controller.push(delta("e1", 5, 6, ConfigDelta.newBuilder().setMemberRemoved("node-c").setMore(true)));
+        controller.push(delta("e1", 6, 7, ConfigDelta.newBuilder().setMemberRemoved("node-b")));
+        await().atMost(5, TimeUnit.SECONDS).until(() -> last().revision() == 7);
+        assertThat(updates.subList(before, updates.size())).as("one update for the whole change").singleElement()
+                .satisfies(u -> assertThat(u.config().getMembersList()).extracting(Member::getName)
+                        .containsExactly("node-a"));
+        assertThat(new ConfigStateFile(stateDir).read()).get().extracting(MaterialisedConfig::revision).isEqualTo(7L);
+    }
+
     @Test
     void aConfigTheAgentRefusesIsNotCachedSoARestartStartsFromTheLastOneItTook() throws Exception {
         startServer();

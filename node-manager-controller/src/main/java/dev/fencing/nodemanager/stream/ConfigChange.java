@@ -10,7 +10,12 @@ import java.util.Objects;
  * @param delta      the change, without base_revision (that depends on what each agent last received)
  * @param targetNode the only node this change concerns (a signals change), or null for every member's agent
  */
-public record ConfigChange(long revision, ConfigDelta delta, String targetNode) {
+public record ConfigChange(long revision, ConfigDelta delta, String targetNode, long batch) {
+
+    /** A change of its own (its own batch). */
+    public ConfigChange(long revision, ConfigDelta delta, String targetNode) {
+        this(revision, delta, targetNode, -revision);
+    }
 
     /** Checks that the delta is present. */
     public ConfigChange {

@@ -285,14 +285,15 @@ public final class ConfigDistributor {
 
         /** Called under the channel lock. */
         private boolean deliver(List<ConfigChange> changes) {
-            for (ConfigChange c : changes) {
-                if (!channel.log.concerns(c, sink.node())) {
-                    continue;
-                }
+            List<ConfigChange> mine = changes.stream().filter(c -> channel.log.concerns(c, sink.node())).toList();
+            for (int i = 0; i < mine.size(); i++) {
+                ConfigChange c = mine.get(i);
+                // More of the same change follow for this agent: it applies them together, after the last.
+                boolean more = i + 1 < mine.size() && mine.get(i + 1).batch() == c.batch();
                 ControllerMessage message = ControllerMessage.newBuilder()
                         .setEpoch(epoch)
                         .setRevision(c.revision())
-                        .setDelta(c.delta().toBuilder().setBaseRevision(lastSent))
+                        .setDelta(c.delta().toBuilder().setBaseRevision(lastSent).setMore(more))
                         .build();
                 if (!sink.send(message)) {
                     return false;

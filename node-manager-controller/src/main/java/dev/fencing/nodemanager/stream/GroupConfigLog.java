@@ -44,6 +44,9 @@ public final class GroupConfigLog {
     private final Map<String, NodeSignals> signals = new HashMap<>();
     private final LinkedHashMap<String, NodeSignals> departed = new LinkedHashMap<>();
     private final Deque<ConfigChange> history = new ArrayDeque<>();
+    // The batch of the update running (0: none), and the last one handed out.
+    private long batch;
+    private long batches;
     private FencingPolicy policy;
     private GossipKeyring keyring = GossipKeyring.getDefaultInstance();
     private long revision;
@@ -91,8 +94,9 @@ public final class GroupConfigLog {
 
     /**
      * Brings the state to {@code model} and returns the changes (each with a new revision), in order. An invalid
-     * model (no resolved policy) keeps the last valid policy: agents keep running on it while the condition on the
-     * NodeGroup says what to fix; members and signals still follow the cluster.
+     * model (no resolved policy) keeps the last valid policy and the members that go with it: agents keep running on
+     * them while the condition on the NodeGroup says what to fix; signals (maintenance, removal) still follow the
+     * cluster.
      */
     public List<ConfigChange> update(GroupModel model) {
         return update(model, null);
@@ -104,8 +108,25 @@ public final class GroupConfigLog {
      */
     public List<ConfigChange> update(GroupModel model, GossipKeyring nextKeyring) {
         List<ConfigChange> out = new ArrayList<>();
+        // Every change of this update shares one batch: an agent applies them together (ConfigDelta.more).
+        batch = ++batches;
+        try {
+            return updateBatch(model, nextKeyring, out);
+        } finally {
+            batch = 0;
+        }
+    }
+
+    private List<ConfigChange> updateBatch(GroupModel model, GossipKeyring nextKeyring, List<ConfigChange> out) {
         if (nextKeyring != null && !nextKeyring.equals(keyring)) {
             out.add(setKeyring(nextKeyring));
+        }
+        if (model.policy() == null && policy != null) {
+            // An invalid spec keeps the last valid policy, and so the members that go with it: a member list that
+            // moved on under a frozen quorum size would stop being its majority (10 members, quorum 6; 4 removed:
+            // 6 of 6 needed, one failure fences the rest). Signals and keys still follow.
+            updateSignals(model, out);
+            return out;
         }
         // Removals first, so a shrinking group never briefly lists a departed member next to a new policy.
         Iterator<Map.Entry<String, Member>> it = members.entrySet().iterator();
@@ -129,6 +150,18 @@ public final class GroupConfigLog {
                 }
             }
         }
+        updateSignals(model, out);
+        if (model.policy() != null) {
+            FencingPolicy next = PolicyProtos.toProto(model.policy());
+            if (!next.equals(policy)) {
+                policy = next;
+                out.add(append(ConfigDelta.newBuilder().setPolicy(next).build(), null));
+            }
+        }
+        return out;
+    }
+
+    private void updateSignals(GroupModel model, List<ConfigChange> out) {
         // Signals: every labelled node, plus "left the group" for nodes that were here and are gone.
         for (Map.Entry<String, NodeSignal> e : model.signals().entrySet()) {
             setSignals(e.getKey(), ConfigProtos.signals(e.getValue()), out);
@@ -145,14 +178,6 @@ public final class GroupConfigLog {
         while (departed.size() > MAX_DEPARTED) {
             departed.remove(departed.keySet().iterator().next());
         }
-        if (model.policy() != null) {
-            FencingPolicy next = PolicyProtos.toProto(model.policy());
-            if (!next.equals(policy)) {
-                policy = next;
-                out.add(append(ConfigDelta.newBuilder().setPolicy(next).build(), null));
-            }
-        }
-        return out;
     }
 
     /** Replaces the gossip keyring (rotation); returns the change. */
@@ -231,7 +256,8 @@ public final class GroupConfigLog {
 
     private ConfigChange append(ConfigDelta delta, String targetNode) {
         revision = nextRevision.getAsLong();
-        ConfigChange change = new ConfigChange(revision, delta, targetNode);
+        ConfigChange change = batch == 0 ? new ConfigChange(revision, delta, targetNode)
+                : new ConfigChange(revision, delta, targetNode, batch);
         history.addLast(change);
         while (history.size() > historyLimit) {
             floor = history.removeFirst().revision();

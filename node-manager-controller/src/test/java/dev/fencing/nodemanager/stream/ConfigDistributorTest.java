@@ -105,6 +105,75 @@ class ConfigDistributorTest {
         assertThat(deltas.get(1).getDelta().getBaseRevision()).isEqualTo(deltas.get(0).getRevision());
     }
 
+    /**
+     * A shrinking group: the removal and the resized policy are one change. Every delta but the last of it says
+     * "more", so the agent never runs the smaller member list with the old quorum size (3 of 3 left with quorum 3 of
+     * the old 4: two heard are not enough). A resume replays the same marks.
+     */
+    @Test
+    void theDeltasOfOneChangeAreMarkedSoTheAgentAppliesThemTogether() {
+        ConfigDistributor d = new ConfigDistributor("e", 100);
+        List<Node> nodes = new ArrayList<>(List.of(node("a", "g", 1), node("b", "g", 2), node("c", "g", 3),
+                node("d", "g", 4)));
+        d.publish(model(nodes));
+        RecordingSink sink = new RecordingSink("a");
+        d.subscribe("g", sink, "", 0).orElseThrow();
+        long before = sink.sent.get(0).getRevision();
+        nodes.remove(2);
+        d.publish(model(nodes));
+
+        List<ControllerMessage> deltas = sink.sent.subList(1, sink.sent.size());
+        assertThat(deltas).extracting(m -> m.getDelta().getChangeCase()).containsExactly(
+                ConfigDelta.ChangeCase.MEMBER_REMOVED, ConfigDelta.ChangeCase.POLICY);
+        assertThat(deltas).extracting(m -> m.getDelta().getMore()).containsExactly(true, false);
+
+        RecordingSink resumed = new RecordingSink("a");
+        d.subscribe("g", resumed, "e", before).orElseThrow();
+        assertThat(resumed.sent).extracting(m -> m.getDelta().getChangeCase()).containsExactly(
+                ConfigDelta.ChangeCase.MEMBER_REMOVED, ConfigDelta.ChangeCase.POLICY);
+        assertThat(resumed.sent).extracting(m -> m.getDelta().getMore()).containsExactly(true, false);
+
+        // A change of its own is never marked.
+        nodes.add(node("e", "g", 5));
+        int sent = sink.sent.size();
+        d.publish(model(nodes));
+        assertThat(sink.sent.get(sink.sent.size() - 1).getDelta().getMore()).isFalse();
+        assertThat(sink.sent.size()).isGreaterThan(sent);
+    }
+
+    /**
+     * While the spec is invalid the agents keep the last valid policy and the members that go with it: a member list
+     * moving on under a frozen quorum size stops being its majority. Signals still follow; once the spec is valid
+     * again members and policy follow together.
+     */
+    @Test
+    void anInvalidSpecFreezesTheMembersWithThePolicyButNotTheSignals() {
+        ConfigDistributor d = new ConfigDistributor("e", 100);
+        List<Node> nodes = new ArrayList<>(List.of(node("a", "g", 1), node("b", "g", 2), node("c", "g", 3),
+                node("d", "g", 4)));
+        d.publish(model(nodes));
+        RecordingSink sink = new RecordingSink("a");
+        d.subscribe("g", sink, "", 0).orElseThrow();
+        int before = sink.sent.size();
+
+        nodes.remove(3);
+        List<dev.fencing.policy.Violation> broken = List.of(new dev.fencing.policy.Violation(
+                "spec.fencing.timings.feedInterval", "feedInterval 30s must be below timeout / 3"));
+        List<ConfigChange> changes = d.publish(GroupModel.from(new GroupSpecView("g", 2, FencingSpec.DEFAULTS,
+                broken), nodes, 7946));
+        assertThat(sink.sent.subList(before, sink.sent.size())).isEmpty();
+        // d, gone from the group, is still told so.
+        assertThat(changes).singleElement().satisfies(c -> {
+            assertThat(c.delta().getChangeCase()).isEqualTo(ConfigDelta.ChangeCase.SIGNALS);
+            assertThat(c.targetNode()).isEqualTo("d");
+        });
+
+        before = sink.sent.size();
+        d.publish(model(nodes));
+        assertThat(sink.sent.subList(before, sink.sent.size())).extracting(m -> m.getDelta().getChangeCase())
+                .containsExactly(ConfigDelta.ChangeCase.MEMBER_REMOVED, ConfigDelta.ChangeCase.POLICY);
+    }
+
     @Test
     void gossipLabelNoneReachesTheAgentsAsNoGossipLabelAndSwitchingItSendsThePolicy() {
         ConfigDistributor d = new ConfigDistributor("e", 100);
