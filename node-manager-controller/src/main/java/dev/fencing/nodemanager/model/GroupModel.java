@@ -74,8 +74,12 @@ public record GroupModel(
             String name = node.getMetadata().getName();
             NodeSignal signal = signalOf(node);
             signals.put(name, signal);
-            if (!signal.beingRemoved()) {
-                expected.put(name, memberOf(node, gossipPort));
+            GroupMember member = memberOf(node, gossipPort);
+            // A Node without an InternalIP or ExternalIP yet (its cloud provider has not initialised it) has no agent
+            // anyone can reach: it joins the expected set once it has one. Listed, it made every agent refuse every
+            // config of the group ("address is missing"), disarm signals and keys included.
+            if (!signal.beingRemoved() && !member.gossipAddress().isEmpty()) {
+                expected.put(name, member);
             }
         }
         ResolvedPolicy policy = null;

@@ -31,6 +31,21 @@ class GroupModelTest {
         assertThat(model.signals()).doesNotContainKey("m-1");
     }
 
+    /** A Node without a usable address yet is not an expected member (it gets one later), but gets its signals. */
+    @Test
+    void aNodeWithoutAnAddressYetIsNotExpectedUntilItHasOne() {
+        Node bare = new NodeBuilder().withNewMetadata().withName("w-3").addToLabels(NodeLabels.GROUP, "workers")
+                .endMetadata().build();
+        GroupModel model = GroupModel.from(spec(FencingSpec.DEFAULTS), List.of(node("w-1", "workers", 1),
+                node("w-2", "workers", 2), bare), 7946);
+        assertThat(model.expected()).containsOnlyKeys("w-1", "w-2");
+        assertThat(model.signals()).containsKey("w-3");
+        Node addressed = new NodeBuilder(bare).withNewStatus().addNewAddress().withType("InternalIP")
+                .withAddress("198.18.0.3").endAddress().endStatus().build();
+        assertThat(GroupModel.from(spec(FencingSpec.DEFAULTS), List.of(node("w-1", "workers", 1),
+                node("w-2", "workers", 2), addressed), 7946).expected()).containsOnlyKeys("w-1", "w-2", "w-3");
+    }
+
     @Test
     void gossipPortComesFromTheControllerConfigAndIpv6IsBracketed() {
         Node v6 = new NodeBuilder(node("w-1", "workers", 1)).editStatus().withAddresses()
