@@ -66,6 +66,8 @@ import dev.fencing.api.v1.NodeGroupStatus;
 @ControllerConfiguration(name = "nodegroup-status-controller")
 public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
 
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(NodeGroupReconciler.class);
+
     private final ControllerConfig config;
     private final AgentDaemonSets daemonSets;
     private final GossipKeyringSecrets keyrings;
@@ -250,6 +252,15 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
     @Override
     public UpdateControl<NodeGroup> reconcile(NodeGroup group, Context<NodeGroup> context) {
         String name = group.getMetadata().getName();
+        if (!leading.getAsBoolean()) {
+            // JOSDK keeps processing events after the Lease is lost (this replica exits soon after): a deposed
+            // leader must not write taints, Node deletions, labels or status from caches the new leader has moved
+            // past.
+            LOG.debug("event=reconcile_skipped group={} reason=not_leading", name);
+            // Asked again later: a replica that leads a moment after (without election, leadership is taken just
+            // after the operator starts) reconciles then.
+            return UpdateControl.<NodeGroup>noUpdate().rescheduleAfter(config.statusInterval());
+        }
         Map<String, Node> nodes = new TreeMap<>();
         for (Node n : context.getSecondaryResources(Node.class)) {
             if (name.equals(n.getMetadata().getLabels().get(NodeLabels.GROUP))) {
