@@ -10,8 +10,10 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * When each kubelet last renewed its heartbeat Lease ({@code kube-node-lease/<node>}), as this replica knows it.
  * A renewal counts from the later of its {@code spec.renewTime} (the kubelet's wall clock) and the instant this
- * replica first saw that renewTime (its own clock), as Kubernetes' node lifecycle controller does: a kubelet whose
- * clock runs behind, or a renewal seen late, can then only make a node look alive longer, never dead sooner.
+ * replica first saw that renewTime (its own clock; Kubernetes' node lifecycle controller uses its observation time
+ * alone): a kubelet whose clock runs behind, or a renewal seen late, can then only make a node look alive longer,
+ * never dead sooner. A kubelet clock that runs ahead by Δ makes its last renewal count Δ later: it delays the record
+ * (and the taint) by Δ, which is the safe direction.
  * Fed by {@link ClusterCache}'s Lease informer; pure otherwise.
  */
 public final class NodeLeases {
