@@ -49,7 +49,7 @@ public final class Demo {
     private static final String MAINTAINED = "node-2";
     /** Second-scale timings so the story fits in a few minutes (production uses the profile's), a 10 s watchdog. */
     private static final AgentSettings SETTINGS = new AgentSettings(Duration.ofSeconds(10), "Fence",
-            List.of("ControlPlane", "LowestName"), AgentSettings.fastFence().timings());
+            List.of("ControlPlane"), AgentSettings.fastFence().timings());
     private static final Duration ARM = Duration.ofSeconds(150);
     private static final Duration SLACK = Duration.ofSeconds(15);
     private static final Duration POLL = Duration.ofMillis(200);

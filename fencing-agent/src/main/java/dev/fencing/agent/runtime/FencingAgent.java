@@ -799,12 +799,6 @@ public final class FencingAgent implements AutoCloseable {
   }
 
   /**
-   * Only what memberlist cannot change while running needs a new member (a leave and a rejoin): the group (its
-   * gossip label), whether there is a label at all ({@code gossipLabel}), this node's gossip address, and switching
-   * between plaintext and encrypted gossip. Timings, keys and the expected set are applied to the running member
-   * ({@link #applyToRunningGossip}).
-   */
-  /**
    * How long members shown before a gossip restart stay shown without the new member reporting them: two push/pull
    * intervals (a full state exchange with a peer) and at least 5 s.
    */
@@ -813,6 +807,12 @@ public final class FencingAgent implements AutoCloseable {
     return twoExchanges.compareTo(Duration.ofSeconds(5)) < 0 ? Duration.ofSeconds(5) : twoExchanges;
   }
 
+  /**
+   * Only what memberlist cannot change while running needs a new member (a leave and a rejoin): the group (its
+   * gossip label), whether there is a label at all ({@code gossipLabel}), this node's gossip address, and switching
+   * between plaintext and encrypted gossip. Timings, keys and the expected set are applied to the running member
+   * ({@link #applyToRunningGossip}).
+   */
   static boolean gossipRestartNeeded(AgentConfig a, AgentConfig b) {
     return !a.group().equals(b.group())
         || a.policy().gossipLabel() != b.policy().gossipLabel()

@@ -93,8 +93,12 @@ public final class ClusterWriter {
         }
     }
 
-    /** Adds (with our marker annotation) or removes the out-of-service taint; only our own taint is removed. */
-    public void setOutOfService(String node, boolean add) {
+    /**
+     * Adds (with our marker annotation) or removes the out-of-service taint; only our own taint is removed.
+     *
+     * @return whether the write went through (a refused or failed one is logged; the next reconcile tries again)
+     */
+    public boolean setOutOfService(String node, boolean add) {
         try {
             client.nodes().withName(node).edit(n -> {
                 if (n.getSpec() == null) {
@@ -117,9 +121,11 @@ public final class ClusterWriter {
                 return n;
             });
             LOG.info("event=out_of_service_{} node={}", add ? "added" : "removed", node);
+            return true;
         } catch (KubernetesClientException e) {
             LOG.warn("event=out_of_service_patch_failed node={} add={} code={} error=\"{}\"", node, add, e.getCode(),
                     e.getMessage());
+            return false;
         }
     }
 
@@ -142,12 +148,14 @@ public final class ClusterWriter {
      * Deletes a fenced Node so the platform replaces its machine (afterFence DeleteNode). A Node already gone is
      * fine: the fencing it stood for is over.
      */
-    public void deleteNode(String node) {
+    public boolean deleteNode(String node) {
         try {
             client.nodes().withName(node).delete();
             LOG.info("event=node_deleted node={} reason=fenced", node);
+            return true;
         } catch (KubernetesClientException e) {
             LOG.warn("event=node_delete_failed node={} code={} error=\"{}\"", node, e.getCode(), e.getMessage());
+            return false;
         }
     }
 

@@ -361,14 +361,18 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
         }
         writeGossipAddresses(model, nodes, now);
         for (FencedNodeRecovery.Action a : actions) {
-            switch (a.kind()) {
+            boolean done = switch (a.kind()) {
                 case ADD_TAINT -> writer.setOutOfService(a.node(), true);
-                case REMOVE_TAINT -> {
-                    writer.setOutOfService(a.node(), false);
-                    stormGuard.finished(name, a.node(), now);
-                }
+                case REMOVE_TAINT -> writer.setOutOfService(a.node(), false);
                 case DELETE_NODE -> writer.deleteNode(a.node());
-                default -> throw new IllegalStateException("unknown action " + a.kind());
+            };
+            // A write that did not go through (a conflict with the kubelet, the API server away) is planned again at
+            // the next reconcile: no Event says it happened, and the fencing it ends is not over yet.
+            if (!done) {
+                continue;
+            }
+            if (a.kind() == FencedNodeRecovery.Kind.REMOVE_TAINT) {
+                stormGuard.finished(name, a.node(), now);
             }
             writer.emit(a.event(), group, nodes);
         }

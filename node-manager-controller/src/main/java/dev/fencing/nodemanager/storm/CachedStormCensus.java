@@ -56,14 +56,19 @@ public final class CachedStormCensus implements StormCensus {
                                  Collection<Node> nodes) {
         GroupSpecView view = NodeGroupSpecs.view(nodeGroup);
         StormLimits limits = view.fencing() == null ? StormLimits.DEFAULTS : view.fencing().effectiveStorm();
-        Set<String> members = model.expected().keySet();
+        Set<String> expected = model.expected().keySet();
+        Set<String> members = new HashSet<>();
         Set<String> healthy = new HashSet<>();
         Set<String> fencing = new HashSet<>();
         for (Node node : nodes) {
             String name = node.getMetadata().getName();
-            if (!members.contains(name)) {
+            // A Node no kubelet has reported yet (no Ready condition at all: a machine still joining, a controller
+            // that started before the kubelets) is not a failed node: counted, a group being set up looked like a
+            // storm and its cooldown held back the first real fencing for 10 minutes.
+            if (!expected.contains(name) || !reported(node)) {
                 continue;
             }
+            members.add(name);
             NodeFacts facts = NodeFacts.of(node, null);
             if (facts.outOfServiceByUs()) {
                 fencing.add(name);
@@ -73,5 +78,10 @@ public final class CachedStormCensus implements StormCensus {
         }
         return new GroupCensus(model.group(), limits, members, healthy, fencing,
                 StormLimitCondition.recordsStorm(kept));
+    }
+
+    private static boolean reported(Node node) {
+        return node.getStatus() != null && node.getStatus().getConditions() != null
+                && node.getStatus().getConditions().stream().anyMatch(c -> "Ready".equals(c.getType()));
     }
 }

@@ -108,8 +108,12 @@ class NodeGroupStatusOwnerOperatorTest {
         start();
         client.resource(OperatorFixtures.watchdogGroup("workers")).create();
         platformWritesStatus("workers");
-        client.nodes().resource(node("workers-1", "workers", 1)).create();
-        client.nodes().resource(node("workers-2", "workers", 2)).create();
+        // Reported NotReady by their kubelets (a Node no kubelet reported yet does not count for the storm limits).
+        for (int i = 1; i <= 2; i++) {
+            client.nodes().resource(new io.fabric8.kubernetes.api.model.NodeBuilder(node("workers-" + i, "workers", i))
+                    .editStatus().addNewCondition().withType("Ready").withStatus("False").endCondition().endStatus()
+                    .build()).create();
+        }
 
         await().atMost(10, TimeUnit.SECONDS).until(() -> daemonSet("workers"));
         // Reconciles go on (Events about the group, e.g. the storm limit with no healthy node), the status does not.
