@@ -31,6 +31,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import dev.fencing.nodemanager.status.NodeFacts;
 import dev.fencing.nodemanager.status.NodeGroupStatusTarget;
 import dev.fencing.nodemanager.storm.ClusterStormLimits;
 import dev.fencing.policy.MinHealthy;
@@ -309,6 +310,14 @@ public final class NodeManagerOperator implements Callable<Integer> {
         for (String t : agentTolerations) {
             tolerations.add(toleration(t.trim()));
         }
+        if (tolerations.stream().noneMatch(NodeManagerOperator::toleratesOutOfService)) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--agent-toleration "
+                    + String.join(",", agentTolerations) + ": the agents must tolerate "
+                    + NodeFacts.OUT_OF_SERVICE_TAINT + ":" + NodeFacts.OUT_OF_SERVICE_EFFECT + ", the taint this "
+                    + "controller puts on a fenced node: an evicted agent cannot report the node's return, so the "
+                    + "taint would stay for good. Add " + NodeFacts.OUT_OF_SERVICE_TAINT + ":"
+                    + NodeFacts.OUT_OF_SERVICE_EFFECT + ", or use Exists (the default)");
+        }
         String address = agentControllerAddress == null || agentControllerAddress.isBlank()
                 ? "node-manager-controller." + namespace + ".svc:" + grpcPort : agentControllerAddress;
         if (!insecurePlaintext && (tlsCert == null || tlsKey == null)) {
@@ -407,6 +416,16 @@ public final class NodeManagerOperator implements Callable<Integer> {
             throw new CommandLine.ParameterException(new CommandLine(this), flag + " " + text + ": "
                     + e.getMessage());
         }
+    }
+
+    /** Whether {@code t} tolerates the out-of-service taint this controller puts on a fenced node. */
+    static boolean toleratesOutOfService(Toleration t) {
+        boolean key = t.getKey() == null || t.getKey().isEmpty() ? "Exists".equals(t.getOperator())
+                : NodeFacts.OUT_OF_SERVICE_TAINT.equals(t.getKey()) && ("Exists".equals(t.getOperator())
+                        || NodeFacts.OUT_OF_SERVICE_VALUE.equals(t.getValue()));
+        boolean effect = t.getEffect() == null || t.getEffect().isEmpty()
+                || NodeFacts.OUT_OF_SERVICE_EFFECT.equals(t.getEffect());
+        return key && effect;
     }
 
     static Toleration toleration(String spec) {

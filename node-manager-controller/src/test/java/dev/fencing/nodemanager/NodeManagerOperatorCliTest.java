@@ -53,11 +53,30 @@ class NodeManagerOperatorCliTest {
         assertThat(c.serverName()).isEqualTo("node-manager-controller.kube-system.svc");
     }
 
+    /**
+     * The agents must tolerate the out-of-service taint the controller puts on a fenced node: an agent evicted by it
+     * cannot report the node's return, so the taint would stay for good.
+     */
+    @Test
+    void agentTolerationsThatDoNotTolerateTheOutOfServiceTaintAreRefused() {
+        assertThatThrownBy(() -> parse("--agent-toleration", "node-role.kubernetes.io/control-plane:NoSchedule"))
+                .isInstanceOf(CommandLine.ParameterException.class)
+                .hasMessageContaining("must tolerate node.kubernetes.io/out-of-service:NoExecute");
+        assertThatThrownBy(() -> parse("--agent-toleration", "node.kubernetes.io/out-of-service:NoSchedule"))
+                .isInstanceOf(CommandLine.ParameterException.class);
+        assertThat(parse("--agent-toleration", "node.kubernetes.io/out-of-service").agentTolerations()).hasSize(1);
+        assertThat(parse("--agent-toleration", "node.kubernetes.io/out-of-service=nodeshutdown:NoExecute")
+                .agentTolerations()).hasSize(1);
+        assertThat(parse().agentTolerations()).singleElement()
+                .satisfies(t -> assertThat(t.getOperator()).isEqualTo("Exists"));
+    }
+
     @Test
     void flagsBecomeTheControllerConfig() {
         ControllerConfig c = parse("--namespace", "d8-fencing", "--grpc-port", "9999", "--gossip-port", "8500",
                 "--agent-image", "img:1", "--no-leader-election", "--agent-resource", "requests.cpu=20m",
-                "--agent-toleration", "node-role.kubernetes.io/control-plane:NoSchedule,dedicated=db:NoExecute",
+                "--agent-toleration", "node-role.kubernetes.io/control-plane:NoSchedule,dedicated=db:NoExecute,"
+                        + "node.kubernetes.io/out-of-service:NoExecute",
                 "--status-interval", "5s", "--max-tie-lease", "20s");
         assertThat(c.namespace()).isEqualTo("d8-fencing");
         assertThat(c.grpcPort()).isEqualTo(9999);
@@ -66,7 +85,7 @@ class NodeManagerOperatorCliTest {
         assertThat(c.leaderElection()).isFalse();
         assertThat(c.agentControllerAddress()).isEqualTo("node-manager-controller.d8-fencing.svc:9999");
         assertThat(c.agentResources()).containsExactlyEntriesOf(java.util.Map.of("requests.cpu", "20m"));
-        assertThat(c.agentTolerations()).hasSize(2);
+        assertThat(c.agentTolerations()).hasSize(3);
         assertThat(c.agentTolerations().get(0).getOperator()).isEqualTo("Exists");
         assertThat(c.agentTolerations().get(1).getValue()).isEqualTo("db");
         assertThat(c.statusInterval()).isEqualTo(Duration.ofSeconds(5));
