@@ -26,7 +26,6 @@ import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import dev.fencing.nodemanager.health.HealthServer;
 import dev.fencing.nodemanager.metrics.ControllerMetrics;
-import dev.fencing.nodemanager.peervote.NodeConditionPatch;
 import dev.fencing.nodemanager.peervote.PeersReachable;
 import dev.fencing.nodemanager.model.NodeLabels;
 import dev.fencing.nodemanager.escalation.CachedEscalationSources;
@@ -489,11 +488,8 @@ public final class NodeManager implements AutoCloseable {
                 writer.patchLabels(n.getMetadata().getName(), remove);
             }
             releaseTaint(n, "group " + group + " was deleted");
-            if (PeersReachable.carries(n)) {
-                NodeConditionPatch.of(n, PeersReachable.TYPE, PeersReachable.notVoted("group " + group
-                        + " was deleted (no peer vote)"), clock.instant())
-                        .ifPresent(ops -> writer.patchNodeStatus(n.getMetadata().getName(), ops));
-            }
+            PeersReachable.withdrawal(n, "group " + group + " was deleted (no peer vote)", clock.instant())
+                    .ifPresent(ops -> writer.patchNodeStatus(n.getMetadata().getName(), ops));
         }
     }
 

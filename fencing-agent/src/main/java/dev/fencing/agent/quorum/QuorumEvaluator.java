@@ -638,34 +638,27 @@ public final class QuorumEvaluator {
       if (2 * early.size() == expected && !settings.tieBreakers().isEmpty()) {
         SortedSet<String> earlySide = Collections.unmodifiableSortedSet(new TreeSet<>(early));
         // Only this exact half would remain once the older confirmations lapse: get the tie-break answer now.
-        for (TieBreaker tieBreaker : settings.tieBreakers()) {
-          tieBreaker.prepare(earlySide, settings.expected(), nowNanos);
-        }
+        // The one that will decide (only the first is ever asked).
+        settings.tieBreakers().stream().findFirst()
+            .ifPresent(t -> t.prepare(earlySide, settings.expected(), nowNanos));
         outcome = "majority; tie likely soon, tie-breakers asked early for " + earlySide;
       }
     } else if (2 * heard == expected && heard == quorumSize - 1) {
       held = false;
-      StringBuilder reasons = new StringBuilder();
-      for (TieBreaker tieBreaker : settings.tieBreakers()) {
-        TieBreakVerdict verdict = tieBreaker.evaluate(side, settings.expected(), nowNanos);
-        if (reasons.length() > 0) {
-          reasons.append("; ");
+      outcome = "no tie-breaker configured";
+      // Only the first tie-breaker decides: a later one would be asked on a half that got no answer (it does not
+      // reach the controller or the disk) while the other half got its win, and could hold that half too: split
+      // brain. The policy accepts one tie-breaker; a longer list (an older controller, a cached config) is cut.
+      Optional<TieBreaker> tieBreaker = settings.tieBreakers().stream().findFirst();
+      if (tieBreaker.isPresent()) {
+        TieBreakVerdict verdict = tieBreaker.get().evaluate(side, settings.expected(), nowNanos);
+        outcome = verdict.reason();
+        held = verdict.outcome() == TieBreakVerdict.Outcome.WIN;
+        if (held && verdict.winValidUntilNanos().isPresent()) {
+          tieWinExpires = true;
+          tieWinValidUntil = verdict.winValidUntilNanos().getAsLong();
         }
-        reasons.append(verdict.reason());
-        if (verdict.outcome() != TieBreakVerdict.Outcome.NO_ANSWER) {
-          held = verdict.outcome() == TieBreakVerdict.Outcome.WIN;
-          if (held && verdict.winValidUntilNanos().isPresent()) {
-            tieWinExpires = true;
-            tieWinValidUntil = verdict.winValidUntilNanos().getAsLong();
-          }
-          break;
-        }
-        // Only the first tie-breaker decides: a later one would be asked on a half that got no answer (it does not
-        // reach the controller or the disk) while the other half got its win, and could hold that half too: split
-        // brain. The policy accepts one tie-breaker; a longer list (an older controller, a cached config) is cut.
-        break;
       }
-      outcome = reasons.length() == 0 ? "no tie-breaker configured" : reasons.toString();
     } else {
       held = false;
     }

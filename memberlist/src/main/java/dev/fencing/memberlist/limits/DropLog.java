@@ -5,8 +5,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 /**
- * Decides which dropped inputs of one kind (undecodable packets, rejected streams: a wrong key or label, bad framing)
- * get a log line: at most one per {@link Refusals#LOG_INTERVAL}, carrying how many were dropped in all and how many
+ * Decides which dropped inputs of one kind (one cap of {@link Refusals}; undecodable packets; rejected streams: a
+ * wrong key or label, bad framing) get a log line: at most one per {@link Refusals#LOG_INTERVAL}, carrying how many were dropped in all and how many
  * the quiet period hid. Anyone on the node network can send such input at line rate, and a warning per packet,
  * written synchronously on the receive thread, slowed that thread until the kernel dropped the quorum heartbeats it
  * also receives. Thread-safe.

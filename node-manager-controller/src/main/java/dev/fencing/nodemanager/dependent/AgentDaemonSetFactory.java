@@ -292,11 +292,6 @@ public final class AgentDaemonSetFactory {
         }
     }
 
-    /** The whole DaemonSet (metadata, spec) as JSON with every object's keys sorted: equal for equal content. */
-    static String canonical(DaemonSet ds) {
-        return canonicalJson(ds);
-    }
-
     private static String canonicalJson(Object value) {
         try {
             Object tree = SORTED_JSON.readValue(Serialization.asJson(value), Object.class);

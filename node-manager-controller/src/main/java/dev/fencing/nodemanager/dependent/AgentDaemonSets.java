@@ -38,7 +38,7 @@ import org.slf4j.LoggerFactory;
  * <p>Requests: the group is reconciled every status interval and at every report change, but a reconcile sends
  * nothing for the DaemonSet while nothing changed on either side since the last write or check: the informer's copy
  * (every replica watches the agent DaemonSets) still has the resourceVersion that write or check left, and the
- * desired DaemonSet is the one sent then (same NodeGroup UID, same canonical JSON). Any write by anyone (a hand edit,
+ * desired DaemonSet is the one sent then (same NodeGroup UID, same desired-spec hash). Any write by anyone (a hand edit,
  * the DaemonSet controller's status, another leader) changes the resourceVersion, so the next reconcile GETs and
  * applies as before; a hand edit is still reverted, one status interval later at most plus the informer's lag.
  */
@@ -135,7 +135,9 @@ public final class AgentDaemonSets {
         DaemonSet desired = AgentDaemonSetFactory.desired(group, config);
         String name = desired.getMetadata().getName();
         String uid = group.getMetadata().getUid();
-        String want = AgentDaemonSetFactory.canonical(desired);
+        // The desired spec and labels as hashed into the annotation; the rest of the metadata is the name, the
+        // namespace and the owner, whose UID is compared on its own.
+        String want = desired.getMetadata().getAnnotations().get(AgentDaemonSetFactory.HASH_ANNOTATION);
         Seen last = seen.get(name);
         Optional<DaemonSet> inCache = cached.apply(name);
         if (last != null && inCache.isPresent() && Objects.equals(last.uid(), uid) && last.desired().equals(want)

@@ -3,6 +3,7 @@ package dev.fencing.nodemanager.escalation;
 import dev.fencing.api.fencing.v1alpha1.Durations;
 import dev.fencing.api.fencing.v1alpha1.NodeFencingConfig;
 import dev.fencing.api.fencing.v1alpha1.NodeFencingConfigSpec;
+import dev.fencing.nodemanager.status.GroupStatusCalculator;
 import dev.fencing.nodemanager.status.NodeFacts;
 import dev.fencing.proto.fencing.v1.DisarmReason;
 import dev.fencing.proto.nodemanager.v1.AgentReport;
@@ -64,7 +65,7 @@ public final class EscalationTrigger {
      * maintenance, removal from the group, Notify mode, shutting down), or the final report of a clean stop.
      */
     public static boolean onPurpose(AgentReport report) {
-        return (report.getFinalReport() && !report.getFencingInProgress())
+        return GroupStatusCalculator.cleanStop(report)
                 || report.getDisarmReasonsList().stream().anyMatch(r -> ON_PURPOSE.contains(r.getKind()));
     }
 

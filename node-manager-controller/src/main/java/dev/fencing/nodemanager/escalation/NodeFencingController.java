@@ -238,8 +238,9 @@ public final class NodeFencingController implements AutoCloseable {
         String node = record.getSpec().nodeName();
         Node n = client.nodes().withName(node).get();
         // Someone else's out-of-service taint counts as tainted: the workloads move already, and it stays theirs.
+        NodeFacts facts = n == null ? null : NodeFacts.of(n, null);
         EscalationPlanner.NodeState state = new EscalationPlanner.NodeState(
-                n != null && (NodeFacts.of(n, null).outOfServiceByUs() || NodeFacts.of(n, null).outOfServiceByOthers()),
+                facts != null && (facts.outOfServiceByUs() || facts.outOfServiceByOthers()),
                 n != null, sources.returned(node),
                 n == null ? null : kdump.last(n).orElse(null));
         EscalationStep step = EscalationPlanner.next(record, config, state, running.contains(node), identity, now);
@@ -271,8 +272,8 @@ public final class NodeFencingController implements AutoCloseable {
             Map<String, String> annotations = n == null || n.getMetadata().getAnnotations() == null ? Map.of()
                     : Map.copyOf(n.getMetadata().getAnnotations());
             LOG.warn("event=fence_stage_started node={} record={} stage={} action={} attempt={}", node,
-                    record.getMetadata().getName(), run.stage().name(), run.recovery() ? "on"
-                            : config.powerActionOrDefault() == FencePowerAction.Reboot ? "reboot" : "off",
+                    record.getMetadata().getName(), run.stage().name(),
+                    target(run, config) == PowerAction.REBOOT ? "reboot" : target(run, config).action(),
                     run.attempt());
             workers.execute(() -> runStage(claimedRecord, config, run, annotations));
         } else if (step instanceof EscalationStep.Taint) {
@@ -304,9 +305,7 @@ public final class NodeFencingController implements AutoCloseable {
                           Map<String, String> annotations) {
         String node = record.getSpec().nodeName();
         try {
-            StageRun result = executor.run(run.stage(), run.recovery() ? PowerAction.ON
-                    : config.powerActionOrDefault() == FencePowerAction.Reboot ? PowerAction.REBOOT : PowerAction.OFF,
-                    node, annotations, run.attempt());
+            StageRun result = executor.run(run.stage(), target(run, config), node, annotations, run.attempt());
             if (Thread.currentThread().isInterrupted()) {
                 // The controller is stopping and killed the agent: what it saw says nothing about the BMC. The
                 // record stays Running, and the next leader runs the stage again once the stage's bound has passed.
@@ -340,6 +339,14 @@ public final class NodeFencingController implements AutoCloseable {
                 ticks.execute(this::tickLogged);
             }
         }
+    }
+
+    /** What a stage drives the node to: on for the recovery stage, else off (then on with powerAction Reboot). */
+    private static PowerAction target(EscalationStep.RunStage run, NodeFencingConfigSpec config) {
+        if (run.recovery()) {
+            return PowerAction.ON;
+        }
+        return config.powerActionOrDefault() == FencePowerAction.Reboot ? PowerAction.REBOOT : PowerAction.OFF;
     }
 
     // When this replica claimed the stage (the Running run it wrote), for the failed run that replaces it.

@@ -3,9 +3,13 @@ package dev.fencing.nodemanager.peervote;
 import dev.fencing.nodemanager.report.ReceivedReport;
 import dev.fencing.policy.DurationFormat;
 import dev.fencing.proto.nodemanager.v1.PeerReport;
+import io.fabric8.kubernetes.api.model.Node;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
@@ -88,18 +92,16 @@ public final class PeersReachable {
     }
 
     /**
-     * What a Node that carries the condition gets once no vote is taken for it any more (fencing off, the group's
-     * spec invalid or the group deleted, the node no longer an expected member): {@code Unknown}, reason
-     * {@code NotVoted}, so that a {@code True} from before does not keep saying "its peers hear it".
+     * The patch for a Node that gets no vote any more (fencing off, the group's spec invalid or the group deleted,
+     * the node no longer an expected member): {@code Unknown}, reason {@code NotVoted}, so that a {@code True} from
+     * before does not keep saying "its peers hear it". Empty when the Node does not carry the condition (it never
+     * gets one) or already says so.
      */
-    public static Vote notVoted(String why) {
-        return new Vote("Unknown", "NotVoted", why);
-    }
-
-    /** Whether {@code node} carries the condition. */
-    public static boolean carries(io.fabric8.kubernetes.api.model.Node node) {
-        return node.getStatus() != null && node.getStatus().getConditions() != null
+    public static Optional<List<Map<String, Object>>> withdrawal(Node node, String why, Instant now) {
+        boolean carries = node.getStatus() != null && node.getStatus().getConditions() != null
                 && node.getStatus().getConditions().stream().anyMatch(c -> TYPE.equals(c.getType()));
+        return carries ? NodeConditionPatch.of(node, TYPE, new Vote("Unknown", "NotVoted", why), now)
+                : Optional.empty();
     }
 
     private static Vote vote(String node, int others, int voters, int hear, Duration quorumWindow) {

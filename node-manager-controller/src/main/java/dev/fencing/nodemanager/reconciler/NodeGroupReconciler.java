@@ -185,10 +185,10 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
     // from before does not keep saying that its peers hear it.
     private void clearPeerVotes(Map<String, Node> nodes, Set<String> voted, String why, Instant now) {
         nodes.forEach((n, node) -> {
-            if (voted.contains(n) || !PeersReachable.carries(node)) {
+            if (voted.contains(n)) {
                 return;
             }
-            NodeConditionPatch.of(node, PeersReachable.TYPE, PeersReachable.notVoted(why), now).ifPresent(ops -> {
+            PeersReachable.withdrawal(node, why, now).ifPresent(ops -> {
                 if (writeLimiter.allowConditionPatch(n, now)) {
                     writer.patchNodeStatus(n, ops);
                 }

@@ -249,7 +249,7 @@ public final class GroupStatusCalculator {
     }
 
     /** The agent closed its stream on purpose after disarming (final report, not starving). */
-    static boolean cleanStop(AgentReport report) {
+    public static boolean cleanStop(AgentReport report) {
         return report.getFinalReport() && !report.getFencingInProgress();
     }
 

@@ -105,6 +105,20 @@ class ConfigDistributorTest {
         assertThat(deltas.get(1).getDelta().getBaseRevision()).isEqualTo(deltas.get(0).getRevision());
     }
 
+    /** A distributor serving a group of four (a mutable list) and the agent of a subscribed to it. */
+    private record FourMembers(ConfigDistributor distributor, List<Node> nodes, RecordingSink sink) {
+    }
+
+    private static FourMembers fourMembersWithAgentA() {
+        ConfigDistributor d = new ConfigDistributor("e", 100);
+        List<Node> nodes = new ArrayList<>(List.of(node("a", "g", 1), node("b", "g", 2), node("c", "g", 3),
+                node("d", "g", 4)));
+        d.publish(model(nodes));
+        RecordingSink sink = new RecordingSink("a");
+        d.subscribe("g", sink, "", 0).orElseThrow();
+        return new FourMembers(d, nodes, sink);
+    }
+
     /**
      * A shrinking group: the removal and the resized policy are one change. Every delta but the last of it says
      * "more", so the agent never runs the smaller member list with the old quorum size (3 of 3 left with quorum 3 of
@@ -112,12 +126,10 @@ class ConfigDistributorTest {
      */
     @Test
     void theDeltasOfOneChangeAreMarkedSoTheAgentAppliesThemTogether() {
-        ConfigDistributor d = new ConfigDistributor("e", 100);
-        List<Node> nodes = new ArrayList<>(List.of(node("a", "g", 1), node("b", "g", 2), node("c", "g", 3),
-                node("d", "g", 4)));
-        d.publish(model(nodes));
-        RecordingSink sink = new RecordingSink("a");
-        d.subscribe("g", sink, "", 0).orElseThrow();
+        FourMembers g = fourMembersWithAgentA();
+        ConfigDistributor d = g.distributor();
+        List<Node> nodes = g.nodes();
+        RecordingSink sink = g.sink();
         long before = sink.sent.get(0).getRevision();
         nodes.remove(2);
         d.publish(model(nodes));
@@ -148,12 +160,10 @@ class ConfigDistributorTest {
      */
     @Test
     void anInvalidSpecFreezesTheMembersWithThePolicyButNotTheSignals() {
-        ConfigDistributor d = new ConfigDistributor("e", 100);
-        List<Node> nodes = new ArrayList<>(List.of(node("a", "g", 1), node("b", "g", 2), node("c", "g", 3),
-                node("d", "g", 4)));
-        d.publish(model(nodes));
-        RecordingSink sink = new RecordingSink("a");
-        d.subscribe("g", sink, "", 0).orElseThrow();
+        FourMembers g = fourMembersWithAgentA();
+        ConfigDistributor d = g.distributor();
+        List<Node> nodes = g.nodes();
+        RecordingSink sink = g.sink();
         int before = sink.sent.size();
 
         nodes.remove(3);
