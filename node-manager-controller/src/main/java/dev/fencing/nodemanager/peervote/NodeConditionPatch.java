@@ -64,6 +64,18 @@ public final class NodeConditionPatch {
         return Optional.of(List.of(op("test", path + "/type", type), op("replace", path, value)));
     }
 
+    /**
+     * True when {@code vote} changes the condition's status or reason on {@code node} (or the Node does not carry
+     * the condition yet), false when at most its message changes.
+     */
+    public static boolean isTransition(Node node, String type, PeersReachable.Vote vote) {
+        List<NodeCondition> conditions = node.getStatus() == null || node.getStatus().getConditions() == null
+                ? List.of() : node.getStatus().getConditions();
+        return conditions.stream().filter(c -> type.equals(c.getType())).findFirst()
+                .map(c -> !vote.status().equals(c.getStatus()) || !vote.reason().equals(c.getReason()))
+                .orElse(true);
+    }
+
     private static Map<String, Object> op(String op, String path, Object value) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("op", op);

@@ -100,8 +100,12 @@ public final class PeersReachable {
     public static Optional<List<Map<String, Object>>> withdrawal(Node node, String why, Instant now) {
         boolean carries = node.getStatus() != null && node.getStatus().getConditions() != null
                 && node.getStatus().getConditions().stream().anyMatch(c -> TYPE.equals(c.getType()));
-        return carries ? NodeConditionPatch.of(node, TYPE, new Vote("Unknown", "NotVoted", why), now)
-                : Optional.empty();
+        return carries ? NodeConditionPatch.of(node, TYPE, notVoted(why), now) : Optional.empty();
+    }
+
+    /** The vote a node gets once no vote is taken any more: {@code Unknown}/{@code NotVoted}, {@code why} as message. */
+    public static Vote notVoted(String why) {
+        return new Vote("Unknown", "NotVoted", why);
     }
 
     private static Vote vote(String node, int others, int voters, int hear, Duration quorumWindow) {

@@ -159,7 +159,8 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
     }
 
     // peer-vote-node-condition: each expected member's FencingPeersReachable from its peers' fresh reports, written
-    // only when it changed and at most once per node per label interval.
+    // only when it changed; per node at most one message-only change and one status or reason change per label
+    // interval (a message-only change cannot hold back the flip that follows it).
     private void writePeerVotes(GroupModel model, Map<String, Node> nodes, Set<String> reporting, Instant now) {
         Map<String, ReceivedReport> fresh = new TreeMap<>();
         for (String n : reporting) {
@@ -174,7 +175,8 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
                 continue;
             }
             NodeConditionPatch.of(node, PeersReachable.TYPE, v.getValue(), now).ifPresent(ops -> {
-                if (writeLimiter.allowConditionPatch(n, now)) {
+                if (writeLimiter.allowConditionPatch(n, now,
+                        NodeConditionPatch.isTransition(node, PeersReachable.TYPE, v.getValue()))) {
                     writer.patchNodeStatus(n, ops);
                 }
             });
@@ -189,7 +191,8 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
                 return;
             }
             PeersReachable.withdrawal(node, why, now).ifPresent(ops -> {
-                if (writeLimiter.allowConditionPatch(n, now)) {
+                if (writeLimiter.allowConditionPatch(n, now,
+                        NodeConditionPatch.isTransition(node, PeersReachable.TYPE, PeersReachable.notVoted(why)))) {
                     writer.patchNodeStatus(n, ops);
                 }
             });

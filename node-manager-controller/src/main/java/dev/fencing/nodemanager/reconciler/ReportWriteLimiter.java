@@ -24,6 +24,7 @@ final class ReportWriteLimiter {
     private final Map<String, Instant> lastLabelPatch = new HashMap<>();
     private final Map<String, Instant> lastEvent = new HashMap<>();
     private final Map<String, Instant> lastConditionPatch = new HashMap<>();
+    private final Map<String, Instant> lastConditionTransition = new HashMap<>();
     private final Map<String, Instant> lastAnnotationPatch = new HashMap<>();
     private final AtomicLong limitedConditionPatches = new AtomicLong();
     private final AtomicLong limitedLabelPatches = new AtomicLong();
@@ -44,11 +45,16 @@ final class ReportWriteLimiter {
     }
 
     /**
-     * True (and remembered) when {@code node}'s peer-vote condition may be patched now: at most one patch per node per
-     * label interval. A held-back patch is computed again at the next reconcile.
+     * True (and remembered) when {@code node}'s peer-vote condition may be patched now. A patch that changes only the
+     * message (the counts) is allowed once per node per label interval; one that changes status or reason
+     * ({@code transition}) once per node per label interval of transitions. So a message-only write, for instance
+     * from a reconcile that saw only some of the voters' new reports, cannot hold back the flip it was the first step
+     * of, while a flapping vote still costs at most two writes per node per interval. A held-back patch is computed
+     * again at the next reconcile.
      */
-    synchronized boolean allowConditionPatch(String node, Instant now) {
-        if (allow(lastConditionPatch, node, now, labelInterval)) {
+    synchronized boolean allowConditionPatch(String node, Instant now, boolean transition) {
+        if (transition ? allow(lastConditionTransition, node, now, labelInterval)
+                : allow(lastConditionPatch, node, now, labelInterval)) {
             return true;
         }
         limitedConditionPatches.incrementAndGet();

@@ -109,4 +109,22 @@ class PeersReachableTest {
         Map<String, Object> lostValue = (Map<String, Object>) lost.get(1).get("value");
         assertThat(lostValue).containsEntry("lastTransitionTime", "2026-11-23T10:00:00Z");
     }
+
+    @Test
+    void aTransitionIsANewStatusOrReasonOrAFirstCondition() {
+        Node plain = new NodeBuilder().withNewMetadata().withName("n5").endMetadata().withNewStatus()
+                .addNewCondition().withType("Ready").withStatus("True").endCondition().endStatus().build();
+        Node voted = new NodeBuilder(plain).editStatus().addNewCondition().withType(PeersReachable.TYPE)
+                .withStatus("True").withReason("MajorityHears").withMessage("4 of 4").endCondition().endStatus()
+                .build();
+        PeersReachable.Vote up = new PeersReachable.Vote("True", "MajorityHears", "3 of 4");
+        assertThat(NodeConditionPatch.isTransition(plain, PeersReachable.TYPE, up)).isTrue();
+        assertThat(NodeConditionPatch.isTransition(voted, PeersReachable.TYPE, up)).as("only the counts").isFalse();
+        assertThat(NodeConditionPatch.isTransition(voted, PeersReachable.TYPE,
+                new PeersReachable.Vote("False", "MajorityLost", "0 of 4"))).isTrue();
+        assertThat(NodeConditionPatch.isTransition(voted, PeersReachable.TYPE,
+                new PeersReachable.Vote("True", "OtherReason", "4 of 4"))).isTrue();
+        assertThat(NodeConditionPatch.isTransition(voted, PeersReachable.TYPE, PeersReachable.notVoted("off")))
+                .isTrue();
+    }
 }

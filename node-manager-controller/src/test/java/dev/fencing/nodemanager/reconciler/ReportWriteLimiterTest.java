@@ -51,4 +51,29 @@ class ReportWriteLimiterTest {
         }
         assertThat(writes).isEqualTo(20 + 4);
     }
+
+    @Test
+    void aMessageOnlyConditionPatchDoesNotHoldBackTheFlipThatFollowsIt() {
+        // A reconcile that saw one voter's new report writes new counts; the next, with all of them, flips the vote.
+        assertThat(limiter.allowConditionPatch("a", T0, false)).isTrue();
+        assertThat(limiter.allowConditionPatch("a", T0, true)).isTrue();
+        // Within the interval: neither another message-only change nor another flip.
+        assertThat(limiter.allowConditionPatch("a", T0.plusSeconds(4), false)).isFalse();
+        assertThat(limiter.allowConditionPatch("a", T0.plusSeconds(4), true)).isFalse();
+        assertThat(limiter.allowConditionPatch("b", T0.plusSeconds(4), true)).isTrue();
+        assertThat(limiter.allowConditionPatch("a", T0.plusSeconds(5), true)).isTrue();
+        assertThat(limiter.limitedConditionPatches()).isEqualTo(2);
+    }
+
+    @Test
+    void aFlappingVoteCostsAtMostTwoConditionPatchesPerNodePerInterval() {
+        int writes = 0;
+        // 1000 changes, one every 100 ms over 100 s, alternating flips and new counts: 20 intervals of 5 s.
+        for (int i = 0; i < 1000; i++) {
+            if (limiter.allowConditionPatch("a", T0.plusMillis(100L * i), i % 2 == 0)) {
+                writes++;
+            }
+        }
+        assertThat(writes).isEqualTo(2 * 20);
+    }
 }
