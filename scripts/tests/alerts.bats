@@ -50,10 +50,22 @@ copy_rules() {
   copy_rules
   sed -i '/^          unless on (namespace, pod)$/d; /^          fencing_disarm_reason{kind=~/d' \
     "$work/helm/fencing/files/alerts.yaml"
-  [ "$(grep -c 'fencing_disarm_reason' "$work/helm/fencing/files/alerts.yaml")" -eq 0 ]
+  [ "$(grep -c 'fencing_disarm_reason{kind=~' "$work/helm/fencing/files/alerts.yaml")" -eq 0 ]
   run promtool test rules "$work/helm/src/test/prometheus/alerts-test.yaml"
   [ "$status" -ne 0 ]
   [[ "$output" == *"not armed on purpose"*"agent-notify"* ]]
+}
+
+@test "the no-configuration test fails when the alerts count members as the agents see them" {
+  copy_rules
+  # The not-armed alert without its NO_CONFIG clause, the controller alert against the agents' expected count.
+  sed -i '/kind="NO_CONFIG"/d; s|fencing_controller_group_expected_nodes|fencing_quorum_expected|' \
+    "$work/helm/fencing/files/alerts.yaml"
+  [ "$(grep -c 'NO_CONFIG\|group_expected_nodes' "$work/helm/fencing/files/alerts.yaml")" -eq 0 ]
+  run promtool test rules "$work/helm/src/test/prometheus/alerts-test.yaml"
+  [ "$status" -ne 0 ]
+  [[ "$output" == *"agents that never got a configuration"*"FencingAgentNotArmed"* ]]
+  [[ "$output" == *"agents that never got a configuration"*"FencingAgentCannotReachController"* ]]
 }
 
 @test "every alert links to an anchor that exists in docs/runbook.md" {

@@ -228,7 +228,7 @@ public final class FencingSpecReader {
             return null;
         }
         if (!(value instanceof List<?> list)) {
-            violations.add(new Violation(at, "tieBreakers must be a list such as [ControlPlane, LowestName], not '"
+            violations.add(new Violation(at, "tieBreakers must be a list such as [ControlPlane], not '"
                     + value + "'"));
             return null;
         }

@@ -185,8 +185,8 @@ public final class PolicyResolver {
             if (kind == TieBreakerKind.API_REACHABLE) {
                 out.add(new Violation(path + ".quorum.tieBreakers[" + i + "]",
                         "APIReachable is not split-brain safe: both "
-                        + "halves of an even split keep quorum when both reach the Kubernetes API; remove it, or put "
-                        + "LowestName (which always answers) before it"));
+                        + "halves of an even split keep quorum when both reach the Kubernetes API; use LowestName "
+                        + "(which always answers) or ControlPlane instead"));
             }
         }
         if (expectedMembers > 0 && expectedMembers % 2 == 0 && tieBreakers.isEmpty()

@@ -126,7 +126,7 @@ class FencingSpecReaderTest {
                 new Violation("fencing.mode", "must be a string, not '1'; quote it in YAML"),
                 new Violation("fencing.watchdog", "must be an object with fields, not '60s'"),
                 new Violation("fencing.quorum.tieBreakers",
-                        "tieBreakers must be a list such as [ControlPlane, LowestName], not 'ControlPlane'"),
+                        "tieBreakers must be a list such as [ControlPlane], not 'ControlPlane'"),
                 new Violation("fencing.timings.suspicionMult", "suspicionMult must be a whole number such as 3, not '3'"),
                 new Violation("fencing.timings.localHealthCap", "localHealthCap must be a number such as 1.5, not 'high'"),
                 new Violation("fencing.timings.gossipInterval", "must be a string, not '200'; quote it in YAML"));

@@ -1,6 +1,7 @@
 package dev.fencing.helm;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencing.nodemanager.dependent.AgentDaemonSetFactory;
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -80,7 +81,8 @@ class MonitoringTest {
 
     @Test
     void prometheusRuleShipsTheRuleGroupsPromtoolTests() throws IOException {
-        Rendered r = FencingChart.render("monitoring.prometheusRule.enabled", true);
+        Rendered r = FencingChart.render("monitoring.prometheusRule.enabled", true,
+                "monitoring.serviceMonitor.enabled", true);
 
         Object tested = FencingChart.parse(Files.readString(FencingChart.dir().resolve("files/alerts.yaml")),
                 Map.class);
@@ -88,6 +90,16 @@ class MonitoringTest {
         assertThat(spec).isEqualTo(tested);
         assertThat(list(spec.get("groups"))).extracting(g -> map(g).get("name"))
                 .containsExactly("fencing-agent", "fencing-controller");
+    }
+
+    /** Without the controller scraped, FencingNoControllerLeader's absent() would page for good. */
+    @Test
+    void prometheusRuleNeedsTheControllerScraped() {
+        assertThatThrownBy(() -> FencingChart.render("monitoring.prometheusRule.enabled", true))
+                .hasMessageContaining("monitoring.prometheusRule.enabled needs the controller scraped");
+        Rendered annotated = FencingChart.render("monitoring.prometheusRule.enabled", true,
+                "metrics.scrapeAnnotations", true);
+        assertThat(annotated.describe()).anyMatch(d -> d.startsWith("PrometheusRule/"));
     }
 
     private static GenericKubernetesResource monitor(Rendered r, String kind) {

@@ -28,8 +28,10 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "status", mixinStandardHelpOptions = true,
     description = "Show the agent's mode, arming, quorum, peers and resolved timings.",
+    exitCodeOnInvalidInput = ExitCodes.STATUS_USAGE,
     exitCodeListHeading = "Exit codes (with --check see --check):%n",
-    exitCodeList = {"0:shown", "1:the agent answered with an error", "3:no agent at the socket"})
+    exitCodeList = {"0:shown", "1:the agent answered with an error", "3:no agent at the socket",
+        "64:invalid command line"})
 public final class StatusCommand implements Callable<Integer> {
 
   /** Exit code of {@code --check}: quorum held and armed, or disarmed only on purpose. */
@@ -46,10 +48,11 @@ public final class StatusCommand implements Callable<Integer> {
   @Mixin AgentSocketOptions options = new AgentSocketOptions();
   @Spec CommandSpec spec;
 
-  @Option(names = "--check", description = {"probe mode: print one line and exit 0 (quorum held and armed, or"
+  @Option(names = "--check", description = {"one-shot check for scripts: print one line and exit 0 (quorum held and armed, or"
       + " disarmed only on purpose: disable file, maintenance, being removed, mode Notify), 1 (quorum held but not"
       + " armed for another reason: arming delay, no config, watchdog unavailable, no gossip key, ...), 2 (quorum"
-      + " not held), 3 (no agent answers at the socket)"})
+      + " not held), 3 (no agent answers at the socket), 64 (invalid command line). Starts a JVM: not for"
+      + " periodic probes (use /readyz or the status file)"})
   boolean check;
 
   /**
@@ -73,7 +76,7 @@ public final class StatusCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     if (options.json) {
       spec.commandLine().getErr().println("status: --check prints one line of text; drop --json (or --check)");
-      return ExitCodes.USAGE;
+      return ExitCodes.STATUS_USAGE;
     }
     // Every outcome, "no agent" included, is one line on stdout: a probe logs stdout.
     try (AgentConnection agent = AgentConnection.open(options.socket(), out)) {

@@ -129,7 +129,16 @@ class StatusCheckTest {
     CliRun run = run(FencingAgentCli.commandLine().getCommand(), "status", "--check", "--json", "--socket",
         agent.socket().toString());
 
-    assertThat(run.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(run.code()).isEqualTo(ExitCodes.STATUS_USAGE).isNotEqualTo(StatusCommand.CHECK_NO_QUORUM);
     assertThat(run.err()).contains("drop --json");
+  }
+
+  @Test
+  void aMistypedOptionIsAUsageErrorNotQuorumLost() {
+    CliRun run = run(FencingAgentCli.commandLine().getCommand(), "status", "--check", "--sokcet",
+        agent.socket().toString());
+
+    assertThat(run.code()).isEqualTo(ExitCodes.STATUS_USAGE);
+    assertThat(run.err()).contains("--sokcet");
   }
 }
