@@ -149,6 +149,12 @@ class InvalidValuesTest {
                 .hasMessageContaining("/agent/metricsPort").hasMessageContaining("minimum");
         assertThatThrownBy(() -> FencingChart.render("agent.metricsPort", 9651))
                 .hasMessageContaining("agent.metricsPort=9651 equals agent.gossipPort");
+        assertThatThrownBy(() -> FencingChart.render("agent.probePort", 9652))
+                .hasMessageContaining("agent.probePort=9652 equals agent.gossipPort or agent.metricsPort");
+        assertThatThrownBy(() -> FencingChart.render("agent.probePort", 9651))
+                .hasMessageContaining("agent.probePort=9651 equals");
+        assertThatThrownBy(() -> FencingChart.render("agent.probePort", 65536))
+                .hasMessageContaining("/agent/probePort").hasMessageContaining("maximum");
     }
 
     @Test

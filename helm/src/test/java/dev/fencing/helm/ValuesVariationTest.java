@@ -188,6 +188,8 @@ class ValuesVariationTest {
 
         Rendered off = FencingChart.render("agent.metricsPort", 0);
         assertThat(off.arg("--agent-metrics-port")).hasValue("0");
+        assertThat(off.arg("--agent-probe-port")).as("probes still on loopback").hasValue("9653");
+        assertThat(FencingChart.render("agent.probePort", 9800).arg("--agent-probe-port")).hasValue("9800");
         assertThat(FencingChart.render("agent.image.pullPolicy", "").args())
                 .noneMatch(a -> a.startsWith("--agent-image-pull-policy"));
     }

@@ -79,6 +79,13 @@ public final class NodeManagerOperator implements Callable<Integer> {
                     + " DaemonSet probes it (default: ${DEFAULT-VALUE}; 0: no HTTP server and no probes).")
     int agentMetricsPort;
 
+    @Option(names = "--agent-probe-port", defaultValue = "${env:NMC_AGENT_PROBE_PORT:-9653}",
+            description = "Port of the agents' /healthz and /readyz on the node's loopback address only, which the"
+                    + " DaemonSet's probes ask (host 127.0.0.1): a pod on the network can hold the request threads of"
+                    + " --agent-metrics-port and fail the probes, but cannot reach loopback (default:"
+                    + " ${DEFAULT-VALUE}; 0: probe --agent-metrics-port as before).")
+    int agentProbePort;
+
     @Option(names = "--agent-image-pull-policy", defaultValue = "${env:NMC_AGENT_IMAGE_PULL_POLICY:-}",
             description = "imagePullPolicy of the agent containers: Always, IfNotPresent or Never (default: none,"
                     + " so Kubernetes decides by the tag).")
@@ -335,7 +342,7 @@ public final class NodeManagerOperator implements Callable<Integer> {
                     agentImagePullSecrets == null ? List.of() : agentImagePullSecrets.stream().map(String::trim)
                             .filter(s -> !s.isEmpty()).toList(),
                     agentLogLevel == null ? List.of() : agentLogLevel,
-                    agentLogFormat == null ? "" : agentLogFormat);
+                    agentLogFormat == null ? "" : agentLogFormat, agentProbePort);
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
         }

@@ -5,6 +5,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.prometheus.metrics.exporter.httpserver.HTTPServer;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
@@ -23,10 +24,14 @@ import org.slf4j.LoggerFactory;
  * (see {@link AgentHealth} for what the agent asks). The client also answers {@code /-/healthy} with 200 while the
  * process serves HTTP at all; the kubelet probes use {@code /healthz} and {@code /readyz}.
  *
- * <p>Requests run on at most {@value #THREADS} threads with a short queue; when both are full the accepting thread
- * serves the request itself, which slows accepting instead of growing memory, so a scraping storm cannot take
- * resources from the agent's safety work. Idle request threads end after {@value #IDLE_SECONDS} seconds, so an agent
- * nobody scrapes keeps no request thread.
+ * <p>Requests run on at most {@value #THREADS} threads with a short queue; when both are full a new connection is
+ * closed at once, so a scraping storm cannot take memory or threads from the agent's safety work. The JDK server
+ * reads a request's headers on its request thread, so clients that open connections and send nothing hold those
+ * threads (up to the server's request time limit) and the listener answers nobody else meanwhile; the accepting
+ * thread itself never serves a request, so it is never held. A listener on the whole network is therefore no place
+ * for the kubelet's probes: {@link #probesOnly} serves them on the loopback address, which only the node's own
+ * processes reach (the agent runs with the host's network). Idle request threads end after {@value #IDLE_SECONDS}
+ * seconds, so an agent nobody scrapes keeps no request thread.
  */
 public final class MetricsHttpServer implements AutoCloseable {
 
@@ -50,6 +55,7 @@ public final class MetricsHttpServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(MetricsHttpServer.class);
   private static final int QUEUE = 16;
 
+  private final InetAddress bindAddress;
   private final int requestedPort;
   private final PrometheusMeterRegistry registry;
   private final Probe liveness;
@@ -71,13 +77,30 @@ public final class MetricsHttpServer implements AutoCloseable {
    * @param readiness answers {@code /readyz}
    */
   public MetricsHttpServer(int port, PrometheusMeterRegistry registry, Probe liveness, Probe readiness) {
+    this(null, port, registry, liveness, readiness);
+  }
+
+  private MetricsHttpServer(InetAddress bindAddress, int port, PrometheusMeterRegistry registry, Probe liveness,
+      Probe readiness) {
     if (port < 0 || port > 65535) {
       throw new IllegalArgumentException("metrics port must be 0..65535, got " + port);
     }
+    this.bindAddress = bindAddress;
     this.requestedPort = port;
     this.registry = Objects.requireNonNull(registry, "registry");
     this.liveness = Objects.requireNonNull(liveness, "liveness");
     this.readiness = Objects.requireNonNull(readiness, "readiness");
+  }
+
+  /**
+   * {@code /healthz} and {@code /readyz} only (an empty registry at {@code /metrics}), on {@code address}: the
+   * kubelet's probes on the loopback address ({@code --probe-port}).
+   *
+   * @param port TCP port; 0 picks a free one
+   */
+  public static MetricsHttpServer probesOnly(InetAddress address, int port, Probe liveness, Probe readiness) {
+    return new MetricsHttpServer(Objects.requireNonNull(address, "address"), port,
+        new PrometheusMeterRegistry(io.micrometer.prometheusmetrics.PrometheusConfig.DEFAULT), liveness, readiness);
   }
 
   /**
@@ -95,14 +118,19 @@ public final class MetricsHttpServer implements AutoCloseable {
     AtomicInteger threads = new AtomicInteger();
     executor = new ThreadPoolExecutor(THREADS, THREADS, IDLE_SECONDS, TimeUnit.SECONDS,
         new ArrayBlockingQueue<>(QUEUE), r -> {
-          Thread t = new Thread(r, "metrics-http-" + threads.incrementAndGet());
+          Thread t = new Thread(r, (bindAddress == null ? "metrics-http-" : "probe-http-")
+              + threads.incrementAndGet());
           t.setDaemon(true);
           return t;
-        }, new ThreadPoolExecutor.CallerRunsPolicy());
+        }, new ThreadPoolExecutor.AbortPolicy());
     executor.allowCoreThreadTimeOut(true);
     try {
       // /metrics is the client's; every other path reaches the default handler, which serves the probes.
-      server = HTTPServer.builder()
+      HTTPServer.Builder builder = HTTPServer.builder();
+      if (bindAddress != null) {
+        builder.inetAddress(bindAddress);
+      }
+      server = builder
           .port(requestedPort)
           .registry(registry.getPrometheusRegistry())
           .executorService(executor)
@@ -111,10 +139,17 @@ public final class MetricsHttpServer implements AutoCloseable {
     } catch (IOException | RuntimeException e) {
       executor.shutdownNow();
       executor = null;
-      throw new IOException("cannot listen for metrics on port " + requestedPort + ": " + e.getMessage()
-          + " (choose another metrics port)", e);
+      throw new IOException(bindAddress == null
+          ? "cannot listen for metrics on port " + requestedPort + ": " + e.getMessage()
+              + " (choose another metrics port)"
+          : "cannot listen for probes on " + bindAddress.getHostAddress() + ":" + requestedPort + ": "
+              + e.getMessage() + " (choose another probe port)", e);
     }
-    LOG.info("event=metrics_http_started port={}", port());
+    if (bindAddress == null) {
+      LOG.info("event=metrics_http_started port={}", port());
+    } else {
+      LOG.info("event=probe_http_started address={} port={}", bindAddress.getHostAddress(), port());
+    }
   }
 
   /** The bound port (the ephemeral one when constructed with 0), or -1 when not started. */

@@ -24,6 +24,7 @@ import dev.fencing.memberlist.transport.Transport;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -73,6 +74,9 @@ public final class AgentRuntime implements AutoCloseable {
    * @param statusFile the host status file, when kept ({@code --status-file}, empty = off)
    * @param diskRoot where the host's root is mounted: the group's {@code disk.device} is opened under it
    *     ({@code --disk-root}; "/" on the host, "/host" in the DaemonSet, which mounts the host's /dev at /host/dev)
+   * @param probePort {@code /healthz} and {@code /readyz} on this port of the loopback address only, for the
+   *     kubelet's probes ({@code --probe-port}; 0 = none): with the host's network no pod can hold its request
+   *     threads, as it can those of {@code metricsPort}, reachable from the whole network
    */
   public record Options(
       String node,
@@ -89,7 +93,17 @@ public final class AgentRuntime implements AutoCloseable {
       Optional<ApiServerEndpoint> apiServer,
       boolean allowPlaintextGossip,
       Optional<Path> statusFile,
-      Path diskRoot) {
+      Path diskRoot,
+      int probePort) {
+
+    /** Without a loopback probe listener. */
+    public Options(String node, Optional<AgentConfig> fileConfig, Optional<ControllerEndpoint> controller, Path socket,
+        WatchdogDevice device, Path disableFile, Path stateDir, int metricsPort, Optional<InetSocketAddress> bind,
+        Optional<UnaryOperator<Transport>> transportWrapper, String agentVersion, Optional<ApiServerEndpoint> apiServer,
+        boolean allowPlaintextGossip, Optional<Path> statusFile, Path diskRoot) {
+      this(node, fileConfig, controller, socket, device, disableFile, stateDir, metricsPort, bind, transportWrapper,
+          agentVersion, apiServer, allowPlaintextGossip, statusFile, diskRoot, 0);
+    }
 
     /** Opening the shared disk at the path the group names (host root "/"). */
     public Options(String node, Optional<AgentConfig> fileConfig, Optional<ControllerEndpoint> controller, Path socket,
@@ -134,6 +148,7 @@ public final class AgentRuntime implements AutoCloseable {
   private Optional<ControllerClient> controllerClient = Optional.empty();
   private ScheduledExecutorService reporter;
   private MetricsHttpServer metrics;
+  private MetricsHttpServer probes;
   private LocalApiServer api;
 
   private AgentRuntime(Options options, Consumer<String> groupApplied) {
@@ -270,6 +285,12 @@ public final class AgentRuntime implements AutoCloseable {
       metrics.start();
       started.add(metrics);
     }
+    if (options.probePort() > 0) {
+      probes = MetricsHttpServer.probesOnly(InetAddress.getLoopbackAddress(), options.probePort(),
+          () -> agent.health().liveness(), () -> agent.health().readiness());
+      probes.start();
+      started.add(probes);
+    }
     if (controller.isPresent()) {
       ControllerClient client = controller.get();
       client.start();
@@ -278,8 +299,9 @@ public final class AgentRuntime implements AutoCloseable {
       startReports(client, clock);
     }
     LOG.info("node={} event=started socket={} disable_file={} status_file={} state_dir={} metrics_port={}"
-        + " controller={} device={}", options.node(), options.socket(), options.disableFile(),
+        + " probe_port={} controller={} device={}", options.node(), options.socket(), options.disableFile(),
         options.statusFile().map(Path::toString).orElse("off"), options.stateDir(), options.metricsPort(),
+        options.probePort(),
         options.controller().map(ControllerEndpoint::target).orElse("none"), options.device().name());
   }
 
@@ -338,6 +360,11 @@ public final class AgentRuntime implements AutoCloseable {
   /** The metrics server's port, 0 when off. */
   public int metricsPort() {
     return metrics == null ? 0 : metrics.port();
+  }
+
+  /** The loopback probe listener's port, 0 when off. */
+  public int probePort() {
+    return probes == null ? 0 : probes.port();
   }
 
   /** Stops in reverse order; the agent applies the watchdog's SIGTERM rules. Idempotent. */

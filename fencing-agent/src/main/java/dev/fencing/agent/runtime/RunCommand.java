@@ -94,6 +94,12 @@ public final class RunCommand implements Callable<Integer> {
       description = "serve /metrics, /healthz and /readyz on this TCP port; 0 = off (default: ${DEFAULT-VALUE})")
   int metricsPort;
 
+  @Option(names = "--probe-port", paramLabel = "PORT", defaultValue = "0",
+      description = "also serve /healthz and /readyz on this TCP port of the loopback address only, for the"
+          + " kubelet's probes: with the host's network, pods can hold the request threads of the metrics port but"
+          + " cannot reach loopback; 0 = off (default: ${DEFAULT-VALUE})")
+  int probePort;
+
   @Option(names = "--bind", paramLabel = "ADDR[:PORT]",
       description = "gossip bind address (default: this node's address from the config)")
   String bind;
@@ -151,6 +157,14 @@ public final class RunCommand implements Callable<Integer> {
           + " config file gets everything from the controller)");
       return 2;
     }
+    if (probePort < 0 || probePort > 65535) {
+      err.println("run: --probe-port " + probePort + " is outside 0..65535");
+      return 2;
+    }
+    if (probePort > 0 && probePort == metricsPort) {
+      err.println("run: --probe-port " + probePort + " is also --metrics-port: pick another port for one of them");
+      return 2;
+    }
     if (metricsPort < 0 || metricsPort > 65535) {
       err.println("run: --metrics-port " + metricsPort + " is outside 0..65535");
       return 2;
@@ -204,7 +218,7 @@ public final class RunCommand implements Callable<Integer> {
     String version = Optional.ofNullable(RunCommand.class.getPackage().getImplementationVersion()).orElse("dev");
     AgentRuntime.Options options = new AgentRuntime.Options(node, fileConfig, endpoint, socket,
         watchdog(watchdogDevice), disableFile, stateDir, metricsPort, bindAddress, Optional.empty(), version,
-        apiServer, allowPlaintextGossip, statusFile(statusFile), diskRoot);
+        apiServer, allowPlaintextGossip, statusFile(statusFile), diskRoot, probePort);
     // Any Error that kills a thread (memberlist's receive threads included) ends the process: a half-dead agent
     // must not keep feeding. The agent's own loops report theirs directly (scheduled tasks would swallow them).
     Thread.setDefaultUncaughtExceptionHandler(FatalErrors.uncaught(FatalErrors.haltProcess()));

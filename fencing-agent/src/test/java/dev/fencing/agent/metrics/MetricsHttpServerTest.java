@@ -7,6 +7,16 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.ConnectException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -177,5 +187,91 @@ class MetricsHttpServerTest {
     HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/healthz")).build();
     assertThatThrownBy(() -> http.send(request, HttpResponse.BodyHandlers.ofString()))
         .isInstanceOf(IOException.class);
+  }
+
+  /**
+   * Clients that open a connection to the metrics port and never finish their request hold its request threads and
+   * queue (the JDK server reads headers there): the listener on loopback that the kubelet probes is another server
+   * and still answers, and the metrics listener's accepting thread is not held either (a request beyond its capacity
+   * is closed at once, not left hanging).
+   */
+  @Test
+  void slowClientsOnTheMetricsPortHoldNeitherTheProbeListenerNorTheAcceptingThread() throws Exception {
+    server = new MetricsHttpServer(0, registry, OK, OK);
+    server.start();
+    MetricsHttpServer probes = MetricsHttpServer.probesOnly(InetAddress.getLoopbackAddress(), 0, OK, () ->
+        Optional.of("arming"));
+    probes.start();
+    List<Socket> slow = new ArrayList<>();
+    try {
+      for (int i = 0; i < 25; i++) {
+        Socket s = new Socket("127.0.0.1", server.port());
+        s.getOutputStream().write("GET /healthz HTTP/1.1\r\n".getBytes(StandardCharsets.US_ASCII));
+        s.getOutputStream().flush();
+        slow.add(s);
+      }
+      Thread.sleep(200);
+
+      assertThat(rawGet(probes.port(), "/healthz")).startsWith("HTTP/1.1 200");
+      assertThat(rawGet(probes.port(), "/readyz")).startsWith("HTTP/1.1 503");
+      // The metrics listener is full: the request is closed (an empty answer) within the read timeout, not held.
+      assertThat(rawGet(server.port(), "/healthz")).isEmpty();
+    } finally {
+      for (Socket s : slow) {
+        s.close();
+      }
+      probes.close();
+    }
+  }
+
+  @Test
+  void theProbeListenerListensOnItsAddressOnly() throws Exception {
+    MetricsHttpServer probes = MetricsHttpServer.probesOnly(InetAddress.getByName("127.0.0.1"), 0, OK, OK);
+    probes.start();
+    server = new MetricsHttpServer(0, registry, OK, OK);
+    server.start();
+    try {
+      // Every 127/8 address reaches lo; a socket bound to 127.0.0.1 alone does not answer on 127.0.0.2.
+      assertThatThrownBy(() -> new Socket("127.0.0.2", probes.port()).close()).isInstanceOf(ConnectException.class);
+      new Socket("127.0.0.2", server.port()).close();
+    } finally {
+      probes.close();
+    }
+  }
+
+  @Test
+  void aBusyProbePortFailsWithAMessageNamingIt() throws Exception {
+    MetricsHttpServer first = MetricsHttpServer.probesOnly(InetAddress.getLoopbackAddress(), 0, OK, OK);
+    first.start();
+    try {
+      MetricsHttpServer second = MetricsHttpServer.probesOnly(InetAddress.getLoopbackAddress(), first.port(), OK, OK);
+      assertThatThrownBy(second::start).isInstanceOf(IOException.class)
+          .hasMessageContaining("cannot listen for probes on 127.0.0.1:" + first.port());
+    } finally {
+      first.close();
+    }
+  }
+
+  /** One GET over a raw socket; the status line and headers, or "" when the server closed without answering. */
+  private static String rawGet(int port, String path) throws IOException {
+    try (Socket s = new Socket()) {
+      s.connect(new InetSocketAddress("127.0.0.1", port), 2000);
+      s.setSoTimeout(2000);
+      OutputStream out = s.getOutputStream();
+      out.write(("GET " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+          .getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+      InputStream in = s.getInputStream();
+      byte[] buf = new byte[256];
+      int n;
+      try {
+        n = in.read(buf);
+      } catch (SocketTimeoutException e) {
+        throw new AssertionError("no answer within 2 s: the listener is held", e);
+      } catch (IOException reset) {
+        return "";
+      }
+      return n < 0 ? "" : new String(buf, 0, n, StandardCharsets.US_ASCII);
+    }
   }
 }

@@ -27,6 +27,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -125,9 +126,11 @@ class AgentRuntimeTest {
     try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
       port = s.getLocalPort();
     }
+    int probePort = LoopbackPorts.free();
     try (AgentRuntime runtime = AgentRuntime.start(new AgentRuntime.Options("node-a", Optional.of(config),
         Optional.empty(), dir.resolve("m.sock"), new RecordingWatchdogDevice(), dir.resolve("disable"), dir.resolve("state"),
-        port, Optional.empty(), Optional.empty(), "test"))) {
+        port, Optional.empty(), Optional.empty(), "test", Optional.empty(), false, Optional.empty(), Path.of("/"),
+        probePort))) {
       HttpClient http = HttpClient.newHttpClient();
       await().atMost(Duration.ofSeconds(10)).until(() -> http.send(HttpRequest.newBuilder(
           URI.create("http://127.0.0.1:" + port + "/metrics")).build(), HttpResponse.BodyHandlers.ofString())
@@ -146,6 +149,21 @@ class AgentRuntimeTest {
           HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
       assertThat(http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/readyz")).build(),
           HttpResponse.BodyHandlers.ofString()).statusCode()).as("solo: config known, quorum held").isEqualTo(200);
+      // The kubelet's probes: the same answers on the loopback listener.
+      assertThat(runtime.probePort()).isEqualTo(probePort);
+      for (String path : List.of("/healthz", "/readyz")) {
+        assertThat(http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + probePort + path)).build(),
+            HttpResponse.BodyHandlers.ofString()).statusCode()).as(path).isEqualTo(200);
+      }
     }
+  }
+
+  @Test
+  void runRefusesAProbePortThatIsTheMetricsPort() {
+    StringWriter err = new StringWriter();
+    CommandLine cli = new CommandLine(new RunCommand()).setErr(new PrintWriter(err));
+    assertThat(cli.execute("--node", "node-a", "--controller", "127.0.0.1:1", "--metrics-port", "9652",
+        "--probe-port", "9652")).isEqualTo(2);
+    assertThat(err.toString()).contains("--probe-port 9652 is also --metrics-port");
   }
 }

@@ -87,17 +87,19 @@ public final class IdleFootprintBenchmark {
    * The arguments after the jar for agent {@code i}: the node's socket, disable and status files in its
    * {@link #nodeRunDir} under {@code runDir} (see {@link Launch#hostRunDir}), its FIFO and state dir under
    * {@code dir}, and either the config file {@code config} or the controller on 127.0.0.1:{@code controllerPort}
-   * (certificate for localhost, CA and token in {@code dir}) with metrics on {@code metricsPort}.
+   * (certificate for localhost, CA and token in {@code dir}) with metrics on {@code metricsPort} and the loopback
+   * probe listener on {@code probePort}, as the DaemonSet runs it.
    */
   static List<String> agentArgs(Mode mode, Launch launch, Path dir, Path runDir, int i, Path config,
-                                int controllerPort, int metricsPort) {
+                                int controllerPort, int metricsPort, int probePort) {
     List<String> args = new ArrayList<>(List.of("run"));
     if (mode == Mode.STANDALONE) {
       args.addAll(List.of("--config", launch.agentPath(config)));
     } else {
       args.addAll(List.of("--controller", "127.0.0.1:" + controllerPort, "--controller-server-name", "localhost",
           "--controller-ca", launch.agentPath(dir.resolve("ca.crt")), "--token-file",
-          launch.agentPath(dir.resolve("token")), "--metrics-port", Integer.toString(metricsPort)));
+          launch.agentPath(dir.resolve("token")), "--metrics-port", Integer.toString(metricsPort), "--probe-port",
+          Integer.toString(probePort)));
     }
     Path run = nodeRunDir(runDir, i);
     args.addAll(List.of("--node", FootprintController.nodeName(i), "--socket",
@@ -219,7 +221,7 @@ public final class IdleFootprintBenchmark {
     Path runDir = launch.hostRunDir(dir, Path.of("/dev/shm"));
     byte[] key = new byte[32];
     new java.security.SecureRandom().nextBytes(key);
-    List<Integer> ports = LoopbackPorts.distinct(2 * n);
+    List<Integer> ports = LoopbackPorts.distinct(3 * n);
     List<Integer> gossipPorts = ports.subList(0, n);
     Path config = dir.resolve("cluster.yaml");
     FootprintController controller = null;
@@ -237,7 +239,7 @@ public final class IdleFootprintBenchmark {
         drain(fifo);
         Files.createDirectories(nodeRunDir(runDir, i));
         List<String> command = launch.command(agentArgs(mode, launch, dir, runDir, i, config, controllerPort,
-            ports.get(n + i)));
+            ports.get(n + i), ports.get(2 * n + i)));
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
             .redirectOutput(dir.resolve("agent-" + i + ".log").toFile());
         builder.environment().putAll(launch.env());
@@ -257,7 +259,7 @@ public final class IdleFootprintBenchmark {
       double totalRun = 0;
       System.out.printf("mode: %s; command: %s%n", mode.name().toLowerCase(java.util.Locale.ROOT),
           String.join(" ", launch.command(agentArgs(mode, launch, dir, runDir, 0, config, controllerPort,
-              ports.get(n)))));
+              ports.get(n), ports.get(2 * n)))));
       // The work directory stays for a look at the agents' logs; it is the caller's to delete.
       System.out.printf("agent logs and state (kept): %s%n", dir);
       if (controller != null) {

@@ -81,21 +81,22 @@ class IdleFootprintBenchmarkLaunchTest {
     Path dir = Path.of("/images/agent/rootfs/tmp/fp1");
 
     List<String> controller = IdleFootprintBenchmark.agentArgs(IdleFootprintBenchmark.Mode.CONTROLLER, launch, dir,
-        dir, 3, dir.resolve("cluster.yaml"), 4000, 9103);
+        dir, 3, dir.resolve("cluster.yaml"), 4000, 9103, 9104);
     assertThat(controller).startsWith("run").doesNotContain("--config")
         .containsSubsequence("--controller", "127.0.0.1:4000")
         .containsSubsequence("--controller-server-name", "localhost")
         .containsSubsequence("--controller-ca", "/tmp/fp1/ca.crt")
         .containsSubsequence("--token-file", "/tmp/fp1/token")
         .containsSubsequence("--metrics-port", "9103")
+        .containsSubsequence("--probe-port", "9104")
         .containsSubsequence("--node", "node-3")
         .containsSubsequence("--watchdog-device", "/tmp/fp1/watchdog-3")
         .containsSubsequence("--status-file", "/tmp/fp1/node-3/status");
 
     List<String> standalone = IdleFootprintBenchmark.agentArgs(IdleFootprintBenchmark.Mode.STANDALONE, launch, dir,
-        dir, 3, dir.resolve("cluster.yaml"), -1, 9103);
+        dir, 3, dir.resolve("cluster.yaml"), -1, 9103, 9104);
     assertThat(standalone).containsSubsequence("run", "--config", "/tmp/fp1/cluster.yaml")
-        .doesNotContain("--controller", "--metrics-port").containsSubsequence("--node", "node-3");
+        .doesNotContain("--controller", "--metrics-port", "--probe-port").containsSubsequence("--node", "node-3");
   }
 
   @Test
@@ -106,7 +107,7 @@ class IdleFootprintBenchmarkLaunchTest {
     Path runDir = launch.hostRunDir(work, shm);
     assertThat(runDir.getParent()).isEqualTo(shm);
     List<String> args = IdleFootprintBenchmark.agentArgs(IdleFootprintBenchmark.Mode.CONTROLLER, launch, work,
-        runDir, 1, work.resolve("cluster.yaml"), 4000, 9103);
+        runDir, 1, work.resolve("cluster.yaml"), 4000, 9103, 9104);
     // Each node its own directory, as /var/run/fencing-agent is on each node.
     Path node = runDir.resolve("node-1");
     assertThat(IdleFootprintBenchmark.nodeRunDir(runDir, 1)).isEqualTo(node);

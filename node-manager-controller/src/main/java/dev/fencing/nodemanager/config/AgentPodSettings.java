@@ -21,12 +21,18 @@ import java.util.regex.Pattern;
  *                         agent's default ({@code info}), and no flag in the DaemonSet
  * @param logFormat        the agents' {@code run --log-format} ({@code --agent-log-format}); empty: the agent's
  *                         default ({@code text}), and no flag in the DaemonSet
+ * @param probePort        port of the agent's {@code /healthz} and {@code /readyz} on the node's loopback address
+ *                         only ({@code run --probe-port}), which the kubelet's probes ask: no pod can reach it, so
+ *                         none can hold its request threads, as any can those of {@code metricsPort}
+ *                         ({@code --agent-probe-port}); 0: the probes ask {@code metricsPort} as before
  */
 public record AgentPodSettings(int metricsPort, String imagePullPolicy, List<String> imagePullSecrets,
-        List<String> logLevels, String logFormat) {
+        List<String> logLevels, String logFormat, int probePort) {
 
     /** Default agent HTTP port: next to the gossip port 9651, clear of MetalLB (7946) and Deckhouse's agent (8500). */
     public static final int DEFAULT_METRICS_PORT = 9652;
+    /** Default agent probe port, on the loopback address: next to the HTTP port. */
+    public static final int DEFAULT_PROBE_PORT = 9653;
     /** The agent's HTTP port on, Kubernetes' pull policy, no pull secrets. */
     public static final AgentPodSettings DEFAULTS = new AgentPodSettings(DEFAULT_METRICS_PORT, "", List.of());
 
@@ -38,6 +44,17 @@ public record AgentPodSettings(int metricsPort, String imagePullPolicy, List<Str
     /** With the agent's default log level and format. */
     public AgentPodSettings(int metricsPort, String imagePullPolicy, List<String> imagePullSecrets) {
         this(metricsPort, imagePullPolicy, imagePullSecrets, List.of(), "");
+    }
+
+    /** With the default probe port. */
+    public AgentPodSettings(int metricsPort, String imagePullPolicy, List<String> imagePullSecrets,
+            List<String> logLevels, String logFormat) {
+        this(metricsPort, imagePullPolicy, imagePullSecrets, logLevels, logFormat, DEFAULT_PROBE_PORT);
+    }
+
+    /** Where the kubelet's probes go: the loopback probe port, else the HTTP port; 0 = no probes. */
+    public int probedPort() {
+        return probePort > 0 ? probePort : metricsPort;
     }
 
     /** Validates, naming the flag. */
@@ -58,6 +75,14 @@ public record AgentPodSettings(int metricsPort, String imagePullPolicy, List<Str
         if (metricsPort < 0 || metricsPort > 65535) {
             throw new IllegalArgumentException("--agent-metrics-port " + metricsPort
                     + ": expected 1..65535, or 0 to run agents without their HTTP server (and without probes)");
+        }
+        if (probePort < 0 || probePort > 65535) {
+            throw new IllegalArgumentException("--agent-probe-port " + probePort
+                    + ": expected 1..65535, or 0 to probe the agents' HTTP port (--agent-metrics-port) instead");
+        }
+        if (probePort != 0 && probePort == metricsPort) {
+            throw new IllegalArgumentException("--agent-probe-port " + probePort + " is --agent-metrics-port too:"
+                    + " the probe listener is a second server on the loopback address; pick another port");
         }
         if (!imagePullPolicy.isEmpty() && !PULL_POLICIES.contains(imagePullPolicy)) {
             throw new IllegalArgumentException("--agent-image-pull-policy " + imagePullPolicy

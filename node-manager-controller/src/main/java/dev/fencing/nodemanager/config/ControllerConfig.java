@@ -85,6 +85,10 @@ public record ControllerConfig(
             throw new IllegalArgumentException("--agent-metrics-port " + agentPod.metricsPort() + " is the gossip"
                     + " port: agents run on the host network, so both cannot listen on it; pick another port");
         }
+        if (agentPod.probePort() != 0 && agentPod.probePort() == gossipPort) {
+            throw new IllegalArgumentException("--agent-probe-port " + agentPod.probePort() + " is the gossip"
+                    + " port: agents run on the host network, so both cannot listen on it; pick another port");
+        }
         if ((tlsCert == null) != (tlsKey == null)) {
             throw new IllegalArgumentException("--tls-cert and --tls-key go together");
         }

@@ -87,6 +87,8 @@ public final class AgentDaemonSetFactory {
     public static final String HOST_DEV = "/host/dev";
     /** Name of the agent container's HTTP port (metrics and probes). */
     public static final String METRICS_PORT_NAME = "metrics";
+    /** Where the kubelet's probes connect when the agent has a probe port: the node's (and agent's) loopback. */
+    public static final String PROBE_HOST = "127.0.0.1";
     /** How long the startup probe waits for the JVM and the first quorum evaluation. */
     static final int STARTUP_SECONDS = 120;
     private static final int STARTUP_PERIOD_SECONDS = 2;
@@ -207,19 +209,28 @@ public final class AgentDaemonSetFactory {
                 .addAllToVolumeMounts(AgentIdentityVolumes.mounts(config.security()));
         if (metricsPort > 0) {
             agent.addNewPort().withName(METRICS_PORT_NAME).withContainerPort(metricsPort).withProtocol("TCP")
-                    .endPort()
-                    .withStartupProbe(probe("/healthz", STARTUP_PERIOD_SECONDS,
+                    .endPort();
+        }
+        if (config.agentPod().probedPort() > 0) {
+            agent.withStartupProbe(probe(config, "/healthz", STARTUP_PERIOD_SECONDS,
                             STARTUP_SECONDS / STARTUP_PERIOD_SECONDS))
-                    .withLivenessProbe(probe("/healthz", 10, 3))
-                    .withReadinessProbe(probe("/readyz", 5, 2));
+                    .withLivenessProbe(probe(config, "/healthz", 10, 3))
+                    .withReadinessProbe(probe(config, "/readyz", 5, 2));
         }
         return agent.build();
     }
 
     // Probe timeouts stay short: the agent answers from memory; a slow answer is what a stuck agent looks like.
-    private static Probe probe(String path, int periodSeconds, int failureThreshold) {
-        return new ProbeBuilder().withNewHttpGet().withPath(path).withNewPort(METRICS_PORT_NAME).endHttpGet()
-                .withPeriodSeconds(periodSeconds).withTimeoutSeconds(3).withFailureThreshold(failureThreshold)
+    // With a probe port the kubelet asks the node's loopback address (the agent shares the host's network).
+    private static Probe probe(ControllerConfig config, String path, int periodSeconds, int failureThreshold) {
+        int probePort = config.agentPod().probePort();
+        ProbeBuilder b = new ProbeBuilder();
+        if (probePort > 0) {
+            b.withNewHttpGet().withHost(PROBE_HOST).withPath(path).withNewPort(probePort).endHttpGet();
+        } else {
+            b.withNewHttpGet().withPath(path).withNewPort(METRICS_PORT_NAME).endHttpGet();
+        }
+        return b.withPeriodSeconds(periodSeconds).withTimeoutSeconds(3).withFailureThreshold(failureThreshold)
                 .build();
     }
 
@@ -264,6 +275,9 @@ public final class AgentDaemonSetFactory {
                 // a group's disk.device (a host path such as /dev/disk/by-id/…) is opened under the same mount
                 "--disk-root", "/host"));
         args.addAll(List.of("--metrics-port", Integer.toString(config.agentPod().metricsPort())));
+        if (config.agentPod().probePort() > 0) {
+            args.addAll(List.of("--probe-port", Integer.toString(config.agentPod().probePort())));
+        }
         // only when set: an unchanged default leaves the pod template (and its hash) as it was, so no roll
         if (!config.agentPod().logLevels().isEmpty()) {
             args.addAll(List.of("--log-level", String.join(",", config.agentPod().logLevels())));

@@ -117,13 +117,15 @@ class AgentDaemonSetFactoryTest {
     }
 
     @Test
-    void probesWatchHealthzAndReadyzOnTheMetricsPortWithTimeForTheJvmToStart() {
+    void probesWatchHealthzAndReadyzOnTheLoopbackProbePortWithTimeForTheJvmToStart() {
         Container agent = agent(ControllerConfig.forTests("ns"));
         assertThat(agent.getStartupProbe().getHttpGet().getPath()).isEqualTo("/healthz");
         assertThat(agent.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/healthz");
         assertThat(agent.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/readyz");
         for (var probe : List.of(agent.getStartupProbe(), agent.getLivenessProbe(), agent.getReadinessProbe())) {
-            assertThat(probe.getHttpGet().getPort().getStrVal()).isEqualTo("metrics");
+            // the node's loopback (hostNetwork), which no pod can reach and so none can hold its request threads
+            assertThat(probe.getHttpGet().getHost()).isEqualTo("127.0.0.1");
+            assertThat(probe.getHttpGet().getPort().getIntVal()).isEqualTo(AgentPodSettings.DEFAULT_PROBE_PORT);
             assertThat(probe.getTimeoutSeconds()).isPositive();
         }
         var startup = agent.getStartupProbe();
@@ -135,11 +137,24 @@ class AgentDaemonSetFactoryTest {
     }
 
     @Test
-    void withTheMetricsPortOffTheAgentHasNoHttpPortAndNoProbes() {
-        ControllerConfig off = ControllerConfig.forTests("ns").withAgentPod(new AgentPodSettings(0, "", List.of()));
+    void withTheMetricsPortOffTheProbesStayOnLoopbackAndWithBothOffThereAreNone() {
+        Container loopbackOnly = agent(ControllerConfig.forTests("ns")
+                .withAgentPod(new AgentPodSettings(0, "", List.of())));
+        assertThat(loopbackOnly.getArgs()).containsSequence("--metrics-port", "0")
+                .containsSequence("--probe-port", "9653");
+        assertThat(loopbackOnly.getPorts()).extracting(p -> p.getName()).doesNotContain("metrics");
+        assertThat(loopbackOnly.getLivenessProbe().getHttpGet().getHost()).isEqualTo("127.0.0.1");
+
+        Container metricsProbed = agent(ControllerConfig.forTests("ns")
+                .withAgentPod(new AgentPodSettings(9652, "", List.of(), List.of(), "", 0)));
+        assertThat(metricsProbed.getArgs()).doesNotContain("--probe-port");
+        assertThat(metricsProbed.getLivenessProbe().getHttpGet().getHost()).isNull();
+        assertThat(metricsProbed.getLivenessProbe().getHttpGet().getPort().getStrVal()).isEqualTo("metrics");
+
+        ControllerConfig off = ControllerConfig.forTests("ns")
+                .withAgentPod(new AgentPodSettings(0, "", List.of(), List.of(), "", 0));
         Container agent = agent(off);
-        assertThat(agent.getArgs()).containsSequence("--metrics-port", "0");
-        assertThat(agent.getPorts()).extracting(p -> p.getName()).doesNotContain("metrics");
+        assertThat(agent.getArgs()).containsSequence("--metrics-port", "0").doesNotContain("--probe-port");
         assertThat(agent.getStartupProbe()).isNull();
         assertThat(agent.getLivenessProbe()).isNull();
         assertThat(agent.getReadinessProbe()).isNull();
@@ -182,6 +197,10 @@ class AgentDaemonSetFactoryTest {
 
     @Test
     void badAgentPodSettingsAreRefusedNamingTheFlag() {
+        assertThatThrownBy(() -> new AgentPodSettings(9652, "", List.of(), List.of(), "", 9652))
+                .hasMessageContaining("--agent-probe-port 9652 is --agent-metrics-port too");
+        assertThatThrownBy(() -> new AgentPodSettings(9652, "", List.of(), List.of(), "", 70000))
+                .hasMessageContaining("--agent-probe-port 70000");
         assertThatThrownBy(() -> new AgentPodSettings(65536, "", List.of()))
                 .hasMessageContaining("--agent-metrics-port 65536");
         assertThatThrownBy(() -> new AgentPodSettings(-1, "", List.of()))
@@ -192,6 +211,8 @@ class AgentDaemonSetFactoryTest {
                 .hasMessageContaining("--agent-image-pull-secret Reg_Cred");
         assertThatThrownBy(() -> ControllerConfig.forTests("ns").withAgentPod(new AgentPodSettings(9651, "",
                 List.of()))).hasMessageContaining("--agent-metrics-port 9651 is the gossip port");
+        assertThatThrownBy(() -> ControllerConfig.forTests("ns").withAgentPod(new AgentPodSettings(9652, "",
+                List.of(), List.of(), "", 9651))).hasMessageContaining("--agent-probe-port 9651 is the gossip port");
     }
 
     @Test
