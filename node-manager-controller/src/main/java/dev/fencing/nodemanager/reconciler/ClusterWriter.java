@@ -101,6 +101,11 @@ public final class ClusterWriter {
     public boolean setOutOfService(String node, boolean add) {
         try {
             client.nodes().withName(node).edit(n -> {
+                if (add && NodeFacts.of(n, null).ready()) {
+                    // Planned from the caches a moment ago; the Node as the API server has it now says its kubelet
+                    // is back: a running node must never get the taint (it force-deletes its pods and volumes).
+                    throw new NodeIsBack();
+                }
                 if (n.getSpec() == null) {
                     n.setSpec(new io.fabric8.kubernetes.api.model.NodeSpec());
                 }
@@ -122,9 +127,16 @@ public final class ClusterWriter {
             });
             LOG.info("event=out_of_service_{} node={}", add ? "added" : "removed", node);
             return true;
-        } catch (KubernetesClientException e) {
-            LOG.warn("event=out_of_service_patch_failed node={} add={} code={} error=\"{}\"", node, add, e.getCode(),
-                    e.getMessage());
+        } catch (RuntimeException e) {
+            if (e instanceof NodeIsBack || e.getCause() instanceof NodeIsBack) {
+                LOG.warn("event=out_of_service_skipped node={} reason=\"the Node is Ready again\"", node);
+                return false;
+            }
+            if (!(e instanceof KubernetesClientException k)) {
+                throw e;
+            }
+            LOG.warn("event=out_of_service_patch_failed node={} add={} code={} error=\"{}\"", node, add, k.getCode(),
+                    k.getMessage());
             return false;
         }
     }
@@ -150,7 +162,18 @@ public final class ClusterWriter {
      */
     public boolean deleteNode(String node) {
         try {
-            client.nodes().withName(node).delete();
+            // Read fresh, then delete only that version: planned from the caches a moment ago, the Node may be
+            // Ready again by now (its machine is running: nothing to replace).
+            Node fresh = client.nodes().withName(node).get();
+            if (fresh == null) {
+                LOG.info("event=node_deleted node={} reason=fenced already=true", node);
+                return true;
+            }
+            if (NodeFacts.of(fresh, null).ready()) {
+                LOG.warn("event=node_delete_skipped node={} reason=\"the Node is Ready again\"", node);
+                return false;
+            }
+            client.nodes().withName(node).lockResourceVersion(fresh.getMetadata().getResourceVersion()).delete();
             LOG.info("event=node_deleted node={} reason=fenced", node);
             return true;
         } catch (KubernetesClientException e) {
@@ -193,6 +216,15 @@ public final class ClusterWriter {
         } catch (KubernetesClientException ex) {
             LOG.warn("event=k8s_event_failed reason={} object={} error=\"{}\"", event.reason(), event.name(),
                     ex.getMessage());
+        }
+    }
+
+    /** Thrown inside an edit to abort it: the Node is Ready again. */
+    private static final class NodeIsBack extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        NodeIsBack() {
+            super("the Node is Ready again", null, false, false);
         }
     }
 }

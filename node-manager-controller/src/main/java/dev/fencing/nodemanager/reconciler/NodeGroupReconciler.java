@@ -30,6 +30,7 @@ import java.util.TreeSet;
 import dev.fencing.nodemanager.status.GroupStatusCalculator;
 import dev.fencing.nodemanager.status.StatusOutcome;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -64,6 +65,10 @@ import dev.fencing.api.v1.NodeGroupStatus;
  * label merge patches, Events. Decisions live in {@link GroupModel} and {@link GroupStatusCalculator}.
  */
 @ControllerConfiguration(name = "nodegroup-status-controller")
+// A reconcile that throws is retried for as long as it throws (every 30 s at most): JOSDK's default gives up after 5
+// attempts, and a quiet group (no event) would then not be reconciled again, so safe-to-assume-fenced, which is a
+// time-based transition, would not be recorded.
+@io.javaoperatorsdk.operator.processing.retry.GradualRetry(maxAttempts = -1, maxInterval = 30_000)
 public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
 
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(NodeGroupReconciler.class);
@@ -156,6 +161,11 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
     /** Events dropped as duplicates within the per-object, per-reason interval. */
     public long limitedEvents() {
         return writeLimiter.limitedEvents();
+    }
+
+    // A report from the node received after the plan's instant: the node the plan would fence is back.
+    private boolean reportedSince(String node, Instant planned) {
+        return reports.latest(node).map(r -> r.receivedAt().isAfter(planned)).orElse(false);
     }
 
     // peer-vote-node-condition: each expected member's FencingPeersReachable from its peers' fresh reports, written
@@ -275,15 +285,28 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
         NodeGroupStatus stored = statusStore.read(group).orElse(null);
         boolean neverFenced = !model.fencingEnabled() && !NodeGroupStatusTarget.writtenByController(stored);
         AgentDaemonSets.Applied daemonSet = null;
+        // The agents' DaemonSet and keyring are written here, but a refused or failed write (a webhook, a 403, the
+        // API server slow) must not stop the rest: the status, the fenced-node rule and the taints do not depend on
+        // them. Logged, and tried again at the next reconcile.
         if (model.fencingEnabled()) {
             daemonSetGone.remove(name);
-            if (keyrings != null) {
-                keyrings.ensure(group);
+            try {
+                if (keyrings != null) {
+                    keyrings.ensure(group);
+                }
+                daemonSet = daemonSets.apply(group);
+            } catch (KubernetesClientException e) {
+                LOG.warn("event=agent_objects_write_failed group={} code={} error=\"{}\" action=\"status and fencing"
+                        + " go on; retried at the next reconcile\"", name, e.getCode(), e.getMessage());
             }
-            daemonSet = daemonSets.apply(group);
         } else if (!daemonSetGone.contains(name)) {
-            daemonSets.delete(name, group.getMetadata().getUid());
-            daemonSetGone.add(name);
+            try {
+                daemonSets.delete(name, group.getMetadata().getUid());
+                daemonSetGone.add(name);
+            } catch (KubernetesClientException e) {
+                LOG.warn("event=agent_daemonset_delete_failed group={} code={} error=\"{}\"", name, e.getCode(),
+                        e.getMessage());
+            }
         }
         Map<String, Map<String, String>> labels = new HashMap<>();
         Instant viewedAt = clock.instant();
@@ -301,9 +324,14 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
                     e -> writer.emit(e, group, nodes));
         }
         if (keyrings != null && model.fencingEnabled()) {
-            status = KeyRotationStatus.apply(keyrings.rotations().reconcile(group, model, reports, clock.instant(),
-                    config.reportStaleAfter()), status, previous, group, clock.instant(), e -> writer.emit(e, group,
-                    nodes));
+            try {
+                status = KeyRotationStatus.apply(keyrings.rotations().reconcile(group, model, reports,
+                        clock.instant(), config.reportStaleAfter()), status, previous, group, clock.instant(),
+                        e -> writer.emit(e, group, nodes));
+            } catch (KubernetesClientException e) {
+                LOG.warn("event=key_rotation_step_failed group={} code={} error=\"{}\" action=\"retried at the next"
+                        + " reconcile\"", name, e.getCode(), e.getMessage());
+            }
         }
         Instant now = clock.instant();
         Set<String> fenced = new TreeSet<>();
@@ -336,6 +364,30 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
         }
         // Remembered before any write, so a failing write never makes the next reconcile announce an Event twice.
         lastStatus.put(name, status);
+        // The fencing actions first, before the label, Event and condition writes: on a slow API server those can
+        // take long, and a plan made from the caches must not be carried out after its node came back.
+        for (FencedNodeRecovery.Action a : actions) {
+            if (a.kind().fences() && reportedSince(a.node(), now)) {
+                LOG.info("event=fencing_action_skipped group={} node={} action={} reason=\"its agent reported"
+                        + " after the plan\"", name, a.node(), a.kind());
+                continue;
+            }
+            boolean done = switch (a.kind()) {
+                case ADD_TAINT -> writer.setOutOfService(a.node(), true);
+                case REMOVE_TAINT -> writer.setOutOfService(a.node(), false);
+                case DELETE_NODE -> writer.deleteNode(a.node());
+            };
+            // A write that did not go through (a conflict with the kubelet, the API server away, the Node Ready
+            // again) is planned again at the next reconcile: no Event says it happened, and the fencing it ends is
+            // not over yet.
+            if (!done) {
+                continue;
+            }
+            if (a.kind() == FencedNodeRecovery.Kind.REMOVE_TAINT) {
+                stormGuard.finished(name, a.node(), now);
+            }
+            writer.emit(a.event(), group, nodes);
+        }
         outcome.labelChanges().forEach((node, change) -> {
             // A clean stop's label removal is never held back: the fenced-node rule reads the label after a
             // controller restart. One final report per stream cannot flood.
@@ -363,22 +415,6 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
                     + " (no peer vote)" : "fencing is off for group " + name + " (no peer vote)", now);
         }
         writeGossipAddresses(model, nodes, now);
-        for (FencedNodeRecovery.Action a : actions) {
-            boolean done = switch (a.kind()) {
-                case ADD_TAINT -> writer.setOutOfService(a.node(), true);
-                case REMOVE_TAINT -> writer.setOutOfService(a.node(), false);
-                case DELETE_NODE -> writer.deleteNode(a.node());
-            };
-            // A write that did not go through (a conflict with the kubelet, the API server away) is planned again at
-            // the next reconcile: no Event says it happened, and the fencing it ends is not over yet.
-            if (!done) {
-                continue;
-            }
-            if (a.kind() == FencedNodeRecovery.Kind.REMOVE_TAINT) {
-                stormGuard.finished(name, a.node(), now);
-            }
-            writer.emit(a.event(), group, nodes);
-        }
         UpdateControl<NodeGroup> control;
         if (!statusStore.inNodeGroup()) {
             // Where the CRD's owner defines the status, no NodeGroup gets a status write: it is kept in a ConfigMap.

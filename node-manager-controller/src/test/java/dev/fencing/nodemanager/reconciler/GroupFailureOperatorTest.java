@@ -451,6 +451,25 @@ class GroupFailureOperatorTest {
         assertThat(client.nodes().withName(name(1)).get()).isNotNull();
     }
 
+    /**
+     * The agents' DaemonSet cannot be written (an admission webhook denies it, a 403): the reconcile logs it and goes on,
+     * so a failed node is still recorded and tainted. Before, the exception ended every reconcile before the status.
+     */
+    @Test
+    void aDaemonSetTheApiServerRefusesDoesNotStopFencing() throws Exception {
+        startArmedGroup(3, NodeType.STATIC, null, 1);
+        server.expect().post().withPath("/apis/apps/v1/namespaces/ns/daemonsets")
+                .andReturn(403, "{\"kind\":\"Status\",\"code\":403,\"reason\":\"Forbidden\",\"message\":\"admission webhook denied the request\"}").always();
+        client.apps().daemonSets().inNamespace("ns").withName("fencing-agent-workers").delete();
+        Set<String> failed = Set.of(name(3));
+        fail(failed);
+        pastTheSafeDelay(failed);
+
+        await().atMost(10, TimeUnit.SECONDS).until(() -> tainted().equals(Set.of(name(3))));
+        assertThat(client.apps().daemonSets().inNamespace("ns").withName("fencing-agent-workers").get())
+                .as("its re-creation keeps failing").isNull();
+    }
+
     @Test
     void afterFenceTaintKeepsACloudEphemeralNode() throws Exception {
         startArmedGroup(3, NodeType.CLOUD_EPHEMERAL, null, 1);

@@ -251,7 +251,7 @@ class NodeManagerOperatorTest {
         assertThat(pod.getContainers().get(0).getArgs())
                 .containsExactly("run", "--controller", "node-manager-controller." + NS + ".svc:9650", "--node",
                         "$(NODE_NAME)", "--socket", "/var/run/fencing-agent/fencing-agent.sock",
-                        "--watchdog-device", "/host/dev/watchdog", "--disk-root", "/host", "--metrics-port", "9652",
+                        "--watchdog-device", "/host/dev/watchdog", "--disk-root", "/host", "--metrics-port", "9652", "--probe-port", "9653",
                         "--token-file", "/etc/fencing-agent/token/token", "--insecure-plaintext");
         assertThat(pod.getVolumes()).filteredOn(v -> v.getHostPath() != null).extracting(v -> v.getHostPath().getPath())
                 .contains("/dev", "/var/run/fencing-agent");
