@@ -5,6 +5,7 @@ import dev.fencing.proto.fencing.v1.FencingMode;
 import dev.fencing.proto.fencing.v1.PeerMemberState;
 import dev.fencing.proto.fencing.v1.PeerStatus;
 import dev.fencing.proto.fencing.v1.QuorumLossAction;
+import dev.fencing.proto.fencing.v1.TieBreaker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -95,6 +96,37 @@ final class DrbdFencePeer {
 
   private DrbdFencePeer() {}
 
+  /**
+   * Why this node's quorum does not exclude the peer's side holding one too, or empty when it does: a quorum size
+   * of more than half the group (so two disjoint sides cannot both reach it), and either a strict majority heard or
+   * exactly half held through a split-brain-safe tie-breaker (ControlPlane, LowestName, Disk: one side only).
+   * {@code APIReachable} lets both halves hold, and so does a {@code quorumSize} of half the group or less.
+   */
+  static Optional<String> notExclusive(AgentStatus status) {
+    long expected = status.getExpected();
+    long heard = status.getHeard();
+    long size = status.getQuorumSize();
+    String counts = "heard " + heard + " of " + expected + ", quorum " + size;
+    if (size * 2 <= expected) {
+      return Optional.of("its quorum size is half the group or less (" + counts + ")");
+    }
+    if (heard * 2 > expected) {
+      return Optional.empty();
+    }
+    TieBreaker first = status.getTieBreakersCount() == 0 ? TieBreaker.TIE_BREAKER_UNSPECIFIED
+        : status.getTieBreakers(0);
+    if (heard * 2 == expected && (first == TieBreaker.TIE_BREAKER_CONTROL_PLANE
+        || first == TieBreaker.TIE_BREAKER_LOWEST_NAME || first == TieBreaker.TIE_BREAKER_DISK)) {
+      return Optional.empty();
+    }
+    String name = switch (first) {
+      case TIE_BREAKER_API_REACHABLE -> "APIReachable";
+      case TIE_BREAKER_UNSPECIFIED -> "none";
+      default -> HumanFormat.enumName(first);
+    };
+    return Optional.of("only through tie-breaker " + name + " (" + counts + "), which is not split-brain safe");
+  }
+
   /** Decides from the agent's status. */
   static Verdict decide(Target target, AgentStatus status) {
     if (target.isEmpty()) {
@@ -111,6 +143,11 @@ final class DrbdFencePeer {
       return new Verdict(NOT_FENCED, true, "not fenced: this node (" + status.getNode() + ") does not hold quorum"
           + " (heard " + status.getHeard() + " of " + status.getExpected() + ", quorum " + status.getQuorumSize()
           + "): it may be the one cut off");
+    }
+    Optional<String> exclusive = notExclusive(status);
+    if (exclusive.isPresent()) {
+      return new Verdict(NOT_FENCED, true, "not fenced: this node (" + status.getNode() + ") holds quorum, but "
+          + exclusive.get() + ": the peer's side may hold it too");
     }
     if (!status.hasTimings() || !status.getTimings().hasSafeToAssumeFencedDelay()) {
       return new Verdict(NOT_FENCED, true, "not fenced: the agent reports no safe-to-assume-fenced delay yet");

@@ -8,6 +8,7 @@ import dev.fencing.proto.fencing.v1.FencingMode;
 import dev.fencing.proto.fencing.v1.PeerMemberState;
 import dev.fencing.proto.fencing.v1.PeerStatus;
 import dev.fencing.proto.fencing.v1.QuorumLossAction;
+import dev.fencing.proto.fencing.v1.TieBreaker;
 import dev.fencing.proto.fencing.v1.Timings;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -75,6 +76,32 @@ class DrbdFencePeerTest {
         .build()).code()).isEqualTo(DrbdFencePeer.NOT_FENCED);
     assertThat(decide(DRBD9, gone.toBuilder().setMode(FencingMode.FENCING_MODE_NOTIFY).build()).code())
         .isEqualTo(DrbdFencePeer.NOT_FENCED);
+  }
+
+  /**
+   * A two-node group split in halves: each side holds quorum only through its tie-breaker. With APIReachable both
+   * may (both reach the API server), and with a quorumSize of half the group both do; only a tie-breaker that
+   * answers one side lets this side say the other is fenced.
+   */
+  @Test
+  void aQuorumThatDoesNotExcludeThePeersSideNeverSaysFenced() {
+    AgentStatus half = alphaSeeing(PeerMemberState.PEER_MEMBER_STATE_DEAD, 500, false).toBuilder()
+        .setExpected(2).setHeard(1).setQuorumSize(2).removePeers(1).build();
+    AgentStatus apiReachable = half.toBuilder().addTieBreakers(TieBreaker.TIE_BREAKER_API_REACHABLE).build();
+    DrbdFencePeer.Verdict v = decide(DRBD9, apiReachable);
+    assertThat(v.code()).isEqualTo(DrbdFencePeer.NOT_FENCED);
+    assertThat(v.settled()).isTrue();
+    assertThat(v.message()).contains("only through tie-breaker APIReachable (heard 1 of 2, quorum 2)")
+        .contains("the peer's side may hold it too");
+    assertThat(decide(DRBD9, half).code()).as("no tie-breaker named").isEqualTo(DrbdFencePeer.NOT_FENCED);
+    for (TieBreaker safe : new TieBreaker[] {TieBreaker.TIE_BREAKER_CONTROL_PLANE, TieBreaker.TIE_BREAKER_LOWEST_NAME,
+        TieBreaker.TIE_BREAKER_DISK}) {
+      assertThat(decide(DRBD9, half.toBuilder().addTieBreakers(safe).build()).code()).as(safe.name())
+          .isEqualTo(DrbdFencePeer.FENCED);
+    }
+    AgentStatus smallQuorum = alphaSeeing(PeerMemberState.PEER_MEMBER_STATE_DEAD, 500, false).toBuilder()
+        .setExpected(4).setHeard(3).setQuorumSize(2).build();
+    assertThat(decide(DRBD9, smallQuorum).message()).contains("quorum size is half the group or less");
   }
 
   @Test

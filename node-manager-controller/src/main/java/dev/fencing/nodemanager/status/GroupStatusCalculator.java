@@ -248,9 +248,13 @@ public final class GroupStatusCalculator {
         return longer.isNegative() ? Duration.ZERO : longer;
     }
 
-    /** The agent closed its stream on purpose after disarming (final report, not starving). */
+    /**
+     * The agent closed its stream on purpose after disarming (final report, not starving, not armed). A final report
+     * that still says armed comes from a stop whose disarm did not happen (the quorum thread stuck past the shutdown
+     * wait): the device was left running, so the node is not stopped cleanly.
+     */
     public static boolean cleanStop(AgentReport report) {
-        return report.getFinalReport() && !report.getFencingInProgress();
+        return report.getFinalReport() && !report.getFencingInProgress() && !report.getArmed();
     }
 
     /**

@@ -261,6 +261,17 @@ class GroupStatusCalculatorTest {
         assertThat(o.labelChanges().getOrDefault("c", Map.of())).doesNotContainKey(NodeLabels.FENCING_ENABLED);
     }
 
+    /** A stop whose disarm did not happen (the quorum thread stuck past the shutdown wait) left the device running. */
+    @Test
+    void aFinalReportThatStillSaysArmedIsNoCleanStop() {
+        Duration delay = cArmedThenUnheardPastTheDelay(model);
+        kubernetesSeesCGone(delay);
+        report("c", now.minus(delay).minusSeconds(60), AgentReport.newBuilder().setArmed(true).setFinalReport(true));
+        StatusOutcome o = calc(null, now);
+        assertThat(o.status().getFencedNodes()).extracting(FencedNode::getName).containsExactly("c");
+        assertThat(o.labelChanges().getOrDefault("c", Map.of())).doesNotContainKey(NodeLabels.FENCING_ENABLED);
+    }
+
     @Test
     void theLatestReportDecidesOverAStaleArmedLabel() {
         Duration delay = cArmedThenUnheardPastTheDelay(model);
