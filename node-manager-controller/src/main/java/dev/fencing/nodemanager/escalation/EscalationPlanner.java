@@ -47,8 +47,10 @@ public final class EscalationPlanner {
      * @param exists    the Node object exists
      * @param returned  the node is back: Node Ready and its agent reporting
      * @param lastKdump the last fence_kdump message from one of the node's addresses, or null
+     * @param recordedFenced its group records it fenced (safe-to-assume-fenced held: its own watchdog reset it)
      */
-    public record NodeState(boolean tainted, boolean exists, boolean returned, Instant lastKdump) {
+    public record NodeState(boolean tainted, boolean exists, boolean returned, Instant lastKdump,
+                            boolean recordedFenced) {
     }
 
     /**
@@ -66,7 +68,12 @@ public final class EscalationPlanner {
         }
         if ((phase == NodeFencingPhase.Pending || phase == NodeFencingPhase.Dumping)
                 && dumping(status, config, node, now)) {
-            if (node.exists() && !node.tainted() && (status == null || status.taintedAt() == null)) {
+            // fence_kdump messages are unauthenticated: anything sending from the node's address (a pod on it, behind
+            // the CNI's masquerade) can make a running node look like it dumps. They hold the power stages back,
+            // but taint at once only a node its group records fenced, which its own watchdog has reset anyway; one
+            // escalated for a watchdog that is not working is tainted after the confirmed power-off.
+            if (node.recordedFenced() && node.exists() && !node.tainted()
+                    && (status == null || status.taintedAt() == null)) {
                 return new EscalationStep.Taint();
             }
             return new EscalationStep.Dumping(node.lastKdump());

@@ -239,10 +239,13 @@ public final class NodeFencingController implements AutoCloseable {
         Node n = client.nodes().withName(node).get();
         // Someone else's out-of-service taint counts as tainted: the workloads move already, and it stays theirs.
         NodeFacts facts = n == null ? null : NodeFacts.of(n, null);
+        Instant lastKdump = n == null ? null : kdump.last(n).orElse(null);
+        // Asked only while the node sends kdump messages: the candidates are every node of the fencing groups.
+        boolean recordedFenced = lastKdump != null && sources.candidates().stream()
+                .anyMatch(c -> c.node().getMetadata().getName().equals(node) && c.fencedAt() != null);
         EscalationPlanner.NodeState state = new EscalationPlanner.NodeState(
                 facts != null && (facts.outOfServiceByUs() || facts.outOfServiceByOthers()),
-                n != null, sources.returned(node),
-                n == null ? null : kdump.last(n).orElse(null));
+                n != null, sources.returned(node), lastKdump, recordedFenced);
         EscalationStep step = EscalationPlanner.next(record, config, state, running.contains(node), identity, now);
         String group = record.getSpec().nodeGroup();
         boolean fencingAction = step instanceof EscalationStep.Taint

@@ -273,6 +273,29 @@ class NodeFencingControllerTest {
         assertThat(agents.power("plug-a")).isEqualTo("off");
     }
 
+    /**
+     * Escalated for a watchdog that is not working, the node is not recorded fenced: a fence_kdump message (which
+     * anything on the node's address can send) holds its power stage back but does not taint it; the taint follows
+     * the confirmed power-off.
+     */
+    @Test
+    void aDumpingNodeNotRecordedFencedIsTaintedOnlyAfterThePowerOff() throws Exception {
+        config(new KdumpSpec(true, "10m"), stage("bmc", "fence_good", false));
+        fencedAt.set(null);
+        watchdog.set("missing: /dev/watchdog not found");
+        kdump.record(java.net.InetAddress.getByName("198.18.0.3"), now.get().minusSeconds(5));
+        controller("replica-1").start();
+
+        await().atMost(20, TimeUnit.SECONDS).until(() -> phase() == NodeFencingPhase.Dumping);
+        await().during(1, TimeUnit.SECONDS).atMost(5, TimeUnit.SECONDS).until(() -> !tainted()
+                && agents.log("fence_good").isEmpty());
+        assertThat(record().getStatus().taintedAt()).isNull();
+
+        now.set(now.get().plusSeconds(30));
+        await().atMost(20, TimeUnit.SECONDS).until(() -> phase() == NodeFencingPhase.Fenced && tainted());
+        assertThat(agents.power("plug-a")).isEqualTo("off");
+    }
+
     @Test
     void aDumpLongerThanTheKdumpTimeoutNoLongerHoldsThePowerStageBack() throws Exception {
         config(new KdumpSpec(true, "1m"), stage("bmc", "fence_good", false));
