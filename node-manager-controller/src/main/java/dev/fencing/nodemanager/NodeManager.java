@@ -185,7 +185,7 @@ public final class NodeManager implements AutoCloseable {
                 streamLimits);
         this.authInterceptor = new AgentAuthInterceptor(new AgentAuthenticator(new KubernetesTokenReviewer(client),
                 clock, AUTH_CACHE), config.security().insecurePlaintext());
-        this.daemonSets = new AgentDaemonSets(client, config, cache::agentDaemonSet);
+        this.daemonSets = new AgentDaemonSets(client, config, cache::agentDaemonSet, arbiter::grantsWaitFor);
         this.writer = new ClusterWriter(client, clock);
         ControllerMetrics metrics = new ControllerMetrics(registry, distributor, service, new GroupMeterSources());
         this.metrics = metrics;

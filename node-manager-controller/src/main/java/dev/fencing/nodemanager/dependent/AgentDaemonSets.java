@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,6 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -51,6 +53,9 @@ public final class AgentDaemonSets {
     private final KubernetesClient client;
     private final ControllerConfig config;
     private final Function<String, Optional<DaemonSet>> cached;
+    private final Supplier<Optional<Duration>> rollHold;
+    // Per DaemonSet: the desired hash whose held update was logged last (one line per change, not per reconcile).
+    private final Map<String, String> heldLogged = new ConcurrentHashMap<>();
     // DaemonSet name -> what the last write or check saw: which group, which desired state, which resourceVersion.
     private final Map<String, Seen> seen = new ConcurrentHashMap<>();
     // A reconcile that read the NodeGroup just before it was deleted must not recreate its DaemonSet after the
@@ -74,9 +79,22 @@ public final class AgentDaemonSets {
      */
     public AgentDaemonSets(KubernetesClient client, ControllerConfig config,
                            Function<String, Optional<DaemonSet>> cached) {
+        this(client, config, cached, Optional::empty);
+    }
+
+    /**
+     * @param rollHold while present, why a change of an existing DaemonSet's pods (which rolls the agents, one node
+     *                 at a time) must wait: a new leader cannot grant a {@code ControlPlane} tie until it has waited
+     *                 out its predecessor's grants, and an agent restarting in a two-node group leaves its peer with
+     *                 exactly half, which only that tie-break keeps from fencing. A controller upgrade that changes
+     *                 the agents' pods (a new agent image) restarts the controller too, so this is the usual case.
+     */
+    public AgentDaemonSets(KubernetesClient client, ControllerConfig config,
+                           Function<String, Optional<DaemonSet>> cached, Supplier<Optional<Duration>> rollHold) {
         this.client = client;
         this.config = config;
         this.cached = cached;
+        this.rollHold = rollHold;
     }
 
     /** What the last write or check of a DaemonSet left: for the NodeGroup {@code uid}, {@code desired} held. */
@@ -86,6 +104,8 @@ public final class AgentDaemonSets {
     /** What {@link #apply} did. */
     public enum Outcome {
         CREATED, UPDATED, UNCHANGED,
+        /** The DaemonSet's pods would change, but the roll waits (see the constructor's {@code rollHold}). */
+        HELD,
         /** A DaemonSet of that name exists that this NodeGroup does not control: left alone. */
         NOT_OWNED
     }
@@ -165,6 +185,18 @@ public final class AgentDaemonSets {
                     config.namespace(), name, owner);
             return new Written(applied(group, Outcome.NOT_OWNED, owner), null);
         }
+        Optional<Duration> hold = rollHold.get();
+        String wantHash = desired.getMetadata().getAnnotations().get(AgentDaemonSetFactory.HASH_ANNOTATION);
+        if (existing != null && hold.isPresent() && !Objects.equals(wantHash, hashOf(existing))) {
+            if (!wantHash.equals(heldLogged.put(name, wantHash))) {
+                LOG.info("event=daemonset_update_held group={} daemonset={}/{} for_ms={} reason=\"a new controller"
+                        + " leader grants no ControlPlane tie until it has waited out its predecessor's grants; an"
+                        + " agent restarting before that could leave a two-node group's peer with exactly half and no"
+                        + " answer\"", group.getMetadata().getName(), config.namespace(), name, hold.get().toMillis());
+            }
+            return new Written(applied(group, Outcome.HELD, ""), null);
+        }
+        heldLogged.remove(name);
         if (config.serverSideApply()) {
             DaemonSet applied = client.apps().daemonSets().inNamespace(config.namespace()).resource(desired)
                     .fieldManager(FIELD_MANAGER).forceConflicts().serverSideApply();
@@ -187,6 +219,11 @@ public final class AgentDaemonSets {
         LOG.info("event=daemonset_updated group={} daemonset={}/{}", group.getMetadata().getName(),
                 config.namespace(), name);
         return new Written(applied(group, Outcome.UPDATED, ""), updated.getMetadata().getResourceVersion());
+    }
+
+    private static String hashOf(DaemonSet daemonSet) {
+        Map<String, String> annotations = daemonSet.getMetadata().getAnnotations();
+        return annotations == null ? null : annotations.get(AgentDaemonSetFactory.HASH_ANNOTATION);
     }
 
     /** True when the NodeGroup with {@code uid} is the DaemonSet's controlling owner. */

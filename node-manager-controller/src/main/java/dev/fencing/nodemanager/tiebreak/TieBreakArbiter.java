@@ -107,6 +107,15 @@ public final class TieBreakArbiter {
     }
 
     /**
+     * While this leader still waits out the grants a previous leader may have made (after {@link #startedLeading}),
+     * how long it still waits; empty once it may grant (or while it does not lead: nothing waits for it then).
+     */
+    public synchronized java.util.Optional<Duration> grantsWaitFor() {
+        long left = grantsAllowedFromNanos - nanoClock.getAsLong();
+        return leader && left > 0 ? java.util.Optional.of(Duration.ofNanos(left)) : java.util.Optional.empty();
+    }
+
+    /**
      * Decides one request.
      *
      * @param group     the requester's group

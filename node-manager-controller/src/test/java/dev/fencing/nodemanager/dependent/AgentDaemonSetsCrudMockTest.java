@@ -14,6 +14,8 @@ import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.time.Duration;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -38,6 +40,31 @@ class AgentDaemonSetsCrudMockTest {
         AgentDaemonSets daemonSets = new AgentDaemonSets(client, ControllerConfig.forTests("ns"));
         assertThat(daemonSets.apply(group()).outcome()).isEqualTo(AgentDaemonSets.Outcome.CREATED);
         assertThat(daemonSets.apply(group()).outcome()).isEqualTo(AgentDaemonSets.Outcome.UNCHANGED);
+    }
+
+    /**
+     * A new controller leader grants no ControlPlane tie until it waited out its predecessor's grants: an update that
+     * would roll the agents waits for that, while a first DaemonSet is created at once.
+     */
+    @Test
+    void anUpdateThatRollsTheAgentsWaitsWhileTheNewLeaderCannotGrantTies() {
+        java.util.concurrent.atomic.AtomicReference<Optional<Duration>> hold = new java.util.concurrent.atomic
+                .AtomicReference<>(Optional.of(Duration.ofSeconds(40)));
+        ControllerConfig config = ControllerConfig.forTests("ns");
+        assertThat(new AgentDaemonSets(client, config, n -> Optional.empty(), hold::get).apply(group()).outcome())
+                .as("nothing to roll yet").isEqualTo(AgentDaemonSets.Outcome.CREATED);
+        String before = current().getMetadata().getResourceVersion();
+
+        ControllerConfig newPods = config.withAgentPod(new dev.fencing.nodemanager.config.AgentPodSettings(9700, "",
+                java.util.List.of()));
+        AgentDaemonSets daemonSets = new AgentDaemonSets(client, newPods, n -> Optional.empty(), hold::get);
+        assertThat(daemonSets.apply(group()).outcome()).isEqualTo(AgentDaemonSets.Outcome.HELD);
+        assertThat(current().getMetadata().getResourceVersion()).isEqualTo(before);
+
+        hold.set(Optional.empty());
+        assertThat(daemonSets.apply(group()).outcome()).isEqualTo(AgentDaemonSets.Outcome.UPDATED);
+        assertThat(current().getSpec().getTemplate().getSpec().getContainers().get(0).getArgs())
+                .containsSequence("--metrics-port", "9700");
     }
 
     private DaemonSet foreign(String ownerUid) {

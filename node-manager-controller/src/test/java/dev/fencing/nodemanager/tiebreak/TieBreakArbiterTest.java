@@ -63,6 +63,18 @@ class TieBreakArbiterTest {
     }
 
     @Test
+    void aNewLeaderSaysHowLongItStillWaitsOutItsPredecessorsGrants() {
+        TieBreakArbiter arbiter = new TieBreakArbiter(now::get, MAX, SLACK);
+        assertThat(arbiter.grantsWaitFor()).as("not leading: nobody waits for it").isEmpty();
+        arbiter.startedLeading();
+        assertThat(arbiter.grantsWaitFor()).contains(MAX.plus(SLACK));
+        advance(MAX);
+        assertThat(arbiter.grantsWaitFor()).contains(SLACK);
+        advance(SLACK);
+        assertThat(arbiter.grantsWaitFor()).isEmpty();
+    }
+
+    @Test
     void losingLeadershipForgetsTheRenewal() {
         TieBreakArbiter arbiter = new TieBreakArbiter(now::get, MAX, SLACK, Duration.ofSeconds(10));
         arbiter.startedLeading();
