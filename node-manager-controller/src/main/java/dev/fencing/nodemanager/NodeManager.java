@@ -184,7 +184,8 @@ public final class NodeManager implements AutoCloseable {
                 AgentControlService.HelloCheck.pods(new AgentPodAuthorizer(client, config.namespace())),
                 streamLimits);
         this.authInterceptor = new AgentAuthInterceptor(new AgentAuthenticator(new KubernetesTokenReviewer(client),
-                clock, AUTH_CACHE), config.security().insecurePlaintext());
+                clock, AUTH_CACHE), config.security().insecurePlaintext(), config.namespace(),
+                config.security().agentServiceAccount());
         this.daemonSets = new AgentDaemonSets(client, config, cache::agentDaemonSet, arbiter::grantsWaitFor);
         this.writer = new ClusterWriter(client, clock);
         ControllerMetrics metrics = new ControllerMetrics(registry, distributor, service, new GroupMeterSources());

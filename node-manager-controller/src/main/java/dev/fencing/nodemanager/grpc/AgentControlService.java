@@ -56,6 +56,14 @@ public final class AgentControlService extends AgentControlGrpc.AgentControlImpl
     private final ScheduledExecutorService scheduler;
     private final Settings settings;
     private final AgentStream.StreamStats stats = new AgentStream.StreamStats();
+    /**
+     * Streams one agent pod may hold open on this replica at once: its own, the relay of a follower it is connected
+     * to, and old ones whose end this replica has not noticed yet. Bounds what one pod's token (a node's root can
+     * read its agent's) can take of {@code --max-agent-streams}.
+     */
+    static final int MAX_STREAMS_PER_POD = 16;
+    private final java.util.concurrent.ConcurrentHashMap<String, Integer> streamsPerPod =
+            new java.util.concurrent.ConcurrentHashMap<>();
     private final LeaderLink leaderLink;
     private final StreamLimits limits;
     private final HelloCheck helloCheck;
@@ -142,8 +150,32 @@ public final class AgentControlService extends AgentControlGrpc.AgentControlImpl
         if (stats.open.incrementAndGet() > limits.maxStreams()) {
             return refuse(out);
         }
+        AgentIdentity identity = AgentAuthInterceptor.IDENTITY.get();
+        String pod = identity == null ? null : identity.podUid();
+        if (pod != null && streamsPerPod.merge(pod, 1, Integer::sum) > MAX_STREAMS_PER_POD) {
+            podStreamEnded(pod);
+            stats.open.decrementAndGet();
+            stats.refused.incrementAndGet();
+            LOG.warn("event=agent_stream_refused reason=pod_stream_limit pod={}/{} node={} limit={}",
+                    identity.namespace(), identity.podName(), identity.nodeName(), MAX_STREAMS_PER_POD);
+            out.onError(Status.RESOURCE_EXHAUSTED.withDescription("pod " + identity.podName() + " already holds "
+                    + MAX_STREAMS_PER_POD + " agent streams on this controller replica").asRuntimeException());
+            return new StreamObserver<>() {
+                @Override
+                public void onNext(AgentMessage value) {
+                }
+
+                @Override
+                public void onError(Throwable t) {
+                }
+
+                @Override
+                public void onCompleted() {
+                }
+            };
+        }
         AgentStream stream = new AgentStream(out, settings.queueCapacity(), limits.maxQueuedBytes(), stats);
-        Connection connection = new Connection(stream, AgentAuthInterceptor.IDENTITY.get());
+        Connection connection = new Connection(stream, identity);
         out.setOnReadyHandler(stream::drain);
         out.setOnCancelHandler(connection::ended);
         // A close of ours (overflow, fencing switched off) ends the connection too; off the stream's lock, which the
@@ -157,6 +189,10 @@ public final class AgentControlService extends AgentControlGrpc.AgentControlImpl
             }
         }, settings.helloTimeout().toMillis(), TimeUnit.MILLISECONDS);
         return connection;
+    }
+
+    private void podStreamEnded(String pod) {
+        streamsPerPod.computeIfPresent(pod, (k, n) -> n <= 1 ? null : n - 1);
     }
 
     /** Agent streams open on this replica. */
@@ -394,6 +430,9 @@ public final class AgentControlService extends AgentControlGrpc.AgentControlImpl
                     return;
                 }
                 ended = true;
+            }
+            if (identity != null && identity.podUid() != null) {
+                podStreamEnded(identity.podUid());
             }
             stream.cancelled();
             synchronized (this) {

@@ -7,6 +7,7 @@ import io.grpc.Metadata;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
+import io.grpc.Status;
 import java.net.SocketAddress;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,11 +30,26 @@ public final class AgentAuthInterceptor implements ServerInterceptor {
 
     private final AgentAuthenticator authenticator;
     private final boolean plaintext;
+    private final String namespace;
+    private final String serviceAccount;
 
     /** @param plaintext the listener runs without TLS ({@code --insecure-plaintext}): warn at every call */
     public AgentAuthInterceptor(AgentAuthenticator authenticator, boolean plaintext) {
+        this(authenticator, plaintext, null, "");
+    }
+
+    /**
+     * @param namespace      the agents' namespace: a token of a pod in any other is refused here, before a stream
+     *                       exists (any pod can get a token for the agents' audience, and each stream costs this
+     *                       replica one of its {@code --max-agent-streams}); null: any namespace (tests)
+     * @param serviceAccount the agents' ServiceAccount ({@code --agent-service-account}); empty: any in the namespace
+     */
+    public AgentAuthInterceptor(AgentAuthenticator authenticator, boolean plaintext, String namespace,
+                                String serviceAccount) {
         this.authenticator = authenticator;
         this.plaintext = plaintext;
+        this.namespace = namespace;
+        this.serviceAccount = serviceAccount == null ? "" : serviceAccount;
     }
 
     @Override
@@ -54,6 +70,16 @@ public final class AgentAuthInterceptor implements ServerInterceptor {
             LOG.warn("event=agent_refused peer={} status={} reason=\"{}\"", peer, e.status().getCode(),
                     ClientText.escape(e.status().getDescription()));
             call.close(e.status(), new Metadata());
+            return new ServerCall.Listener<>() { };
+        }
+        if (namespace != null && (!namespace.equals(identity.namespace())
+                || !serviceAccount.isEmpty() && !serviceAccount.equals(identity.serviceAccount()))) {
+            Status refused = Status.PERMISSION_DENIED.withDescription("ServiceAccount " + identity.namespace() + "/"
+                    + identity.serviceAccount() + " is not the agents' (" + namespace + "/"
+                    + (serviceAccount.isEmpty() ? "*" : serviceAccount) + ")");
+            LOG.warn("event=agent_refused peer={} status={} reason=\"{}\"", peer, refused.getCode(),
+                    ClientText.escape(refused.getDescription()));
+            call.close(refused, new Metadata());
             return new ServerCall.Listener<>() { };
         }
         return Contexts.interceptCall(Context.current().withValue(IDENTITY, identity), call, headers, next);

@@ -217,6 +217,26 @@ class AgentControlSecurityOperatorTest {
         assertThat(status.getDescription()).contains("runs on node workers-2, not on workers-1");
     }
 
+    /** One pod's token (a node's root can read its agent's) holds at most 16 streams on a replica. */
+    @Test
+    void onePodHoldsAtMostSixteenStreamsAndAnEndedOneFreesItsPlace() throws Exception {
+        String token = pods.token("workers-1");
+        List<TestAgent> held = new ArrayList<>();
+        for (int i = 0; i < 16; i++) {
+            TestAgent a = hello("workers-1", token);
+            assertThat(a.next().hasFull()).as("stream %d", i).isTrue();
+            held.add(a);
+        }
+        Status refused = refusal(hello("workers-1", token));
+        assertThat(refused.getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+        assertThat(refused.getDescription()).contains("already holds 16 agent streams");
+        assertThat(hello("workers-2", pods.token("workers-2")).next().hasFull()).as("another pod").isTrue();
+
+        held.get(0).close();
+        await().ignoreExceptions().atMost(15, TimeUnit.SECONDS).until(() -> hello("workers-1", token).next()
+                .hasFull());
+    }
+
     @Test
     void aPodThatIsNotTheGroupsAgentIsRefusedOnItsOwnNode() throws Exception {
         Pod stranger = client.pods().inNamespace(NS).resource(new PodBuilder().withNewMetadata()
@@ -231,11 +251,14 @@ class AgentControlSecurityOperatorTest {
 
     @Test
     void aPodInAnotherNamespaceIsRefused() throws Exception {
+        // Any pod can get a token for the agents' audience: refused by the interceptor, before a stream exists
+        // (each costs the replica one of --max-agent-streams, for up to the hello timeout).
         String token = pods.issue(new TestAgentPods.Claims("default", "fencing-agent-workers-workers-1", "uid-x",
                 "workers-1", Instant.now().plusSeconds(600)));
         Status status = refusal(hello("workers-1", token));
         assertThat(status.getCode()).isEqualTo(Status.Code.PERMISSION_DENIED);
-        assertThat(status.getDescription()).contains("not in the agent namespace " + NS);
+        assertThat(status.getDescription()).isEqualTo("ServiceAccount default/fencing-agent is not the agents' ("
+                + NS + "/*)");
     }
 
     @Test
