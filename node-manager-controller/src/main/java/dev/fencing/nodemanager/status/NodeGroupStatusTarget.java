@@ -55,23 +55,57 @@ public final class NodeGroupStatusTarget {
     private NodeGroupStatusTarget() {
     }
 
-    /** Decides for {@code mode}; AUTO reads the CRD through {@code client}. */
+    /** Reads of the CRD at start before a transient failure (no answer, 5xx, 429) ends the start. */
+    static final int AUTO_ATTEMPTS = 5;
+    static final java.time.Duration AUTO_RETRY_PAUSE = java.time.Duration.ofSeconds(2);
+
+    /**
+     * Decides for {@code mode}; AUTO reads the CRD through {@code client}. A refusal (401, 403: no right to read it)
+     * falls back to writing, as before this check; a transient failure is retried {@value #AUTO_ATTEMPTS} times and
+     * then ends the start with an {@link IllegalStateException}: on Deckhouse, writing by mistake would replace the
+     * platform's conditions over and over until the next restart, and the status kept in ConfigMaps would go unread.
+     */
     public static Decision decide(Mode mode, KubernetesClient client) {
+        return decide(mode, client, AUTO_RETRY_PAUSE);
+    }
+
+    static Decision decide(Mode mode, KubernetesClient client, java.time.Duration pause) {
         return switch (mode) {
             case WRITE -> new Decision(true, "--nodegroup-status=write");
             case OFF -> new Decision(false, "--nodegroup-status=off");
             case AUTO -> {
-                CustomResourceDefinition crd;
-                try {
-                    crd = client.apiextensions().v1().customResourceDefinitions().withName(CRD).get();
-                } catch (KubernetesClientException e) {
-                    yield new Decision(true, "cannot read the CRD " + CRD + " (HTTP " + e.getCode()
-                            + "), so its schema is not checked");
+                CustomResourceDefinition crd = null;
+                for (int attempt = 1; ; attempt++) {
+                    try {
+                        crd = client.apiextensions().v1().customResourceDefinitions().withName(CRD).get();
+                        break;
+                    } catch (KubernetesClientException e) {
+                        if (e.getCode() == 401 || e.getCode() == 403) {
+                            yield new Decision(true, "cannot read the CRD " + CRD + " (HTTP " + e.getCode()
+                                    + "), so its schema is not checked");
+                        }
+                        if (attempt >= AUTO_ATTEMPTS) {
+                            throw new IllegalStateException("--nodegroup-status=auto: cannot read the CRD " + CRD
+                                    + " (HTTP " + e.getCode() + ": " + e.getMessage() + ") after " + attempt
+                                    + " attempts; not guessing where group status is kept (set --nodegroup-status"
+                                    + " write or off to skip the check)", e);
+                        }
+                        pause(pause);
+                    }
                 }
                 yield crd == null ? new Decision(true, "the CRD " + CRD + " is not installed")
                         : decide(crd);
             }
         };
+    }
+
+    private static void pause(java.time.Duration pause) {
+        try {
+            Thread.sleep(pause.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while reading the CRD " + CRD, e);
+        }
     }
 
     /**

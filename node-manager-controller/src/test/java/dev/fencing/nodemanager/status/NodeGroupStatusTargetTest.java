@@ -73,6 +73,32 @@ class NodeGroupStatusTargetTest {
         assertThat(forbidden.reason()).contains("HTTP 403");
     }
 
+    /**
+     * An API server that does not answer (5xx, 429, no connection) says nothing about the CRD: the start retries and
+     * then fails rather than write status where the platform owns it.
+     */
+    @Test
+    void autoRetriesATransientFailureAndFailsTheStartWhenItLasts() {
+        client.apiextensions().v1().customResourceDefinitions().resource(NodeGroupCrds.platformDefined(client))
+                .create();
+        String path = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/" + NodeGroupStatusTarget.CRD;
+        // Without the client's own retries, so that each 503 reaches decide().
+        KubernetesClient once = new io.fabric8.kubernetes.client.KubernetesClientBuilder().withConfig(
+                new io.fabric8.kubernetes.client.ConfigBuilder(client.getConfiguration())
+                        .withRequestRetryBackoffLimit(0).build()).build();
+        server.expect().get().withPath(path).andReturn(503, new StatusBuilder().withCode(503)
+                .withMessage("etcd leader changed").build()).times(2);
+        assertThat(NodeGroupStatusTarget.decide(Mode.AUTO, once, java.time.Duration.ofMillis(10)).write())
+                .as("read at the third attempt: the platform's CRD").isFalse();
+
+        server.expect().get().withPath(path).andReturn(503, new StatusBuilder().withCode(503)
+                .withMessage("etcd leader changed").build()).times(NodeGroupStatusTarget.AUTO_ATTEMPTS);
+        assertThatThrownBy(() -> NodeGroupStatusTarget.decide(Mode.AUTO, once, java.time.Duration.ofMillis(10)))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("cannot read the CRD nodegroups.deckhouse.io (HTTP 503")
+                .hasMessageContaining("after 5 attempts");
+    }
+
     @Test
     void writeAndOffNeedNoCrd() {
         assertThat(NodeGroupStatusTarget.decide(Mode.WRITE, client).write()).isTrue();
