@@ -45,16 +45,22 @@ final class ReportWriteLimiter {
     }
 
     /**
-     * True (and remembered) when {@code node}'s peer-vote condition may be patched now. A patch that changes only the
-     * message (the counts) is allowed once per node per label interval; one that changes status or reason
-     * ({@code transition}) once per node per label interval of transitions. So a message-only write, for instance
-     * from a reconcile that saw only some of the voters' new reports, cannot hold back the flip it was the first step
-     * of, while a flapping vote still costs at most two writes per node per interval. A held-back patch is computed
-     * again at the next reconcile.
+     * How much rarer than status or reason changes a peer vote's message-only change (new counts) is written: every
+     * node's counts change when one agent of the group restarts or flaps, so in a group of N that is N Node status
+     * writes (each a watch event for every Node watcher in the cluster) per change.
+     */
+    static final int MESSAGE_ONLY_INTERVALS = 12;
+
+    /**
+     * True (and remembered) when {@code node}'s peer-vote condition may be patched now. A patch that changes status
+     * or reason ({@code transition}) is allowed once per node per label interval; one that changes only the message
+     * (the counts) once per {@value #MESSAGE_ONLY_INTERVALS} label intervals. The two allowances are separate, so a
+     * message-only write, for instance from a reconcile that saw only some of the voters' new reports, cannot hold
+     * back the flip it was the first step of. A held-back patch is computed again at the next reconcile.
      */
     synchronized boolean allowConditionPatch(String node, Instant now, boolean transition) {
         if (transition ? allow(lastConditionTransition, node, now, labelInterval)
-                : allow(lastConditionPatch, node, now, labelInterval)) {
+                : allow(lastConditionPatch, node, now, labelInterval.multipliedBy(MESSAGE_ONLY_INTERVALS))) {
             return true;
         }
         limitedConditionPatches.incrementAndGet();

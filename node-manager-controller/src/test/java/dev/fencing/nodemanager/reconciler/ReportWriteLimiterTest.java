@@ -62,18 +62,22 @@ class ReportWriteLimiterTest {
         assertThat(limiter.allowConditionPatch("a", T0.plusSeconds(4), true)).isFalse();
         assertThat(limiter.allowConditionPatch("b", T0.plusSeconds(4), true)).isTrue();
         assertThat(limiter.allowConditionPatch("a", T0.plusSeconds(5), true)).isTrue();
-        assertThat(limiter.limitedConditionPatches()).isEqualTo(2);
+        // New counts alone: once a minute (12 label intervals), since one agent's flap changes every node's.
+        assertThat(limiter.allowConditionPatch("a", T0.plusSeconds(59), false)).isFalse();
+        assertThat(limiter.allowConditionPatch("a", T0.plusSeconds(60), false)).isTrue();
+        assertThat(limiter.limitedConditionPatches()).isEqualTo(3);
     }
 
     @Test
-    void aFlappingVoteCostsAtMostTwoConditionPatchesPerNodePerInterval() {
+    void aFlappingVoteCostsOneFlipPerIntervalAndOneCountChangePerMinute() {
         int writes = 0;
-        // 1000 changes, one every 100 ms over 100 s, alternating flips and new counts: 20 intervals of 5 s.
+        // 1000 changes, one every 100 ms over 100 s, alternating flips and new counts: 20 flips (one per 5 s) and
+        // 2 count changes (one per minute).
         for (int i = 0; i < 1000; i++) {
             if (limiter.allowConditionPatch("a", T0.plusMillis(100L * i), i % 2 == 0)) {
                 writes++;
             }
         }
-        assertThat(writes).isEqualTo(2 * 20);
+        assertThat(writes).isEqualTo(20 + 2);
     }
 }
