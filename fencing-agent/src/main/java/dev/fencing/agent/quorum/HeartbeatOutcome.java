@@ -11,5 +11,11 @@ public enum HeartbeatOutcome {
   /** The sender is not an expected member. */
   UNKNOWN_SENDER,
   /** The sender claims to be this node. */
-  FROM_SELF
+  FROM_SELF,
+  /**
+   * Not newer than the latest heartbeat received from the sender's boot, or of a boot the sender has left: an old
+   * packet sent again (a replay by someone who captured it) or overtaken on the way. It says nothing about the sender
+   * now, so it neither counts as heard nor asks for an echo.
+   */
+  STALE
 }

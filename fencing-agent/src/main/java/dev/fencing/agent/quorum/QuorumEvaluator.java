@@ -59,6 +59,10 @@ public final class QuorumEvaluator {
     long confirmedNanos;
     long latestReceivedBootId = Heartbeat.NO_ECHO;
     long latestReceivedSendNanos;
+    // Boots of this peer we received heartbeats of before its current one, with the latest send time received of
+    // each: a packet of one of them that is not newer is a replay (a new boot id that collides with a left one sends
+    // newer times and counts again). Bounded: the oldest is forgotten first.
+    final Map<Long, Long> leftBoots = new java.util.LinkedHashMap<>();
     // When (our clock) we received that send time: the ages in our digest to it count from here.
     long latestReceivedAtNanos;
     boolean relayed;
@@ -96,6 +100,9 @@ public final class QuorumEvaluator {
       return relayedNanos - confirmedNanos > 0 ? relayedNanos : confirmedNanos;
     }
   }
+
+  /** Boots per peer remembered as left ({@code PeerState.leftBoots}). */
+  static final int LEFT_BOOTS_KEPT = 8;
 
   private final String group;
   private final long bootId;
@@ -475,6 +482,18 @@ public final class QuorumEvaluator {
     if (state == null) {
       return HeartbeatOutcome.UNKNOWN_SENDER;
     }
+    // A captured heartbeat sent again must not make a dead peer look heard (its last contact feeds the controller's
+    // fenced-node rule and drbd-fence-peer): only a newer one of its current boot, or one of a boot not seen before,
+    // counts. The sender's send times are monotonic within a boot. (Quorum itself never depended on this: only an
+    // echo of one of our own send times confirms.)
+    long senderBoot = heartbeat.senderBootId();
+    if (state.latestReceivedBootId != Heartbeat.NO_ECHO) {
+      Long latest = senderBoot == state.latestReceivedBootId ? Long.valueOf(state.latestReceivedSendNanos)
+          : state.leftBoots.get(senderBoot);
+      if (latest != null && heartbeat.sendNanos() - latest <= 0) {
+        return HeartbeatOutcome.STALE;
+      }
+    }
     state.heard = true;
     state.lastHeardNanos = nowNanos;
     if (heartbeat.wantsEcho()) {
@@ -498,6 +517,13 @@ public final class QuorumEvaluator {
     }
     if (state.latestReceivedBootId != heartbeat.senderBootId()
         || heartbeat.sendNanos() - state.latestReceivedSendNanos > 0) {
+      if (state.latestReceivedBootId != Heartbeat.NO_ECHO && state.latestReceivedBootId != senderBoot) {
+        state.leftBoots.remove(senderBoot);
+        state.leftBoots.put(state.latestReceivedBootId, state.latestReceivedSendNanos);
+        if (state.leftBoots.size() > LEFT_BOOTS_KEPT) {
+          state.leftBoots.remove(state.leftBoots.keySet().iterator().next());
+        }
+      }
       state.latestReceivedBootId = heartbeat.senderBootId();
       state.latestReceivedSendNanos = heartbeat.sendNanos();
       state.latestReceivedAtNanos = nowNanos;

@@ -26,7 +26,8 @@ class QuorumEvaluatorNetworksTest {
   /** Completes a round trip a → peer → a on {@code network}: the peer's heartbeat there echoes our send there. */
   static void roundTrip(QuorumEvaluator self, String peer, String network, long sentAt, long receivedAt) {
     Heartbeat ours = self.heartbeatFor(peer, network, sentAt);
-    Heartbeat reply = new Heartbeat("g", peer, 77, 5_000, self.bootId(), ours.sendNanos());
+    // The peer sends later each time: its send times are monotonic within its boot.
+    Heartbeat reply = new Heartbeat("g", peer, 77, receivedAt, self.bootId(), ours.sendNanos());
     assertThat(self.onHeartbeat(reply, network, receivedAt)).isEqualTo(HeartbeatOutcome.CONFIRMED);
   }
 

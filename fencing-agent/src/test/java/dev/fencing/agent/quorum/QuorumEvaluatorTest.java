@@ -24,7 +24,8 @@ class QuorumEvaluatorTest {
   /** Completes one round trip self → peer → self: the peer's heartbeat echoes our send at {@code sentAt}. */
   static void roundTrip(QuorumEvaluator self, String peer, long sentAt, long receivedAt) {
     Heartbeat ours = self.heartbeatFor(peer, sentAt);
-    Heartbeat reply = new Heartbeat("g", peer, 77, 5_000, self.bootId(), ours.sendNanos());
+    // The peer sends later each time: its send times are monotonic within its boot.
+    Heartbeat reply = new Heartbeat("g", peer, 77, receivedAt, self.bootId(), ours.sendNanos());
     assertThat(self.onHeartbeat(reply, receivedAt)).isEqualTo(HeartbeatOutcome.CONFIRMED);
   }
 
@@ -62,6 +63,40 @@ class QuorumEvaluatorTest {
     assertThat(a.onHeartbeat(new Heartbeat("g", "b", 7, 1, 2, 100 * MS), 110 * MS)).isEqualTo(HeartbeatOutcome.HEARD);
     assertThat(a.onHeartbeat(new Heartbeat("g", "b", 7, 2, 1, 150 * MS), 160 * MS)).isEqualTo(HeartbeatOutcome.HEARD);
     assertThat(a.evaluate(170 * MS).held()).isFalse();
+  }
+
+  /**
+   * A captured heartbeat sent again (by someone on the node network after the peer died) must not keep the dead
+   * peer "heard": its last contact feeds the controller's fenced-node rule and drbd-fence-peer. Only a newer heartbeat
+   * of the peer's current boot, or one of a boot not seen before, counts; alternating packets of two old boots
+   * refreshes nothing more.
+   */
+  @Test
+  void replayedHeartbeatsDoNotRefreshLastHeard() {
+    QuorumEvaluator a = new QuorumEvaluator("g", 1, settings("a", THREE, List.of()));
+    Heartbeat boot1 = new Heartbeat("g", "b", 7, 1_000 * MS, Heartbeat.NO_ECHO, 0);
+    Heartbeat boot2 = new Heartbeat("g", "b", 8, 50 * MS, Heartbeat.NO_ECHO, 0);
+    assertThat(a.onHeartbeat(boot1, 10 * MS)).isEqualTo(HeartbeatOutcome.HEARD);
+    assertThat(a.onHeartbeat(boot1, 5_000 * MS)).isEqualTo(HeartbeatOutcome.STALE);
+    assertThat(heardAgo(a, "b", 5_000 * MS)).isEqualTo(4_990 * MS);
+
+    // The peer restarted: a new boot counts, however small its times.
+    assertThat(a.onHeartbeat(boot2, 6_000 * MS)).isEqualTo(HeartbeatOutcome.HEARD);
+    // Then it died; packets of both of its boots come again, in turns.
+    for (long t = 7_000; t < 9_000; t += 500) {
+      assertThat(a.onHeartbeat(boot1, t * MS)).isEqualTo(HeartbeatOutcome.STALE);
+      assertThat(a.onHeartbeat(boot2, t * MS + 1)).isEqualTo(HeartbeatOutcome.STALE);
+    }
+    assertThat(heardAgo(a, "b", 9_000 * MS)).isEqualTo(3_000 * MS);
+
+    // A later boot whose id happens to be a left one's sends newer times: it counts.
+    assertThat(a.onHeartbeat(new Heartbeat("g", "b", 7, 2_000 * MS, Heartbeat.NO_ECHO, 0), 10_000 * MS))
+        .isEqualTo(HeartbeatOutcome.HEARD);
+  }
+
+  private static long heardAgo(QuorumEvaluator a, String peer, long now) {
+    return a.evaluate(now).peers().stream().filter(p -> p.name().equals(peer)).findFirst().orElseThrow()
+        .sinceLastHeardNanos().orElseThrow();
   }
 
   @Test

@@ -215,7 +215,7 @@ class FencingAgentTest {
 
   private static void roundTrip(QuorumEvaluator self, String peer, long sentAt) {
     Heartbeat ours = self.heartbeatFor(peer, sentAt);
-    self.onHeartbeat(new Heartbeat("g", peer, 77, 5_000, self.bootId(), ours.sendNanos()), sentAt + 1_000_000L);
+    self.onHeartbeat(new Heartbeat("g", peer, 77, sentAt + 1, self.bootId(), ours.sendNanos()), sentAt + 1_000_000L);
   }
 
   @Test
