@@ -227,6 +227,8 @@ public final class DiskArbiter {
   private Optional<String> cutOff(int mine, LocalView local, Map<String, Integer> slotOf, List<SlotRecord> slots,
       long readEndNanos) {
     List<String> without = new ArrayList<>();
+    Map<String, SlotView> views = new HashMap<>();
+    Map<String, Integer> slotsOf = new HashMap<>();
     for (String member : local.expected()) {
       Integer slot = slotOf.get(member.toLowerCase(java.util.Locale.ROOT));
       // a member this node still hears is no evidence: after a stall of this node its peers' bitmaps lag behind,
@@ -238,9 +240,24 @@ public final class DiskArbiter {
       if (fresh(slot, readEndNanos) && view.isPresent() && view.get().quorumHeld()
           && !view.get().heard().contains(mine)) {
         without.add(member);
+        views.put(member, view.get());
+        slotsOf.put(member, slot);
       }
     }
-    if (without.size() >= local.quorumSize() && !local.expected().isEmpty()) {
+    // The holders must hear each other: a quorum of them, each hearing at least quorum − 1 of the others. After a
+    // blip of the whole network (shorter than the quorum window, longer than the heard window) every slot says
+    // "quorum held, hears nobody", and without this every node would take itself for the one cut off and fence. It
+    // also keeps a group relayed over the overlay (above 16 members, where a node hears only its neighbours) from
+    // reading its non-neighbours as holders that do not hear it.
+    int connected = 0;
+    for (String holder : without) {
+      SortedSet<Integer> heard = views.get(holder).heard();
+      long others = without.stream().filter(o -> !o.equals(holder) && heard.contains(slotsOf.get(o))).count();
+      if (others >= local.quorumSize() - 1) {
+        connected++;
+      }
+    }
+    if (connected >= local.quorumSize() && !local.expected().isEmpty()) {
       if (state.cutOff().isEmpty()) {
         LOG.warn("{} event=disk_cut_off holders={} quorum={}", logContext, without, local.quorumSize());
       }

@@ -70,6 +70,46 @@ class DiskArbiterAgentTest {
     }
   }
 
+  /**
+   * The whole network goes for 2.8 s, less than the 4 s quorum window and more than the 2 s heard window: every slot
+   * then says "quorum held, hears nobody". No node is cut off from the others (none of them hears anyone), so none
+   * fences; before, each took the others' slots for a majority that no longer heard it and all three fenced.
+   */
+  @Test
+  void aBlipOfTheWholeNetworkFencesNobody() throws Exception {
+    String slow = "{probeInterval: 200ms, probeTimeout: 80ms, suspicionMult: 3, gossipInterval: 100ms, "
+        + "pushPullInterval: 2s, heartbeatInterval: 100ms, quorumWindow: 4s, localHealthCap: 1.5, "
+        + "evaluationTick: 50ms, feedInterval: 200ms, armingDelay: 4s, fenceMargin: 1s}";
+    try (AgentCluster cluster = start(3, "LowestName", slow, DISK)) {
+      cluster.split(List.of("node-a"), List.of("node-b"));
+      cluster.split(List.of("node-a"), List.of("node-c"));
+      cluster.split(List.of("node-b"), List.of("node-c"));
+      Thread.sleep(2_800);
+      cluster.cut.healAll();
+      // Past the point where the cut-off evidence fenced all three (within a second of the heard window).
+      Thread.sleep(3_000);
+      for (String n : List.of("node-a", "node-b", "node-c")) {
+        assertThat(fencing(cluster, n)).as(n).isFalse();
+      }
+    }
+  }
+
+  /**
+   * Above 16 members a node heartbeats only its overlay neighbours, so most slots do not name it as heard. Those
+   * holders do not hear each other either: no connected majority, no cut-off; before, no node of 17 ever armed.
+   */
+  @Test
+  void aGroupRelayedOverTheOverlayArmsWithADisk() throws Exception {
+    String timings = "{probeInterval: 500ms, probeTimeout: 200ms, suspicionMult: 4, gossipInterval: 200ms, "
+        + "pushPullInterval: 5s, heartbeatInterval: 250ms, quorumWindow: 3s, localHealthCap: 1.5, "
+        + "evaluationTick: 50ms, feedInterval: 500ms, armingDelay: 6s, fenceMargin: 1s}";
+    try (AgentCluster cluster = AgentCluster.startWithDisk(17, "Fence", "LowestName", timings, DISK, d -> lun)) {
+      await().atMost(Duration.ofSeconds(45)).until(() -> cluster.agents.stream()
+          .allMatch(a -> a.agent().snapshot().watchdog().armed()));
+      assertThat(cluster.agents).noneMatch(a -> a.agent().snapshot().watchdog().fencingInProgress());
+    }
+  }
+
   @Test
   void aPoisonPillFencesAHealthyNodeAndKeepsItFromArming() throws Exception {
     try (AgentCluster cluster = start(3, "LowestName", AgentCluster.FAST_TIMINGS, DISK)) {
