@@ -180,6 +180,12 @@ public final class DiskArbiter {
     }
     SlotView view = write.content().view().orElseThrow();
     if (view.claim() != SlotView.ClaimState.NONE && (phase == Phase.CLAIMING || phase == Phase.HELD)) {
+      if (phase == Phase.HELD && writeStartNanos - (lastClaimWriteStartNanos + timing.leaseNanos()) > 0) {
+        // The lease ran out before this write started (this process stalled): the other side may have won the
+        // disk meanwhile, so the write renews nothing; the next read claims again under the claim rules.
+        lapse(writeStartNanos);
+        return;
+      }
       if (!claimLanded) {
         claimLanded = true;
         claimLandedEndNanos = writeEndNanos;
@@ -337,6 +343,11 @@ public final class DiskArbiter {
       }
     }
     boolean priority = !local.expected().isEmpty() && claimSide.contains(local.expected().first());
+    if (phase == Phase.HELD && readStartNanos - (lastClaimWriteStartNanos + timing.leaseNanos()) > 0) {
+      // Held, but the lease ran out before this read started (this process stalled longer than the lease): the
+      // other side may have found our slot stale and won. Never revive it: claim again under the claim rules.
+      lapse(readStartNanos);
+    }
     if (phase == Phase.LOST && held.isEmpty() && claiming.isEmpty()) {
       phase = Phase.CLAIMING;
       claimLanded = false;
@@ -369,6 +380,15 @@ public final class DiskArbiter {
     }
     long validUntil = phase == Phase.HELD ? lastClaimWriteStartNanos + timing.leaseNanos() : 0;
     return new Tie(phase, claimSide, validUntil, tieReason);
+  }
+
+  private void lapse(long nowNanos) {
+    LOG.warn("{} event=disk_tie_lease_lapsed side={} lapsed_ms_ago={}", logContext, claimSide,
+        (nowNanos - (lastClaimWriteStartNanos + timing.leaseNanos())) / 1_000_000);
+    phase = Phase.CLAIMING;
+    claimLanded = false;
+    tieReason = "Disk: the lease ran out (this node stalled); claiming again for side " + claimSide;
+    state = withTie(new Tie(Phase.CLAIMING, claimSide, 0, tieReason));
   }
 
   private void win(String reason) {

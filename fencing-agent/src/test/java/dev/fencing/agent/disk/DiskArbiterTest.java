@@ -117,6 +117,53 @@ class DiskArbiterTest {
     assertTrue(slots.get(1).slot().view().orElseThrow().generation() > 0);
   }
 
+  /**
+   * The holder's whole process stalls (GC, SIGSTOP, a frozen VM) longer than its lease: the other half finds its slot
+   * stale and wins. On resume the holder must not renew the lapsed lease (its disk thread may read and write before
+   * anything else looks); it claims again and loses, so the two sides never both hold a valid lease.
+   */
+  @Test
+  void aHolderThatStalledPastItsLeaseClaimsAgainAndLosesInsteadOfRenewing() throws Exception {
+    List<Node> nodes = nodes("a", "b");
+    Node a = nodes.get(0);
+    Node b = nodes.get(1);
+    for (Node n : nodes) {
+      n.view = new LocalView(ALL, 3, true, 1, set(n.name), set(n.name));
+    }
+    long t = 600;
+    for (; t <= 1500; t += 100) {
+      a.request = Optional.of(new DiskArbiter.TieRequest(set("a", "c"), t * MS));
+      b.request = Optional.of(new DiskArbiter.TieRequest(set("b", "d"), t * MS));
+      a.cycle(t * MS);
+      b.cycle(t * MS);
+    }
+    assertEquals(Phase.HELD, a.arbiter.state().tie().phase(), "the side holding the first name wins");
+    assertEquals(Phase.LOST, b.arbiter.state().tie().phase());
+
+    // a stalls for 2 s; b goes on and wins once a's slot is stale
+    long resume = t + 2_000;
+    for (; t < resume; t += 100) {
+      b.request = Optional.of(new DiskArbiter.TieRequest(set("b", "d"), t * MS));
+      b.cycle(t * MS);
+    }
+    assertTrue(b.holds(t * MS), "b won the stale holder's lease: " + b.arbiter.state().tie().reason());
+
+    // a resumes: its disk thread completes one read and write first
+    int both = 0;
+    for (long u = t; u <= t + 3_000; u += 100) {
+      a.request = Optional.of(new DiskArbiter.TieRequest(set("a", "c"), u * MS));
+      b.request = Optional.of(new DiskArbiter.TieRequest(set("b", "d"), u * MS));
+      a.cycle(u * MS);
+      b.cycle(u * MS);
+      if (a.holds(u * MS) && b.holds(u * MS)) {
+        both++;
+      }
+    }
+    assertEquals(0, both, "instants at which both sides held a valid lease");
+    assertEquals(Phase.LOST, a.arbiter.state().tie().phase(), a.arbiter.state().tie().reason());
+    assertTrue(b.holds((t + 3_000) * MS));
+  }
+
   @Test
   void resetInTheMailboxIsAPoisonPillUntilCleared() throws Exception {
     Node a = nodes("a").get(0);
