@@ -84,7 +84,7 @@ public final class ControllerMetrics implements AutoCloseable {
         Gauge.builder("fencing_controller_agent_streams", service, AgentControlService::openStreams)
                 .description("Agent streams open on this replica").register(registry);
         io.micrometer.core.instrument.FunctionCounter.builder("fencing_controller_streams_refused_total", service,
-                AgentControlService::refusedStreams).description("Agent streams refused over --max-agent-streams")
+                AgentControlService::refusedStreams).description("Agent streams refused over --max-agent-streams or the 16 per agent pod")
                 .register(registry);
         io.micrometer.core.instrument.FunctionCounter.builder("fencing_controller_stream_overflows_total", service,
                 AgentControlService::overflowedStreams)
