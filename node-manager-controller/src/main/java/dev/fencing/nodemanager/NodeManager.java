@@ -343,6 +343,7 @@ public final class NodeManager implements AutoCloseable {
                     identity,
                     config.reportStaleAfter(), powerFencing.interval(), powerFencing.workers()).start();
             reconciler.taintOwnedElsewhere(nodeFencing::ownsTaint);
+            metrics.powerFencing(nodeFencing);
         }
         operator = newOperator(identity);
         operator.start();

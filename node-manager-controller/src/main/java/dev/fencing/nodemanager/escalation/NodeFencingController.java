@@ -69,6 +69,8 @@ public final class NodeFencingController implements AutoCloseable {
     private final KubernetesClient client;
     private final FenceStageExecutor executor;
     private final ClusterWriter writer;
+    // Open records in phase Failed at the latest tick of this replica while it led (0 on a follower).
+    private volatile int failedRecords;
     private final Sources sources;
     private final KdumpSightings kdump;
     private final FencingAdmission admission;
@@ -177,6 +179,7 @@ public final class NodeFencingController implements AutoCloseable {
         // would stop every later fencing of the group.
         open.values().stream().filter(r -> phase(r) != NodeFencingPhase.Failed)
                 .forEach(r -> admission.inProgress(r.getSpec().nodeGroup(), r.getSpec().nodeName()));
+        failedRecords = (int) open.values().stream().filter(r -> phase(r) == NodeFencingPhase.Failed).count();
         for (EscalationTrigger.Candidate c : sources.candidates()) {
             String node = c.node().getMetadata().getName();
             if (open.containsKey(node)) {
@@ -379,6 +382,21 @@ public final class NodeFencingController implements AutoCloseable {
                 || phase(written) == NodeFencingPhase.Recovered)) {
             admission.finished(record.getSpec().nodeGroup(), node, clock.instant());
         }
+        if (written != null && !run.recovery() && phase(written) == NodeFencingPhase.Failed
+                && phase(record) != NodeFencingPhase.Failed) {
+            failedRecords++;
+            Node n = client.nodes().withName(node).get();
+            writer.emit(new dev.fencing.nodemanager.status.GroupEvent(true, node, "Warning", "PowerFencingFailed",
+                    "power fencing of " + node + " failed (NodeFencing " + record.getMetadata().getName() + ", last"
+                    + " stage " + result.name() + " " + result.result() + "): no stage confirmed it powered off, so it"
+                    + " may still run and its workloads stay on it; power it off by hand, then delete the record"),
+                    null, n == null ? Map.of() : Map.of(node, n));
+        }
+    }
+
+    /** NodeFencing records in phase Failed that this replica saw at its latest tick as leader (0 on a follower). */
+    public int failedRecords() {
+        return leading.getAsBoolean() ? failedRecords : 0;
     }
 
     /** Applies {@code change} to the record's latest status, retrying on conflicts. Null when the record is gone. */

@@ -125,6 +125,17 @@ public final class ControllerMetrics implements AutoCloseable {
                 .register(registry);
     }
 
+    /**
+     * Power fencings that failed and are still open (the leader's count; 0 on a follower): nodes no stage could
+     * power off, whose workloads stay bound to them. Alert {@code FencingPowerFencingFailed}.
+     */
+    public void powerFencing(dev.fencing.nodemanager.escalation.NodeFencingController controller) {
+        io.micrometer.core.instrument.Gauge.builder("fencing_controller_power_fencings_failed", controller,
+                        dev.fencing.nodemanager.escalation.NodeFencingController::failedRecords)
+                .description("Open NodeFencing records in phase Failed: nodes no stage could power off (leader only)")
+                .register(registry);
+    }
+
     /** Counts what the per-node write rate limit held back. */
     public void writeLimits(NodeGroupReconciler reconciler) {
         io.micrometer.core.instrument.FunctionCounter.builder("fencing_controller_report_writes_limited_total",

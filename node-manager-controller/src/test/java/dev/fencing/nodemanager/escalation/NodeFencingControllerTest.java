@@ -515,9 +515,19 @@ class NodeFencingControllerTest {
     @Test
     void aMustSucceedStageThatFailsStopsTheEscalationWithoutATaint() throws Exception {
         config(stage("bmc", "fence_other", true), stage("pdu", "fence_good", false));
-        controller("replica-1").start();
+        NodeFencingController c = controller("replica-1");
+        c.start();
 
         await().atMost(20, TimeUnit.SECONDS).until(() -> phase() == NodeFencingPhase.Failed);
+        // Someone must act: a Warning Event on the Node, and the leader's gauge behind FencingPowerFencingFailed.
+        await().atMost(10, TimeUnit.SECONDS).until(() -> client.v1().events().inNamespace("default").list().getItems()
+                .stream().anyMatch(e -> "PowerFencingFailed".equals(e.getReason())
+                        && "node-a".equals(e.getInvolvedObject().getName()) && "Warning".equals(e.getType())
+                        && e.getMessage().contains("no stage confirmed it powered off")));
+        await().atMost(10, TimeUnit.SECONDS).until(() -> c.failedRecords() == 1);
+        leading.set(false);
+        assertThat(c.failedRecords()).as("a follower counts none").isZero();
+        leading.set(true);
         NodeFencingStatus s = record().getStatus();
         assertThat(s.stages()).extracting(StageRun::name).containsExactly("bmc");
         assertThat(s.conditions()).anySatisfy(c -> assertThat(c.getReason()).isEqualTo("MustSucceedStageFailed"));
