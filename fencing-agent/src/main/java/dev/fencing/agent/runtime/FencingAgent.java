@@ -1037,6 +1037,11 @@ public final class FencingAgent implements AutoCloseable {
     // does not freeze it and alerts compare it to the time of evaluation.
     Gauge.builder("fencing.watchdog.last.feed.timestamp.seconds", this, a -> lastFeedEpochSeconds(a.snapshot))
         .description("Unix time of the last watchdog keepalive (NaN before the first)").register(registry);
+    // What the feed's age compares with (alert FencingClockOrFeedLag): an override may feed less often than 10 s.
+    Gauge.builder("fencing.watchdog.feed.interval.seconds", this, a -> {
+      AgentConfig c = a.config;
+      return c == null ? Double.NaN : c.policy().timings().feedInterval().toNanos() / 1e9;
+    }).description("The group's watchdog feed interval (NaN without a config)").register(registry);
     Gauge.builder("fencing.quorum.heard", this, a -> a.snapshot.verdict().map(QuorumVerdict::heard).orElse(0))
         .description("Members with a confirmed round trip in the window, this node included").register(registry);
     Gauge.builder("fencing.quorum.expected", this, a -> a.snapshot.verdict().map(QuorumVerdict::expected).orElse(0))

@@ -140,6 +140,7 @@ class AgentRuntimeTest {
       assertThat(body).contains("fencing_armed 0.0", "fencing_heartbeats_sent_total",
           "fencing_watchdog_feeds_total", "fencing_members{state=\"alive\"}", "memberlist_packets_sent_total",
           "fencing_watchdog_unavailable 0.0", "fencing_watchdog_open_failures_total 0.0",
+          "fencing_watchdog_feed_interval_seconds 0.2",
           "fencing_disarm_reason{kind=\"NOTIFY_MODE\"} 1.0", "fencing_disarm_reason{kind=\"DISABLE_FILE\"} 0.0",
           "fencing_in_progress 0.0", "fencing_heartbeat_inbox_messages ",
           "fencing_watchdog_last_feed_timestamp_seconds ",
