@@ -57,6 +57,7 @@ public final class Config {
   private final Delegate delegate;
   private final EventDelegate events;
   private final AliveDelegate aliveDelegate;
+  private final java.util.function.Predicate<java.net.InetAddress> acceptFrom;
   private final ConflictDelegate conflictDelegate;
   private final MergeDelegate mergeDelegate;
   private final Transport transport;
@@ -104,6 +105,7 @@ public final class Config {
     this.delegate = b.delegate;
     this.events = b.events;
     this.aliveDelegate = b.aliveDelegate;
+    this.acceptFrom = b.acceptFrom;
     this.conflictDelegate = b.conflictDelegate;
     this.mergeDelegate = b.mergeDelegate;
     this.transport = b.transport;
@@ -277,6 +279,15 @@ public final class Config {
     return aliveDelegate;
   }
 
+  /**
+   * Source addresses whose packets and stream connections the transport this node binds reads at all (null = any).
+   * Everything else is dropped before any decryption or decoding, so a host that is not a member cannot spend the
+   * receive thread's time on packets it cannot seal. Not Go memberlist's: its nodes take any source.
+   */
+  public java.util.function.Predicate<java.net.InetAddress> acceptFrom() {
+    return acceptFrom;
+  }
+
   /** Told about name conflicts (null = log only). */
   public ConflictDelegate conflictDelegate() {
     return conflictDelegate;
@@ -415,6 +426,7 @@ public final class Config {
     b.delegate = delegate;
     b.events = events;
     b.aliveDelegate = aliveDelegate;
+    b.acceptFrom = acceptFrom;
     b.conflictDelegate = conflictDelegate;
     b.mergeDelegate = mergeDelegate;
     b.transport = transport;
@@ -541,6 +553,7 @@ public final class Config {
     private Delegate delegate;
     private EventDelegate events;
     private AliveDelegate aliveDelegate;
+    private java.util.function.Predicate<java.net.InetAddress> acceptFrom;
     private ConflictDelegate conflictDelegate;
     private MergeDelegate mergeDelegate;
     private Transport transport;
@@ -739,6 +752,12 @@ public final class Config {
     /** @see Config#aliveDelegate() */
     public Builder aliveDelegate(AliveDelegate value) {
       this.aliveDelegate = value;
+      return this;
+    }
+
+    /** @see Config#acceptFrom() */
+    public Builder acceptFrom(java.util.function.Predicate<java.net.InetAddress> value) {
+      this.acceptFrom = value;
       return this;
     }
 

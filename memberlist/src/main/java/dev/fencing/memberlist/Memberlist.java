@@ -119,6 +119,9 @@ public final class Memberlist implements AutoCloseable {
               null,
               config.inboundStreamLimits(),
               refusals);
+      if (config.acceptFrom() != null) {
+        ((NioTransport) transport).acceptOnlyFrom(config.acceptFrom());
+      }
     }
     try {
       InetSocketAddress advertise = advertiseAddress(config, transport.localAddress());

@@ -51,6 +51,8 @@ public final class MemberlistGossip implements GossipMembership {
   private final Optional<Keyring> keyring;
   private volatile ProtocolTimings timings;
   private volatile ExpectedPeers expected;
+  // The expected members' IPs: the transport reads packets and streams from these only (see sourceAllowed).
+  private volatile java.util.Set<InetAddress> sources;
   private volatile NodeMeta meta;
   private volatile GossipListener listener;
   private volatile Memberlist memberlist;
@@ -65,6 +67,31 @@ public final class MemberlistGossip implements GossipMembership {
     this.keyring = Optional.ofNullable(config.keyring());
     this.timings = ProtocolTimings.of(config);
     this.expected = expected;
+    this.sources = sources(expected);
+  }
+
+  // Null (any source) while some expected address is a name that did not resolve: its member must not go unheard.
+  private static java.util.Set<InetAddress> sources(ExpectedPeers peers) {
+    java.util.Set<InetAddress> out = new java.util.HashSet<>();
+    for (InetSocketAddress a : peers.addresses().values()) {
+      if (a.getAddress() == null) {
+        return null;
+      }
+      out.add(a.getAddress());
+    }
+    return java.util.Set.copyOf(out);
+  }
+
+  /**
+   * Whether the transport reads a packet or stream from {@code source} at all: only from an expected member's
+   * address. Anything else (a host on the node network without the key) would otherwise cost the receive thread an
+   * AES-GCM attempt per key for each datagram, and that thread also takes the quorum heartbeats: a flood of garbage
+   * at a fraction of a gigabit could starve them and cost armed nodes their quorum. Members are only admitted at
+   * these addresses anyway ({@link AdmitExpected}), and heartbeats only from them.
+   */
+  boolean sourceAllowed(InetAddress source) {
+    java.util.Set<InetAddress> allowed = sources;
+    return allowed == null || allowed.contains(source);
   }
 
   /**
@@ -130,11 +157,12 @@ public final class MemberlistGossip implements GossipMembership {
     this.listener = gossipListener;
     ProtocolTimings startWith = timings;
     Config.Builder builder = startWith.applyTo(config.toBuilder()).delegate(new MetaAndMessages())
-        .events(new Events()).aliveDelegate(new AdmitExpected());
+        .events(new Events()).aliveDelegate(new AdmitExpected()).acceptFrom(this::sourceAllowed);
     if (transportWrapper.isPresent()) {
-      Transport real = NioTransport.bind(new InetSocketAddress(InetAddress.getByName(config.bindAddr()),
+      NioTransport real = NioTransport.bind(new InetSocketAddress(InetAddress.getByName(config.bindAddr()),
           config.bindPort()), new InetSocketAddress(InetAddress.getByName(config.advertiseAddr()),
           config.advertisePort()));
+      real.acceptOnlyFrom(this::sourceAllowed);
       builder.transport(transportWrapper.get().apply(real));
     }
     Memberlist m = Memberlist.create(builder.build());
@@ -176,6 +204,7 @@ public final class MemberlistGossip implements GossipMembership {
 
   @Override
   public void expectMembers(ExpectedPeers peers) {
+    sources = sources(peers);
     expected = peers;
   }
 

@@ -51,4 +51,28 @@ class MemberlistGossipConfigTest {
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("fencing.gossipLabel");
   }
+
+  /**
+   * The transport reads packets and streams only from the expected members' addresses (a host without the key
+   * would otherwise cost the receive thread a decryption attempt per datagram), and follows the expected set.
+   */
+  @Test
+  void onlyTheExpectedMembersAddressesAreReadAndTheSetFollowsTheConfig() throws Exception {
+    AgentConfig agent = agent(FILE.replace("127.0.0.1:7947", "127.0.0.2:7947"));
+    MemberlistGossip gossip = MemberlistGossip.create(agent, NodeMeta.EMPTY,
+        new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), java.util.Optional.empty());
+    assertThat(gossip.sourceAllowed(InetAddress.getByName("127.0.0.2"))).isTrue();
+    assertThat(gossip.sourceAllowed(InetAddress.getByName("127.0.0.1"))).isTrue();
+    assertThat(gossip.sourceAllowed(InetAddress.getByName("127.0.0.3"))).isFalse();
+
+    gossip.expectMembers(new ExpectedPeers(java.util.Map.of("node-a", new InetSocketAddress("127.0.0.1", 7946),
+        "node-c", new InetSocketAddress("127.0.0.3", 7946))));
+    assertThat(gossip.sourceAllowed(InetAddress.getByName("127.0.0.3"))).isTrue();
+    assertThat(gossip.sourceAllowed(InetAddress.getByName("127.0.0.2"))).as("no longer expected").isFalse();
+
+    // A member named by a host name that does not resolve must not go unheard: no filtering then.
+    gossip.expectMembers(new ExpectedPeers(java.util.Map.of("node-d",
+        InetSocketAddress.createUnresolved("node-d.invalid", 7946))));
+    assertThat(gossip.sourceAllowed(InetAddress.getByName("127.0.0.9"))).isTrue();
+  }
 }

@@ -1,5 +1,6 @@
 package dev.fencing.memberlist.transport;
 
+import dev.fencing.memberlist.limits.DropLog;
 import dev.fencing.memberlist.limits.Limit;
 import dev.fencing.memberlist.limits.Refusals;
 import java.io.IOException;
@@ -95,6 +96,10 @@ public final class NioTransport implements Transport {
   private final AtomicLong streamsOpened = new AtomicLong();
   private final AtomicLong streamsAccepted = new AtomicLong();
   private final AtomicLong streamsRejected = new AtomicLong();
+  private final AtomicLong packetsFromStrangers = new AtomicLong();
+  private final AtomicLong streamsFromStrangers = new AtomicLong();
+  private final DropLog strangers = new DropLog(System::nanoTime);
+  private volatile java.util.function.Predicate<InetAddress> acceptFrom = a -> true;
   final AtomicLong streamBytesSent = new AtomicLong();
   final AtomicLong streamBytesReceived = new AtomicLong();
 
@@ -253,6 +258,11 @@ public final class NioTransport implements Transport {
       return true;
     }
     receiveFailures.succeeded();
+    if (!acceptFrom.test(from.getAddress())) {
+      packetsFromStrangers.incrementAndGet();
+      strangerDropped("packet", from);
+      return true;
+    }
     long now = System.nanoTime();
     buf.flip();
     byte[] packet = new byte[buf.remaining()];
@@ -283,6 +293,13 @@ public final class NioTransport implements Transport {
         continue;
       }
       acceptFailures.succeeded();
+      InetSocketAddress remote = remoteAddressOf(ch);
+      if (remote != null && !acceptFrom.test(remote.getAddress())) {
+        streamsFromStrangers.incrementAndGet();
+        strangerDropped("stream", remote);
+        closeQuietly(ch);
+        continue;
+      }
       if (!inboundPermits.tryAcquire()) {
         streamsRejected.incrementAndGet();
         refusals.refused(
@@ -307,6 +324,42 @@ public final class NioTransport implements Transport {
         LOG.debug("event=stream_dropped from={} reason=\"transport closing\"", conn.remoteAddress());
         conn.close();
       }
+    }
+  }
+
+  /**
+   * Reads packets and stream connections only from sources {@code filter} accepts; the rest is dropped before any
+   * decryption or decoding (counted in {@link #packetsFromStrangers()} and {@link #streamsFromStrangers()}, logged
+   * at most once per {@link dev.fencing.memberlist.limits.Refusals#LOG_INTERVAL}). May be replaced at any time (the expected members change).
+   */
+  public void acceptOnlyFrom(java.util.function.Predicate<InetAddress> filter) {
+    this.acceptFrom = java.util.Objects.requireNonNull(filter, "filter");
+  }
+
+  /** Datagrams dropped unread: their source is no address {@link #acceptOnlyFrom} accepts. */
+  public long packetsFromStrangers() {
+    return packetsFromStrangers.get();
+  }
+
+  /** Stream connections closed unread: their source is no address {@link #acceptOnlyFrom} accepts. */
+  public long streamsFromStrangers() {
+    return streamsFromStrangers.get();
+  }
+
+  private void strangerDropped(String what, InetSocketAddress from) {
+    DropLog.Line line = strangers.dropped();
+    if (line != null) {
+      LOG.warn("event=gossip_from_stranger kind={} from={} dropped_packets={} dropped_streams={} not_logged={}"
+          + " reason=\"not an expected member's address: dropped unread\"", what, from, packetsFromStrangers.get(),
+          streamsFromStrangers.get(), line.notLogged());
+    }
+  }
+
+  private static InetSocketAddress remoteAddressOf(SocketChannel ch) {
+    try {
+      return (InetSocketAddress) ch.getRemoteAddress();
+    } catch (IOException e) {
+      return null;
     }
   }
 

@@ -68,6 +68,46 @@ class NioTransportTest {
     assertThat(a.stats().packetBytesReceived()).isEqualTo(1400);
   }
 
+  /**
+   * With a source filter (the fencing agent: its expected members' addresses), packets and stream connections from
+   * any other address are dropped unread and counted: no decryption, no handler.
+   */
+  @Test
+  void packetsAndStreamsFromAddressesTheFilterRefusesAreDroppedUnread() throws Exception {
+    InetAddress member = InetAddress.getByName("127.0.0.2");
+    InetAddress stranger = InetAddress.getByName("127.0.0.3");
+    b = NioTransport.bind(LOOPBACK_ANY_PORT);
+    b.acceptOnlyFrom(member::equals);
+    BlockingQueue<Received> atB = new LinkedBlockingQueue<>();
+    java.util.concurrent.atomic.AtomicInteger streams = new java.util.concurrent.atomic.AtomicInteger();
+    b.start((p, from, t) -> atB.add(new Received(p, from, t)), c -> {
+      streams.incrementAndGet();
+      hangUp(c);
+    });
+    try (java.net.DatagramSocket fromStranger = new java.net.DatagramSocket(new InetSocketAddress(stranger, 0));
+        java.net.DatagramSocket fromMember = new java.net.DatagramSocket(new InetSocketAddress(member, 0))) {
+      for (int i = 0; i < 50; i++) {
+        fromStranger.send(new java.net.DatagramPacket(new byte[1400], 1400, b.localAddress()));
+      }
+      fromMember.send(new java.net.DatagramPacket(new byte[] {7}, 1, b.localAddress()));
+    }
+    Received r = atB.poll(5, TimeUnit.SECONDS);
+    assertThat(r.packet()).containsExactly(7);
+    assertThat(r.from().getAddress()).isEqualTo(member);
+    assertThat(atB.poll(200, TimeUnit.MILLISECONDS)).as("nothing from the stranger").isNull();
+    assertThat(b.packetsFromStrangers()).isEqualTo(50);
+
+    try (java.net.Socket s = new java.net.Socket()) {
+      s.bind(new InetSocketAddress(stranger, 0));
+      s.connect(b.localAddress(), 2000);
+      s.setSoTimeout(2000);
+      assertThat(s.getInputStream().read()).as("closed at once").isEqualTo(-1);
+    }
+    await().atMost(Duration.ofSeconds(5)).until(() -> b.streamsFromStrangers() == 1);
+    assertThat(streams.get()).isZero();
+    assertThat(b.stats().streamsAccepted()).isZero();
+  }
+
   @Test
   void sendPacketNeverThrowsOnNetworkErrors() throws Exception {
     a = NioTransport.bind(LOOPBACK_ANY_PORT);

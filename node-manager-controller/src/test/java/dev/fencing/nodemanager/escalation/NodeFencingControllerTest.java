@@ -530,7 +530,7 @@ class NodeFencingControllerTest {
         leading.set(true);
         NodeFencingStatus s = record().getStatus();
         assertThat(s.stages()).extracting(StageRun::name).containsExactly("bmc");
-        assertThat(s.conditions()).anySatisfy(c -> assertThat(c.getReason()).isEqualTo("MustSucceedStageFailed"));
+        assertThat(s.conditions()).anySatisfy(cond -> assertThat(cond.getReason()).isEqualTo("MustSucceedStageFailed"));
         assertThat(tainted()).isFalse();
         assertThat(agents.log("fence_good")).isEmpty();
         assertThat(records()).hasSize(1);

@@ -521,9 +521,11 @@ class GroupFailureOperatorTest {
         assertThat(tainted()).isEmpty();
 
         // Now its peers lose it too. The first of their reports alone changes only the counts (3 of 4 still hear it,
-        // from their reports of 20 s ago); that write must not hold back the flip once the others report, although
-        // the clock does not move.
-        now.set(lastContact.plusSeconds(40));
+        // from their reports of 25 s ago); that write must not hold back the flip once the others report, although
+        // the clock does not move. (Past the minute that separates count-only writes from those at the start.)
+        now.set(lastContact.plusSeconds(75));
+        reportAll(Set.of());
+        now.set(lastContact.plusSeconds(100));
         agents.get(name(1)).send(TestReports.armedHearing(name(1), members, Set.of(name(5)),
                 Duration.between(lastContact, now.get())));
         await().atMost(10, TimeUnit.SECONDS).untilAsserted(() -> assertThat(peersReachable(name(5)).getMessage())
