@@ -241,8 +241,10 @@ class ControllerWithChartRbacRealClusterTest {
         await().atMost(WAIT).until(() -> admin().secrets().inNamespace(c.namespace())
                 .withName("fencing-gossip-" + c.group()).get().getMetadata().getAnnotations()
                 .containsKey(KeyringState.PHASE_ANNOTATION));
-        await().atMost(WAIT).until(() -> !"stale".equals(admin().apps().daemonSets().inNamespace(c.namespace())
-                .withName(daemonSetName).get().getMetadata().getAnnotations()
+        // A new leader holds back a change of the agents' pods until it may grant ControlPlane ties: the chart's
+        // --max-tie-lease plus the lease duration (30 s + 15 s) from when it started leading.
+        await().atMost(WAIT.plusSeconds(45)).until(() -> !"stale".equals(admin().apps().daemonSets()
+                .inNamespace(c.namespace()).withName(daemonSetName).get().getMetadata().getAnnotations()
                 .get(AgentDaemonSetFactory.HASH_ANNOTATION)));
         // Fencing switched off: the leader deletes the group's DaemonSet (the NodeGroup stays, so no GC does it).
         admin().resources(NodeGroup.class).withName(c.group()).patch(MERGE, "{\"spec\":{\"fencing\":null}}");

@@ -106,6 +106,7 @@ class DefaultValuesRenderTest {
                 "--log-format=text",
                 "--gossip-port=9651",
                 "--agent-metrics-port=9652",
+                "--agent-probe-port=9653",
                 "--agent-image=ghcr.io/fencing/fencing-agent:0.1.0",
                 "--agent-image-pull-policy=IfNotPresent",
                 "--agent-controller-address=node-manager-controller.d8-fencing.svc:9650",

@@ -280,9 +280,10 @@ public final class Config {
   }
 
   /**
-   * Source addresses whose packets and stream connections the transport this node binds reads at all (null = any).
-   * Everything else is dropped before any decryption or decoding, so a host that is not a member cannot spend the
-   * receive thread's time on packets it cannot seal. Not Go memberlist's: its nodes take any source.
+   * Source addresses whose datagrams the transport this node binds reads at all (null = any). Everything else is
+   * dropped before any decryption or decoding, so a host that is not a member cannot spend the receive thread's time
+   * on packets it cannot seal. Streams are not filtered (a dialer's source address is the kernel's choice). Not Go
+   * memberlist's: its nodes take any source.
    */
   public java.util.function.Predicate<java.net.InetAddress> acceptFrom() {
     return acceptFrom;

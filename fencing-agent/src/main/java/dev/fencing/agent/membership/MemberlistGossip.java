@@ -51,7 +51,7 @@ public final class MemberlistGossip implements GossipMembership {
   private final Optional<Keyring> keyring;
   private volatile ProtocolTimings timings;
   private volatile ExpectedPeers expected;
-  // The expected members' IPs: the transport reads packets and streams from these only (see sourceAllowed).
+  // The expected members' IPs: the transport reads datagrams from these only (see sourceAllowed).
   private volatile java.util.Set<InetAddress> sources;
   private volatile NodeMeta meta;
   private volatile GossipListener listener;
@@ -83,7 +83,7 @@ public final class MemberlistGossip implements GossipMembership {
   }
 
   /**
-   * Whether the transport reads a packet or stream from {@code source} at all: only from an expected member's
+   * Whether the transport reads a datagram from {@code source} at all: only from an expected member's
    * address. Anything else (a host on the node network without the key) would otherwise cost the receive thread an
    * AES-GCM attempt per key for each datagram, and that thread also takes the quorum heartbeats: a flood of garbage
    * at a fraction of a gigabit could starve them and cost armed nodes their quorum. Members are only admitted at

@@ -53,7 +53,7 @@ class MemberlistGossipConfigTest {
   }
 
   /**
-   * The transport reads packets and streams only from the expected members' addresses (a host without the key
+   * The transport reads datagrams only from the expected members' addresses (a host without the key
    * would otherwise cost the receive thread a decryption attempt per datagram), and follows the expected set.
    */
   @Test

@@ -97,7 +97,6 @@ public final class NioTransport implements Transport {
   private final AtomicLong streamsAccepted = new AtomicLong();
   private final AtomicLong streamsRejected = new AtomicLong();
   private final AtomicLong packetsFromStrangers = new AtomicLong();
-  private final AtomicLong streamsFromStrangers = new AtomicLong();
   private final DropLog strangers = new DropLog(System::nanoTime);
   private volatile java.util.function.Predicate<InetAddress> acceptFrom = a -> true;
   final AtomicLong streamBytesSent = new AtomicLong();
@@ -293,13 +292,6 @@ public final class NioTransport implements Transport {
         continue;
       }
       acceptFailures.succeeded();
-      InetSocketAddress remote = remoteAddressOf(ch);
-      if (remote != null && !acceptFrom.test(remote.getAddress())) {
-        streamsFromStrangers.incrementAndGet();
-        strangerDropped("stream", remote);
-        closeQuietly(ch);
-        continue;
-      }
       if (!inboundPermits.tryAcquire()) {
         streamsRejected.incrementAndGet();
         refusals.refused(
@@ -328,9 +320,12 @@ public final class NioTransport implements Transport {
   }
 
   /**
-   * Reads packets and stream connections only from sources {@code filter} accepts; the rest is dropped before any
-   * decryption or decoding (counted in {@link #packetsFromStrangers()} and {@link #streamsFromStrangers()}, logged
-   * at most once per {@link dev.fencing.memberlist.limits.Refusals#LOG_INTERVAL}). May be replaced at any time (the expected members change).
+   * Reads datagrams only from sources {@code filter} accepts; the rest is dropped before any decryption or decoding
+   * (counted in {@link #packetsFromStrangers()}, logged at most once per
+   * {@link dev.fencing.memberlist.limits.Refusals#LOG_INTERVAL}). May be replaced at any time (the expected members
+   * change). Datagrams only: a datagram leaves from the sender's bound address, a TCP connection from whatever source
+   * address the sender's kernel picks for the route (memberlist dials without binding), so streams keep their own
+   * limits ({@link InboundStreamLimits}).
    */
   public void acceptOnlyFrom(java.util.function.Predicate<InetAddress> filter) {
     this.acceptFrom = java.util.Objects.requireNonNull(filter, "filter");
@@ -341,25 +336,11 @@ public final class NioTransport implements Transport {
     return packetsFromStrangers.get();
   }
 
-  /** Stream connections closed unread: their source is no address {@link #acceptOnlyFrom} accepts. */
-  public long streamsFromStrangers() {
-    return streamsFromStrangers.get();
-  }
-
   private void strangerDropped(String what, InetSocketAddress from) {
     DropLog.Line line = strangers.dropped();
     if (line != null) {
-      LOG.warn("event=gossip_from_stranger kind={} from={} dropped_packets={} dropped_streams={} not_logged={}"
-          + " reason=\"not an expected member's address: dropped unread\"", what, from, packetsFromStrangers.get(),
-          streamsFromStrangers.get(), line.notLogged());
-    }
-  }
-
-  private static InetSocketAddress remoteAddressOf(SocketChannel ch) {
-    try {
-      return (InetSocketAddress) ch.getRemoteAddress();
-    } catch (IOException e) {
-      return null;
+      LOG.warn("event=gossip_from_stranger kind={} from={} dropped_total={} not_logged={} reason=\"not an expected"
+          + " member's address: dropped unread\"", what, from, packetsFromStrangers.get(), line.notLogged());
     }
   }
 

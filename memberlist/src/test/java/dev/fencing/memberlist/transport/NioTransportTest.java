@@ -69,11 +69,12 @@ class NioTransportTest {
   }
 
   /**
-   * With a source filter (the fencing agent: its expected members' addresses), packets and stream connections from
-   * any other address are dropped unread and counted: no decryption, no handler.
+   * With a source filter (the fencing agent: its expected members' addresses), datagrams from any other address are
+   * dropped unread and counted: no decryption, no handler. Streams are not filtered: a dialer's source address is
+   * whatever its kernel picks (memberlist dials without binding).
    */
   @Test
-  void packetsAndStreamsFromAddressesTheFilterRefusesAreDroppedUnread() throws Exception {
+  void packetsFromAddressesTheFilterRefusesAreDroppedUnread() throws Exception {
     InetAddress member = InetAddress.getByName("127.0.0.2");
     InetAddress stranger = InetAddress.getByName("127.0.0.3");
     b = NioTransport.bind(LOOPBACK_ANY_PORT);
@@ -100,12 +101,8 @@ class NioTransportTest {
     try (java.net.Socket s = new java.net.Socket()) {
       s.bind(new InetSocketAddress(stranger, 0));
       s.connect(b.localAddress(), 2000);
-      s.setSoTimeout(2000);
-      assertThat(s.getInputStream().read()).as("closed at once").isEqualTo(-1);
     }
-    await().atMost(Duration.ofSeconds(5)).until(() -> b.streamsFromStrangers() == 1);
-    assertThat(streams.get()).isZero();
-    assertThat(b.stats().streamsAccepted()).isZero();
+    await().atMost(Duration.ofSeconds(5)).until(() -> streams.get() == 1);
   }
 
   @Test
