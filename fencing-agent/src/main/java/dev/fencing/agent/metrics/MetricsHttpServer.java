@@ -5,7 +5,6 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.prometheus.metrics.exporter.httpserver.HTTPServer;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
@@ -29,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * reads a request's headers on its request thread, so clients that open connections and send nothing hold those
  * threads (up to the server's request time limit) and the listener answers nobody else meanwhile; the accepting
  * thread itself never serves a request, so it is never held. A listener on the whole network is therefore no place
- * for the kubelet's probes: {@link #probesOnly} serves them on the loopback address, which only the node's own
+ * for the kubelet's probes: {@link ProbeListener} serves them on the loopback address, which only the node's own
  * processes reach (the agent runs with the host's network). Idle request threads end after {@value #IDLE_SECONDS}
  * seconds, so an agent nobody scrapes keeps no request thread.
  */
@@ -55,7 +54,6 @@ public final class MetricsHttpServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(MetricsHttpServer.class);
   private static final int QUEUE = 16;
 
-  private final InetAddress bindAddress;
   private final int requestedPort;
   private final PrometheusMeterRegistry registry;
   private final Probe liveness;
@@ -77,30 +75,13 @@ public final class MetricsHttpServer implements AutoCloseable {
    * @param readiness answers {@code /readyz}
    */
   public MetricsHttpServer(int port, PrometheusMeterRegistry registry, Probe liveness, Probe readiness) {
-    this(null, port, registry, liveness, readiness);
-  }
-
-  private MetricsHttpServer(InetAddress bindAddress, int port, PrometheusMeterRegistry registry, Probe liveness,
-      Probe readiness) {
     if (port < 0 || port > 65535) {
       throw new IllegalArgumentException("metrics port must be 0..65535, got " + port);
     }
-    this.bindAddress = bindAddress;
     this.requestedPort = port;
     this.registry = Objects.requireNonNull(registry, "registry");
     this.liveness = Objects.requireNonNull(liveness, "liveness");
     this.readiness = Objects.requireNonNull(readiness, "readiness");
-  }
-
-  /**
-   * {@code /healthz} and {@code /readyz} only (an empty registry at {@code /metrics}), on {@code address}: the
-   * kubelet's probes on the loopback address ({@code --probe-port}).
-   *
-   * @param port TCP port; 0 picks a free one
-   */
-  public static MetricsHttpServer probesOnly(InetAddress address, int port, Probe liveness, Probe readiness) {
-    return new MetricsHttpServer(Objects.requireNonNull(address, "address"), port,
-        new PrometheusMeterRegistry(io.micrometer.prometheusmetrics.PrometheusConfig.DEFAULT), liveness, readiness);
   }
 
   /**
@@ -118,19 +99,14 @@ public final class MetricsHttpServer implements AutoCloseable {
     AtomicInteger threads = new AtomicInteger();
     executor = new ThreadPoolExecutor(THREADS, THREADS, IDLE_SECONDS, TimeUnit.SECONDS,
         new ArrayBlockingQueue<>(QUEUE), r -> {
-          Thread t = new Thread(r, (bindAddress == null ? "metrics-http-" : "probe-http-")
-              + threads.incrementAndGet());
+          Thread t = new Thread(r, "metrics-http-" + threads.incrementAndGet());
           t.setDaemon(true);
           return t;
         }, new ThreadPoolExecutor.AbortPolicy());
     executor.allowCoreThreadTimeOut(true);
     try {
       // /metrics is the client's; every other path reaches the default handler, which serves the probes.
-      HTTPServer.Builder builder = HTTPServer.builder();
-      if (bindAddress != null) {
-        builder.inetAddress(bindAddress);
-      }
-      server = builder
+      server = HTTPServer.builder()
           .port(requestedPort)
           .registry(registry.getPrometheusRegistry())
           .executorService(executor)
@@ -139,17 +115,10 @@ public final class MetricsHttpServer implements AutoCloseable {
     } catch (IOException | RuntimeException e) {
       executor.shutdownNow();
       executor = null;
-      throw new IOException(bindAddress == null
-          ? "cannot listen for metrics on port " + requestedPort + ": " + e.getMessage()
-              + " (choose another metrics port)"
-          : "cannot listen for probes on " + bindAddress.getHostAddress() + ":" + requestedPort + ": "
-              + e.getMessage() + " (choose another probe port)", e);
+      throw new IOException("cannot listen for metrics on port " + requestedPort + ": " + e.getMessage()
+          + " (choose another metrics port)", e);
     }
-    if (bindAddress == null) {
-      LOG.info("event=metrics_http_started port={}", port());
-    } else {
-      LOG.info("event=probe_http_started address={} port={}", bindAddress.getHostAddress(), port());
-    }
+    LOG.info("event=metrics_http_started port={}", port());
   }
 
   /** The bound port (the ephemeral one when constructed with 0), or -1 when not started. */

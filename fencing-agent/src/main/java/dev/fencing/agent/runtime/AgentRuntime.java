@@ -15,6 +15,7 @@ import dev.fencing.agent.disable.DisableFileWatcher;
 import dev.fencing.agent.config.LocalNetworkAddresses;
 import dev.fencing.agent.membership.MultiNetworkGossip;
 import dev.fencing.agent.metrics.MetricsHttpServer;
+import dev.fencing.agent.metrics.ProbeListener;
 import dev.fencing.agent.metrics.ProcessMetrics;
 import dev.fencing.agent.quorum.MonotonicClock;
 import dev.fencing.agent.quorum.TieBreaker;
@@ -148,7 +149,7 @@ public final class AgentRuntime implements AutoCloseable {
   private Optional<ControllerClient> controllerClient = Optional.empty();
   private ScheduledExecutorService reporter;
   private MetricsHttpServer metrics;
-  private MetricsHttpServer probes;
+  private ProbeListener probes;
   private LocalApiServer api;
 
   private AgentRuntime(Options options, Consumer<String> groupApplied) {
@@ -286,7 +287,7 @@ public final class AgentRuntime implements AutoCloseable {
       started.add(metrics);
     }
     if (options.probePort() > 0) {
-      probes = MetricsHttpServer.probesOnly(InetAddress.getLoopbackAddress(), options.probePort(),
+      probes = new ProbeListener(InetAddress.getLoopbackAddress(), options.probePort(),
           () -> agent.health().liveness(), () -> agent.health().readiness());
       probes.start();
       started.add(probes);

@@ -191,17 +191,13 @@ class MetricsHttpServerTest {
 
   /**
    * Clients that open a connection to the metrics port and never finish their request hold its request threads and
-   * queue (the JDK server reads headers there): the listener on loopback that the kubelet probes is another server
-   * and still answers, and the metrics listener's accepting thread is not held either (a request beyond its capacity
-   * is closed at once, not left hanging).
+   * queue (the JDK server reads headers there); the accepting thread is not held: a request beyond the capacity is
+   * closed at once, not left hanging. (The kubelet's probes go to {@link ProbeListener} on loopback instead.)
    */
   @Test
-  void slowClientsOnTheMetricsPortHoldNeitherTheProbeListenerNorTheAcceptingThread() throws Exception {
+  void slowClientsOnTheMetricsPortDoNotHoldTheAcceptingThread() throws Exception {
     server = new MetricsHttpServer(0, registry, OK, OK);
     server.start();
-    MetricsHttpServer probes = MetricsHttpServer.probesOnly(InetAddress.getLoopbackAddress(), 0, OK, () ->
-        Optional.of("arming"));
-    probes.start();
     List<Socket> slow = new ArrayList<>();
     try {
       for (int i = 0; i < 25; i++) {
@@ -211,49 +207,16 @@ class MetricsHttpServerTest {
         slow.add(s);
       }
       Thread.sleep(200);
-
-      assertThat(rawGet(probes.port(), "/healthz")).startsWith("HTTP/1.1 200");
-      assertThat(rawGet(probes.port(), "/readyz")).startsWith("HTTP/1.1 503");
-      // The metrics listener is full: the request is closed (an empty answer) within the read timeout, not held.
       assertThat(rawGet(server.port(), "/healthz")).isEmpty();
     } finally {
       for (Socket s : slow) {
         s.close();
       }
-      probes.close();
-    }
-  }
-
-  @Test
-  void theProbeListenerListensOnItsAddressOnly() throws Exception {
-    MetricsHttpServer probes = MetricsHttpServer.probesOnly(InetAddress.getByName("127.0.0.1"), 0, OK, OK);
-    probes.start();
-    server = new MetricsHttpServer(0, registry, OK, OK);
-    server.start();
-    try {
-      // Every 127/8 address reaches lo; a socket bound to 127.0.0.1 alone does not answer on 127.0.0.2.
-      assertThatThrownBy(() -> new Socket("127.0.0.2", probes.port()).close()).isInstanceOf(ConnectException.class);
-      new Socket("127.0.0.2", server.port()).close();
-    } finally {
-      probes.close();
-    }
-  }
-
-  @Test
-  void aBusyProbePortFailsWithAMessageNamingIt() throws Exception {
-    MetricsHttpServer first = MetricsHttpServer.probesOnly(InetAddress.getLoopbackAddress(), 0, OK, OK);
-    first.start();
-    try {
-      MetricsHttpServer second = MetricsHttpServer.probesOnly(InetAddress.getLoopbackAddress(), first.port(), OK, OK);
-      assertThatThrownBy(second::start).isInstanceOf(IOException.class)
-          .hasMessageContaining("cannot listen for probes on 127.0.0.1:" + first.port());
-    } finally {
-      first.close();
     }
   }
 
   /** One GET over a raw socket; the status line and headers, or "" when the server closed without answering. */
-  private static String rawGet(int port, String path) throws IOException {
+  static String rawGet(int port, String path) throws IOException {
     try (Socket s = new Socket()) {
       s.connect(new InetSocketAddress("127.0.0.1", port), 2000);
       s.setSoTimeout(2000);

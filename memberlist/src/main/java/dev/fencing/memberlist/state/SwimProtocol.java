@@ -73,7 +73,9 @@ public final class SwimProtocol {
   private PeriodicTimer probeTicker;
   private PeriodicTimer gossipTicker;
   private final int packetOverhead;
-  private long sequenceNumber;
+  // Starts anywhere in the uint32 range (Go starts at 0): an ack captured from an earlier run of this node, sent
+  // again, then matches none of this run's probes. Not from {@code random}, whose draws a seeded simulation replays.
+  private long sequenceNumber = java.util.concurrent.ThreadLocalRandom.current().nextLong(1L << 32);
   private long incarnation;
   private boolean leaving;
   private boolean stopped;

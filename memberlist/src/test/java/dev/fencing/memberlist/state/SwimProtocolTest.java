@@ -112,6 +112,19 @@ class SwimProtocolTest {
     assertThat(h.sent).anySatisfy(s -> assertThat(s.messages()).hasSize(127));
   }
 
+  /**
+   * Go starts sequence numbers at 0 on every start, so an ack captured from a node's earlier run matches the same
+   * run's first probes again; here each start picks its own first number (same seed, so nothing else differs).
+   */
+  @Test
+  void eachStartNumbersItsProbesFromItsOwnRandomPoint() {
+    java.util.Set<Long> first = new java.util.HashSet<>();
+    for (int i = 0; i < 4; i++) {
+      first.add(withPeers(3, 7).awaitProbe().seqNo());
+    }
+    assertThat(first).as("first probe's sequence number of four starts").hasSizeGreaterThan(1);
+  }
+
   @Test
   void probesEveryMemberOncePerRoundInRoundRobinOrder() {
     ProtocolHarness h = withPeers(5, 7);

@@ -94,51 +94,81 @@ public final class ClusterWriter {
     }
 
     /**
-     * Adds (with our marker annotation) or removes the out-of-service taint; only our own taint is removed.
+     * Adds (with our marker annotation) or removes the out-of-service taint; only our own taint is removed. The JSON
+     * patch first tests the resourceVersion it was computed from, so it applies to exactly the Node read: a taint list
+     * that changed meanwhile (the node-lifecycle controller removing {@code unreachable} as the node returns, someone
+     * adding theirs) makes it fail and the next reconcile computes it again, instead of an index-based edit removing
+     * someone else's taint or annotations.
      *
      * @return whether the write went through (a refused or failed one is logged; the next reconcile tries again)
      */
     public boolean setOutOfService(String node, boolean add) {
         try {
-            client.nodes().withName(node).edit(n -> {
-                if (add && NodeFacts.of(n, null).ready()) {
-                    // Planned from the caches a moment ago; the Node as the API server has it now says its kubelet
-                    // is back: a running node must never get the taint (it force-deletes its pods and volumes).
-                    throw new NodeIsBack();
-                }
-                if (n.getSpec() == null) {
-                    n.setSpec(new io.fabric8.kubernetes.api.model.NodeSpec());
-                }
-                List<Taint> taints = n.getSpec().getTaints() == null ? new ArrayList<>()
-                        : new ArrayList<>(n.getSpec().getTaints());
-                Map<String, String> annotations = n.getMetadata().getAnnotations() == null ? new LinkedHashMap<>()
-                        : new LinkedHashMap<>(n.getMetadata().getAnnotations());
-                taints.removeIf(t -> NodeFacts.OUT_OF_SERVICE_TAINT.equals(t.getKey()));
-                annotations.remove(NodeFacts.TAINTED_BY_ANNOTATION);
-                if (add) {
-                    taints.add(new TaintBuilder().withKey(NodeFacts.OUT_OF_SERVICE_TAINT)
-                            .withValue(NodeFacts.OUT_OF_SERVICE_VALUE).withEffect(NodeFacts.OUT_OF_SERVICE_EFFECT)
-                            .withTimeAdded(clock.instant().toString()).build());
-                    annotations.put(NodeFacts.TAINTED_BY_ANNOTATION, NodeFacts.TAINTED_BY);
-                }
-                n.getSpec().setTaints(taints);
-                n.getMetadata().setAnnotations(annotations);
-                return n;
-            });
-            LOG.info("event=out_of_service_{} node={}", add ? "added" : "removed", node);
-            return true;
-        } catch (RuntimeException e) {
-            if (e instanceof NodeIsBack || e.getCause() instanceof NodeIsBack) {
+            Node n = client.nodes().withName(node).get();
+            if (n == null) {
+                LOG.warn("event=out_of_service_patch_failed node={} add={} code=404 error=\"no such Node\"", node,
+                        add);
+                return false;
+            }
+            if (add && NodeFacts.of(n, null).ready()) {
+                // Planned from the caches a moment ago; the Node as the API server has it now says its kubelet is
+                // back: a running node must never get the taint (it force-deletes its pods and volumes).
                 LOG.warn("event=out_of_service_skipped node={} reason=\"the Node is Ready again\"", node);
                 return false;
             }
-            if (!(e instanceof KubernetesClientException k)) {
-                throw e;
-            }
-            LOG.warn("event=out_of_service_patch_failed node={} add={} code={} error=\"{}\"", node, add, k.getCode(),
-                    k.getMessage());
+            client.nodes().withName(node).patch(PatchContext.of(PatchType.JSON),
+                    Serialization.asJson(outOfServicePatch(n, add, clock.instant().toString())));
+            LOG.info("event=out_of_service_{} node={}", add ? "added" : "removed", node);
+            return true;
+        } catch (KubernetesClientException e) {
+            LOG.warn("event=out_of_service_patch_failed node={} add={} code={} error=\"{}\"", node, add, e.getCode(),
+                    e.getMessage());
             return false;
         }
+    }
+
+    /**
+     * The JSON patch that sets or removes our out-of-service taint on {@code n}, valid only for its resourceVersion:
+     * it tests the version, then sets the whole spec and annotations as read plus our change (whole members, since
+     * a member that is empty may be absent on the server; the test makes them exactly what was read).
+     */
+    static List<Map<String, Object>> outOfServicePatch(Node n, boolean add, String timeAdded) {
+        io.fabric8.kubernetes.api.model.NodeSpec spec = n.getSpec() == null
+                ? new io.fabric8.kubernetes.api.model.NodeSpec()
+                : new io.fabric8.kubernetes.api.model.NodeSpecBuilder(n.getSpec()).build();
+        List<Taint> taints = spec.getTaints() == null ? new ArrayList<>() : new ArrayList<>(spec.getTaints());
+        taints.removeIf(t -> NodeFacts.OUT_OF_SERVICE_TAINT.equals(t.getKey()));
+        if (add) {
+            taints.add(new TaintBuilder().withKey(NodeFacts.OUT_OF_SERVICE_TAINT)
+                    .withValue(NodeFacts.OUT_OF_SERVICE_VALUE).withEffect(NodeFacts.OUT_OF_SERVICE_EFFECT)
+                    .withTimeAdded(timeAdded).build());
+        }
+        spec.setTaints(taints);
+        Map<String, String> annotations = n.getMetadata().getAnnotations() == null ? new LinkedHashMap<>()
+                : new LinkedHashMap<>(n.getMetadata().getAnnotations());
+        boolean hadAnnotations = !annotations.isEmpty();
+        annotations.remove(NodeFacts.TAINTED_BY_ANNOTATION);
+        if (add) {
+            annotations.put(NodeFacts.TAINTED_BY_ANNOTATION, NodeFacts.TAINTED_BY);
+        }
+        List<Map<String, Object>> ops = new ArrayList<>();
+        ops.add(op("test", "/metadata/resourceVersion", n.getMetadata().getResourceVersion()));
+        // "add" sets a member whether it exists or not
+        ops.add(op("add", "/spec", spec));
+        if (hadAnnotations || !annotations.isEmpty()) {
+            ops.add(op("add", "/metadata/annotations", annotations));
+        }
+        return ops;
+    }
+
+    private static Map<String, Object> op(String op, String path, Object value) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("op", op);
+        m.put("path", path);
+        if (value != null) {
+            m.put("value", value);
+        }
+        return m;
     }
 
     /**
@@ -219,12 +249,4 @@ public final class ClusterWriter {
         }
     }
 
-    /** Thrown inside an edit to abort it: the Node is Ready again. */
-    private static final class NodeIsBack extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        NodeIsBack() {
-            super("the Node is Ready again", null, false, false);
-        }
-    }
 }
