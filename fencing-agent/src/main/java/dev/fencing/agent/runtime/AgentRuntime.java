@@ -287,7 +287,8 @@ public final class AgentRuntime implements AutoCloseable {
       started.add(metrics);
     }
     if (options.probePort() > 0) {
-      probes = new ProbeListener(InetAddress.getLoopbackAddress(), options.probePort(),
+      // 127.0.0.1 itself, as the DaemonSet's probes dial it: getLoopbackAddress() is ::1 on a JVM that prefers IPv6.
+      probes = new ProbeListener(InetAddress.getByAddress(new byte[] {127, 0, 0, 1}), options.probePort(),
           () -> agent.health().liveness(), () -> agent.health().readiness());
       probes.start();
       started.add(probes);
