@@ -68,6 +68,19 @@ public final class MetricsHttpServer implements AutoCloseable {
     Optional<String> problem();
   }
 
+  /** A probe's HTTP answer: 200 "ok", or 503 with {@code failed}'s prefix and the reason (a throwing probe too). */
+  record ProbeAnswer(int status, String body) {
+    static ProbeAnswer of(Probe probe, String failed) {
+      Optional<String> problem;
+      try {
+        problem = probe.problem();
+      } catch (RuntimeException e) {
+        problem = Optional.of("probe failed: " + e);
+      }
+      return problem.map(p -> new ProbeAnswer(503, failed + ": " + p + "\n")).orElse(new ProbeAnswer(200, "ok\n"));
+    }
+  }
+
   /**
    * @param port TCP port on all interfaces; 0 picks a free one (see {@link #port()})
    * @param registry scraped on every {@code GET /metrics}
@@ -150,17 +163,8 @@ public final class MetricsHttpServer implements AutoCloseable {
     if (!allowed(exchange)) {
       return;
     }
-    Optional<String> problem;
-    try {
-      problem = probe.problem();
-    } catch (RuntimeException e) {
-      problem = Optional.of("probe failed: " + e);
-    }
-    if (problem.isEmpty()) {
-      respond(exchange, 200, "text/plain; charset=utf-8", "ok\n");
-    } else {
-      respond(exchange, 503, "text/plain; charset=utf-8", failed + ": " + problem.get() + "\n");
-    }
+    ProbeAnswer answer = ProbeAnswer.of(probe, failed);
+    respond(exchange, answer.status(), "text/plain; charset=utf-8", answer.body());
   }
 
   private static boolean allowed(HttpExchange exchange) throws IOException {

@@ -10,7 +10,6 @@ import java.net.Socket;
 import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
-import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -136,18 +135,9 @@ public final class ProbeListener implements AutoCloseable {
       respond(out, 404, "Not Found", "not found: try /healthz or /readyz\n", head0);
       return;
     }
-    Optional<String> problem;
-    try {
-      problem = probe.problem();
-    } catch (RuntimeException e) {
-      problem = Optional.of("probe failed: " + e);
-    }
-    if (problem.isEmpty()) {
-      respond(out, 200, "OK", "ok\n", head0);
-    } else {
-      respond(out, 503, "Service Unavailable", (probe == liveness ? "unhealthy: " : "not ready: ")
-          + problem.get() + "\n", head0);
-    }
+    MetricsHttpServer.ProbeAnswer answer = MetricsHttpServer.ProbeAnswer.of(probe,
+        probe == liveness ? "unhealthy" : "not ready");
+    respond(out, answer.status(), answer.status() == 200 ? "OK" : "Service Unavailable", answer.body(), head0);
   }
 
   /** The request line and headers up to the blank line, or null when longer than the limit or cut off. */

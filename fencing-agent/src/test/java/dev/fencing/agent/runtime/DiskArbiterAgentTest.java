@@ -22,6 +22,10 @@ import org.junit.jupiter.api.Test;
 class DiskArbiterAgentTest {
 
   private static final String DISK = "{device: /dev/shared-lun, ioTimeout: 1s}";
+  /** A 4 s quorum window (T_stop 6.05 s) and a 2 s heard window: room between the two. */
+  private static final String SLOW = "{probeInterval: 200ms, probeTimeout: 80ms, suspicionMult: 3, "
+      + "gossipInterval: 100ms, pushPullInterval: 2s, heartbeatInterval: 100ms, quorumWindow: 4s, "
+      + "localHealthCap: 1.5, evaluationTick: 50ms, feedInterval: 200ms, armingDelay: 4s, fenceMargin: 1s}";
   private final InMemoryBlockDevice lun = InMemoryBlockDevice.sbdFormatted();
 
   DiskArbiterAgentTest() throws IOException {}
@@ -57,10 +61,7 @@ class DiskArbiterAgentTest {
   @Test
   void aNodeTheMajorityNoLongerHearsStopsOnTheDiskEvidenceBeforeItsWindowRunsOut() throws Exception {
     // A long window (T_stop 6.05 s): only the disk evidence stops the cut-off node early, with its reason.
-    String slow = "{probeInterval: 200ms, probeTimeout: 80ms, suspicionMult: 3, gossipInterval: 100ms, "
-        + "pushPullInterval: 2s, heartbeatInterval: 100ms, quorumWindow: 4s, localHealthCap: 1.5, "
-        + "evaluationTick: 50ms, feedInterval: 200ms, armingDelay: 4s, fenceMargin: 1s}";
-    try (AgentCluster cluster = start(3, "LowestName", slow, DISK)) {
+    try (AgentCluster cluster = start(3, "LowestName", SLOW, DISK)) {
       cluster.isolate("node-c");
       await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))
           .until(() -> fencing(cluster, "node-c"));
@@ -77,10 +78,7 @@ class DiskArbiterAgentTest {
    */
   @Test
   void aBlipOfTheWholeNetworkFencesNobody() throws Exception {
-    String slow = "{probeInterval: 200ms, probeTimeout: 80ms, suspicionMult: 3, gossipInterval: 100ms, "
-        + "pushPullInterval: 2s, heartbeatInterval: 100ms, quorumWindow: 4s, localHealthCap: 1.5, "
-        + "evaluationTick: 50ms, feedInterval: 200ms, armingDelay: 4s, fenceMargin: 1s}";
-    try (AgentCluster cluster = start(3, "LowestName", slow, DISK)) {
+    try (AgentCluster cluster = start(3, "LowestName", SLOW, DISK)) {
       cluster.split(List.of("node-a"), List.of("node-b"));
       cluster.split(List.of("node-a"), List.of("node-c"));
       cluster.split(List.of("node-b"), List.of("node-c"));

@@ -96,7 +96,6 @@ public final class NioTransport implements Transport {
   private final AtomicLong streamsOpened = new AtomicLong();
   private final AtomicLong streamsAccepted = new AtomicLong();
   private final AtomicLong streamsRejected = new AtomicLong();
-  private final AtomicLong packetsFromStrangers = new AtomicLong();
   private final DropLog strangers = new DropLog(System::nanoTime);
   private volatile java.util.function.Predicate<InetAddress> acceptFrom = a -> true;
   final AtomicLong streamBytesSent = new AtomicLong();
@@ -258,8 +257,7 @@ public final class NioTransport implements Transport {
     }
     receiveFailures.succeeded();
     if (!acceptFrom.test(from.getAddress())) {
-      packetsFromStrangers.incrementAndGet();
-      strangerDropped("packet", from);
+      strangerDropped(from);
       return true;
     }
     long now = System.nanoTime();
@@ -333,14 +331,14 @@ public final class NioTransport implements Transport {
 
   /** Datagrams dropped unread: their source is no address {@link #acceptOnlyFrom} accepts. */
   public long packetsFromStrangers() {
-    return packetsFromStrangers.get();
+    return strangers.total();
   }
 
-  private void strangerDropped(String what, InetSocketAddress from) {
+  private void strangerDropped(InetSocketAddress from) {
     DropLog.Line line = strangers.dropped();
     if (line != null) {
-      LOG.warn("event=gossip_from_stranger kind={} from={} dropped_total={} not_logged={} reason=\"not an expected"
-          + " member's address: dropped unread\"", what, from, packetsFromStrangers.get(), line.notLogged());
+      LOG.warn("event=gossip_from_stranger from={} dropped_total={} not_logged={} reason=\"not an expected member's"
+          + " address: dropped unread\"", from, line.total(), line.notLogged());
     }
   }
 

@@ -165,7 +165,7 @@ public final class AgentDaemonSets {
             return applied(group, Outcome.UNCHANGED, "");
         }
         seen.remove(name);
-        Written result = writeLocked(group, desired);
+        Written result = writeLocked(group, desired, want);
         if (result.resourceVersion() != null) {
             seen.put(name, new Seen(uid, want, result.resourceVersion()));
         }
@@ -176,7 +176,7 @@ public final class AgentDaemonSets {
     private record Written(Applied applied, String resourceVersion) {
     }
 
-    private Written writeLocked(NodeGroup group, DaemonSet desired) {
+    private Written writeLocked(NodeGroup group, DaemonSet desired, String wantHash) {
         String name = desired.getMetadata().getName();
         DaemonSet existing = client.apps().daemonSets().inNamespace(config.namespace()).withName(name).get();
         if (existing != null && !controlledBy(existing, group.getMetadata().getUid())) {
@@ -186,7 +186,6 @@ public final class AgentDaemonSets {
             return new Written(applied(group, Outcome.NOT_OWNED, owner), null);
         }
         Optional<Duration> hold = rollHold.get();
-        String wantHash = desired.getMetadata().getAnnotations().get(AgentDaemonSetFactory.HASH_ANNOTATION);
         if (existing != null && hold.isPresent() && !Objects.equals(wantHash, hashOf(existing))) {
             if (!wantHash.equals(heldLogged.put(name, wantHash))) {
                 LOG.info("event=daemonset_update_held group={} daemonset={}/{} for_ms={} reason=\"a new controller"
@@ -209,9 +208,7 @@ public final class AgentDaemonSets {
                     config.namespace(), name);
             return new Written(applied(group, Outcome.CREATED, ""), created.getMetadata().getResourceVersion());
         }
-        String want = desired.getMetadata().getAnnotations().get(AgentDaemonSetFactory.HASH_ANNOTATION);
-        Map<String, String> have = existing.getMetadata().getAnnotations();
-        if (have != null && Objects.equals(have.get(AgentDaemonSetFactory.HASH_ANNOTATION), want)) {
+        if (Objects.equals(hashOf(existing), wantHash)) {
             return new Written(applied(group, Outcome.UNCHANGED, ""), existing.getMetadata().getResourceVersion());
         }
         desired.getMetadata().setResourceVersion(existing.getMetadata().getResourceVersion());

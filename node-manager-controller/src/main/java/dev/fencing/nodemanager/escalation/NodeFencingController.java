@@ -384,7 +384,6 @@ public final class NodeFencingController implements AutoCloseable {
         }
         if (written != null && !run.recovery() && phase(written) == NodeFencingPhase.Failed
                 && phase(record) != NodeFencingPhase.Failed) {
-            failedRecords++;
             Node n = client.nodes().withName(node).get();
             writer.emit(new dev.fencing.nodemanager.status.GroupEvent(true, node, "Warning", "PowerFencingFailed",
                     "power fencing of " + node + " failed (NodeFencing " + record.getMetadata().getName() + ", last"

@@ -148,31 +148,19 @@ public final class AgentControlService extends AgentControlGrpc.AgentControlImpl
     public StreamObserver<AgentMessage> connect(StreamObserver<ControllerMessage> responseObserver) {
         ServerCallStreamObserver<ControllerMessage> out = (ServerCallStreamObserver<ControllerMessage>) responseObserver;
         if (stats.open.incrementAndGet() > limits.maxStreams()) {
-            return refuse(out);
+            LOG.warn("event=agent_stream_refused reason=stream_limit limit={} action=\"the agent retries\"",
+                    limits.maxStreams());
+            return refuse(out, "this controller replica already serves " + limits.maxStreams()
+                    + " agent streams (--max-agent-streams); retry later");
         }
         AgentIdentity identity = AgentAuthInterceptor.IDENTITY.get();
         String pod = identity == null ? null : identity.podUid();
         if (pod != null && streamsPerPod.merge(pod, 1, Integer::sum) > MAX_STREAMS_PER_POD) {
             podStreamEnded(pod);
-            stats.open.decrementAndGet();
-            stats.refused.incrementAndGet();
             LOG.warn("event=agent_stream_refused reason=pod_stream_limit pod={}/{} node={} limit={}",
                     identity.namespace(), identity.podName(), identity.nodeName(), MAX_STREAMS_PER_POD);
-            out.onError(Status.RESOURCE_EXHAUSTED.withDescription("pod " + identity.podName() + " already holds "
-                    + MAX_STREAMS_PER_POD + " agent streams on this controller replica").asRuntimeException());
-            return new StreamObserver<>() {
-                @Override
-                public void onNext(AgentMessage value) {
-                }
-
-                @Override
-                public void onError(Throwable t) {
-                }
-
-                @Override
-                public void onCompleted() {
-                }
-            };
+            return refuse(out, "pod " + identity.podName() + " already holds " + MAX_STREAMS_PER_POD
+                    + " agent streams on this controller replica");
         }
         AgentStream stream = new AgentStream(out, settings.queueCapacity(), limits.maxQueuedBytes(), stats);
         Connection connection = new Connection(stream, identity);
@@ -210,15 +198,12 @@ public final class AgentControlService extends AgentControlGrpc.AgentControlImpl
         return stats.overflows.get();
     }
 
-    // Over the stream limit: ended before anything is read, so the agent retries (through the Service, possibly
+    // Over a stream limit: ended before anything is read, so the agent retries (through the Service, possibly
     // reaching another replica) without costing this one a queue.
-    private StreamObserver<AgentMessage> refuse(ServerCallStreamObserver<ControllerMessage> out) {
+    private StreamObserver<AgentMessage> refuse(ServerCallStreamObserver<ControllerMessage> out, String why) {
         stats.open.decrementAndGet();
         stats.refused.incrementAndGet();
-        LOG.warn("event=agent_stream_refused reason=stream_limit limit={} action=\"the agent retries\"",
-                limits.maxStreams());
-        out.onError(Status.RESOURCE_EXHAUSTED.withDescription("this controller replica already serves "
-                + limits.maxStreams() + " agent streams (--max-agent-streams); retry later").asRuntimeException());
+        out.onError(Status.RESOURCE_EXHAUSTED.withDescription(why).asRuntimeException());
         return new StreamObserver<>() {
             @Override
             public void onNext(AgentMessage value) {

@@ -28,15 +28,8 @@ public final class NodeConditionPatch {
      */
     public static Optional<List<Map<String, Object>>> of(Node node, String type, PeersReachable.Vote vote,
                                                          Instant now) {
-        List<NodeCondition> conditions = node.getStatus() == null || node.getStatus().getConditions() == null
-                ? List.of() : node.getStatus().getConditions();
-        int index = -1;
-        for (int i = 0; i < conditions.size(); i++) {
-            if (type.equals(conditions.get(i).getType())) {
-                index = i;
-                break;
-            }
-        }
+        List<NodeCondition> conditions = conditions(node);
+        int index = indexOf(conditions, type);
         NodeCondition current = index < 0 ? null : conditions.get(index);
         if (current != null && vote.status().equals(current.getStatus()) && vote.reason().equals(current.getReason())
                 && vote.message().equals(current.getMessage())) {
@@ -69,14 +62,28 @@ public final class NodeConditionPatch {
      * the condition yet), false when at most its message changes.
      */
     public static boolean isTransition(Node node, String type, PeersReachable.Vote vote) {
-        List<NodeCondition> conditions = node.getStatus() == null || node.getStatus().getConditions() == null
-                ? List.of() : node.getStatus().getConditions();
-        return conditions.stream().filter(c -> type.equals(c.getType())).findFirst()
-                .map(c -> !vote.status().equals(c.getStatus()) || !vote.reason().equals(c.getReason()))
-                .orElse(true);
+        List<NodeCondition> conditions = conditions(node);
+        int index = indexOf(conditions, type);
+        return index < 0 || !vote.status().equals(conditions.get(index).getStatus())
+                || !vote.reason().equals(conditions.get(index).getReason());
     }
 
-    private static Map<String, Object> op(String op, String path, Object value) {
+    private static List<NodeCondition> conditions(Node node) {
+        return node.getStatus() == null || node.getStatus().getConditions() == null ? List.of()
+                : node.getStatus().getConditions();
+    }
+
+    private static int indexOf(List<NodeCondition> conditions, String type) {
+        for (int i = 0; i < conditions.size(); i++) {
+            if (type.equals(conditions.get(i).getType())) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** One JSON patch operation ({@code op}, {@code path}, {@code value}), as the API server reads it. */
+    public static Map<String, Object> op(String op, String path, Object value) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("op", op);
         m.put("path", path);

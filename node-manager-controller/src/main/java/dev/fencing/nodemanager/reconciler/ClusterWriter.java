@@ -1,6 +1,7 @@
 package dev.fencing.nodemanager.reconciler;
 
 import dev.fencing.api.v1.NodeGroup;
+import dev.fencing.nodemanager.peervote.NodeConditionPatch;
 import dev.fencing.nodemanager.status.GroupEvent;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventBuilder;
@@ -152,24 +153,16 @@ public final class ClusterWriter {
             annotations.put(NodeFacts.TAINTED_BY_ANNOTATION, NodeFacts.TAINTED_BY);
         }
         List<Map<String, Object>> ops = new ArrayList<>();
-        ops.add(op("test", "/metadata/resourceVersion", n.getMetadata().getResourceVersion()));
+        ops.add(NodeConditionPatch.op("test", "/metadata/resourceVersion",
+                n.getMetadata().getResourceVersion()));
         // "add" sets a member whether it exists or not
-        ops.add(op("add", "/spec", spec));
+        ops.add(NodeConditionPatch.op("add", "/spec", spec));
         if (hadAnnotations || !annotations.isEmpty()) {
-            ops.add(op("add", "/metadata/annotations", annotations));
+            ops.add(NodeConditionPatch.op("add", "/metadata/annotations", annotations));
         }
         return ops;
     }
 
-    private static Map<String, Object> op(String op, String path, Object value) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("op", op);
-        m.put("path", path);
-        if (value != null) {
-            m.put("value", value);
-        }
-        return m;
-    }
 
     /**
      * Applies a JSON patch to a Node's status subresource (one condition of ours; the kubelet owns the rest). A
