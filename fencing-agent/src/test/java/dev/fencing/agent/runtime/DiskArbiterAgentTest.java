@@ -26,6 +26,13 @@ class DiskArbiterAgentTest {
   private static final String SLOW = "{probeInterval: 200ms, probeTimeout: 80ms, suspicionMult: 3, "
       + "gossipInterval: 100ms, pushPullInterval: 2s, heartbeatInterval: 100ms, quorumWindow: 4s, "
       + "localHealthCap: 1.5, evaluationTick: 50ms, feedInterval: 200ms, armingDelay: 4s, fenceMargin: 1s}";
+  /**
+   * SLOW with an 8 s quorum window, so a 4 s heard window: a 5.2 s blip of the whole network is 1.2 s past the heard
+   * window (every slot says "hears nobody") and 2.8 s short of the quorum window, room for a loaded machine to take
+   * its time reconnecting the agents after the blip.
+   */
+  private static final String BLIP = SLOW.replace("quorumWindow: 4s", "quorumWindow: 8s")
+      .replace("armingDelay: 4s", "armingDelay: 8s");
   private final InMemoryBlockDevice lun = InMemoryBlockDevice.sbdFormatted();
 
   DiskArbiterAgentTest() throws IOException {}
@@ -72,20 +79,20 @@ class DiskArbiterAgentTest {
   }
 
   /**
-   * The whole network goes for 2.8 s, less than the 4 s quorum window and more than the 2 s heard window: every slot
+   * The whole network goes for 5.2 s, less than the 8 s quorum window and more than the 4 s heard window: every slot
    * then says "quorum held, hears nobody". No node is cut off from the others (none of them hears anyone), so none
-   * fences; before, each took the others' slots for a majority that no longer heard it and all three fenced.
+   * fences; before, each took the others' slots for a majority that no longer heard it and all three fenced, within
+   * a second of the heard window (so during the blip).
    */
   @Test
   void aBlipOfTheWholeNetworkFencesNobody() throws Exception {
-    try (AgentCluster cluster = start(3, "LowestName", SLOW, DISK)) {
+    try (AgentCluster cluster = start(3, "LowestName", BLIP, DISK)) {
       cluster.split(List.of("node-a"), List.of("node-b"));
       cluster.split(List.of("node-a"), List.of("node-c"));
       cluster.split(List.of("node-b"), List.of("node-c"));
-      Thread.sleep(2_800);
+      Thread.sleep(5_200);
       cluster.cut.healAll();
-      // Past the point where the cut-off evidence fenced all three (within a second of the heard window).
-      Thread.sleep(3_000);
+      Thread.sleep(2_000);
       for (String n : List.of("node-a", "node-b", "node-c")) {
         assertThat(fencing(cluster, n)).as(n).isFalse();
       }
