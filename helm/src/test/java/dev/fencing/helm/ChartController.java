@@ -76,6 +76,8 @@ final class ChartController implements AutoCloseable {
                 local.add("--grpc-port=0");
             } else if (a.startsWith("--health-port=")) {
                 local.add("--health-port=-1");
+            } else if (a.startsWith("--probe-port=")) {
+                local.add("--probe-port=-1");
             } else if (a.contains("=" + mountPath + "/")) {
                 local.add(a.replace("=" + mountPath + "/", "=" + tlsDir + "/"));
             } else {

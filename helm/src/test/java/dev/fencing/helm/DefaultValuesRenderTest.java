@@ -93,6 +93,7 @@ class DefaultValuesRenderTest {
                 "--namespace=d8-fencing",
                 "--grpc-port=9650",
                 "--health-port=8080",
+                "--probe-port=8081",
                 "--leader-election",
                 "--lease-name=node-manager-controller",
                 "--status-interval=10s",
@@ -137,11 +138,13 @@ class DefaultValuesRenderTest {
     }
 
     @Test
-    void probesCheckHealthzAndReadyzOnTheHealthPort() {
+    void probesCheckHealthzAndReadyzOnTheProbePort() {
         Container c = rendered.controllerContainer();
 
+        // the probes' own port (every connection bounded), not the metrics port any pod can hold the threads of
         assertThat(c.getPorts()).extracting(ContainerPort::getName, ContainerPort::getContainerPort,
-                ContainerPort::getProtocol).containsExactly(tuple("grpc", 9650, "TCP"), tuple("http", 8080, "TCP"));
+                ContainerPort::getProtocol).containsExactly(tuple("grpc", 9650, "TCP"), tuple("http", 8080, "TCP"),
+                tuple("probes", 8081, "TCP"));
         assertHttpProbe(c.getStartupProbe(), "/healthz");
         assertHttpProbe(c.getLivenessProbe(), "/healthz");
         assertHttpProbe(c.getReadinessProbe(), "/readyz");
@@ -151,7 +154,7 @@ class DefaultValuesRenderTest {
 
     private static void assertHttpProbe(Probe probe, String path) {
         assertThat(probe.getHttpGet().getPath()).isEqualTo(path);
-        assertThat(probe.getHttpGet().getPort().getStrVal()).isEqualTo("http");
+        assertThat(probe.getHttpGet().getPort().getStrVal()).isEqualTo("probes");
     }
 
     @Test

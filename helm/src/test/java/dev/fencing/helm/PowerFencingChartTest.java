@@ -1,6 +1,7 @@
 package dev.fencing.helm;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
@@ -46,10 +47,14 @@ class PowerFencingChartTest {
     void enabledPassesTheFlagsAndInstallsTheGeneratedCrdsKeptOnUninstall() throws IOException {
         Rendered r = FencingChart.render("controller.powerFencing.enabled", true,
                 "controller.powerFencing.fenceAgentsDir", "/opt/fence-agents/sbin",
-                "controller.powerFencing.interval", "5s");
+                "controller.powerFencing.interval", "5s", "controller.powerFencing.recordRetention", "0");
 
         assertThat(r.args()).contains("--power-fencing", "--fence-agents-dir=/opt/fence-agents/sbin",
-                "--power-fencing-interval=5s", "--kdump-port=-1");
+                "--power-fencing-interval=5s", "--node-fencing-retention=0", "--kdump-port=-1");
+        assertThat(FencingChart.render("controller.powerFencing.enabled", true).args())
+                .contains("--node-fencing-retention=720h");
+        assertThatThrownBy(() -> FencingChart.render("controller.powerFencing.enabled", true,
+                "controller.powerFencing.recordRetention", "30d")).hasMessageContaining("recordRetention");
         assertThat(r.all(Service.class)).noneMatch(svc -> svc.getMetadata().getName().endsWith("-kdump"));
         for (String name : CRDS) {
             CustomResourceDefinition crd = r.named(CustomResourceDefinition.class, name);
@@ -158,7 +163,8 @@ class PowerFencingChartTest {
         });
         assertThat(rules).anySatisfy(rule -> {
             assertThat(rule.getResources()).containsExactly("nodefencings");
-            assertThat(rule.getVerbs()).contains("create", "list");
+            // delete: closed records past --node-fencing-retention
+            assertThat(rule.getVerbs()).contains("create", "list", "delete");
         });
         assertThat(rules).anySatisfy(rule -> {
             assertThat(rule.getResources()).containsExactly("nodefencingconfigs");

@@ -223,15 +223,21 @@ class ValuesVariationTest {
 
     @Test
     void portsPropagateToContainerServiceAndTheAgentAddress() {
-        Rendered r = FencingChart.render("controller.ports.grpc", 19650, "controller.ports.health", 18080);
+        Rendered r = FencingChart.render("controller.ports.grpc", 19650, "controller.ports.health", 18080,
+                "controller.ports.probes", 18081);
 
         assertThat(r.arg("--grpc-port")).hasValue("19650");
         assertThat(r.arg("--health-port")).hasValue("18080");
+        assertThat(r.arg("--probe-port")).hasValue("18081");
         assertThat(r.arg("--agent-controller-address")).hasValue("node-manager-controller.d8-fencing.svc:19650");
         assertThat(r.controllerContainer().getPorts()).extracting(p -> p.getContainerPort())
-                .containsExactly(19650, 18080);
+                .containsExactly(19650, 18080, 18081);
+        // the probes' port is the kubelet's only: not in the Service
         assertThat(r.one(Service.class).getSpec().getPorts()).extracting(p -> p.getPort())
                 .containsExactly(19650, 18080);
+        NodeManagerOperator operator = new NodeManagerOperator();
+        new CommandLine(operator).parseArgs(r.args().toArray(String[]::new));
+        assertThat(operator.probePort()).isEqualTo(18081);
     }
 
     @Test

@@ -41,6 +41,7 @@ import dev.fencing.nodemanager.reconciler.ClusterWriter;
 import dev.fencing.nodemanager.reconciler.NodeGroupReconciler;
 import dev.fencing.nodemanager.storm.CachedStormCensus;
 import dev.fencing.nodemanager.storm.StormGuard;
+import dev.fencing.probes.ProbeServer;
 import dev.fencing.nodemanager.report.AgentReports;
 import dev.fencing.nodemanager.status.NodeFacts;
 import dev.fencing.nodemanager.status.GroupStatusStore;
@@ -112,6 +113,7 @@ public final class NodeManager implements AutoCloseable {
     private ServingCertificate servingCertificate;
     private AgentControlServer server;
     private HealthServer health;
+    private ProbeServer probes;
     private volatile boolean closing;
     private PowerFencingSettings powerFencing;
     private NodeGroupStatusTarget.Mode nodeGroupStatus = NodeGroupStatusTarget.Mode.AUTO;
@@ -341,7 +343,8 @@ public final class NodeManager implements AutoCloseable {
                     identity), writer, new CachedEscalationSources(cache, this::groupStatus, reports,
                     nodeLeases, config.reportStaleAfter(), clock), sightings, FencingAdmission.of(stormGuard), leadership::isLeader, clock,
                     identity,
-                    config.reportStaleAfter(), powerFencing.interval(), powerFencing.workers()).start();
+                    config.reportStaleAfter(), powerFencing.interval(), powerFencing.workers())
+                    .retainClosedRecords(powerFencing.recordRetention()).start();
             reconciler.taintOwnedElsewhere(nodeFencing::ownsTaint);
             metrics.powerFencing(nodeFencing);
         }
@@ -458,14 +461,58 @@ public final class NodeManager implements AutoCloseable {
 
     /** True when informers watch and JOSDK's event sources are healthy. */
     public boolean healthy() {
-        Operator op = operator;
-        return cache.healthy() && op != null && op.getRuntimeInfo().allEventSourcesAreHealthy();
+        return livenessProblem().isEmpty();
     }
 
     /** True when the operator has started and the AgentControl server listens. */
     public boolean ready() {
+        return readinessProblem().isEmpty();
+    }
+
+    /** Why this replica is not healthy (its liveness probe's 503), or empty. */
+    public Optional<String> livenessProblem() {
         Operator op = operator;
-        return op != null && op.getRuntimeInfo().isStarted() && server != null && cache.healthy();
+        if (!cache.healthy()) {
+            return Optional.of("the Node and NodeGroup informers are not watching");
+        }
+        if (op == null || !op.getRuntimeInfo().allEventSourcesAreHealthy()) {
+            return Optional.of("the operator's event sources are not healthy");
+        }
+        return Optional.empty();
+    }
+
+    /** Why this replica is not ready (its readiness probe's 503), or empty. */
+    public Optional<String> readinessProblem() {
+        Operator op = operator;
+        if (op == null || !op.getRuntimeInfo().isStarted()) {
+            return Optional.of("the operator has not started");
+        }
+        if (server == null) {
+            return Optional.of("AgentControl is not listening");
+        }
+        if (!cache.healthy()) {
+            return Optional.of("the Node and NodeGroup informers are not watching");
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * Serves the kubelet's {@code /healthz} and {@code /readyz} on {@code port} of every address of the pod (0: any
+     * free port), apart from the health and metrics port, whose request threads any pod that reaches the replica
+     * can hold: a {@link ProbeServer} bounds every connection in time and their number, so holding connections gets
+     * no replica restarted. Closed with this manager.
+     *
+     * @return the bound port
+     * @throws IOException naming the port when it cannot bind
+     */
+    public synchronized int serveProbes(int port) throws IOException {
+        if (probes != null) {
+            throw new IllegalStateException("probes already served on port " + probes.port());
+        }
+        ProbeServer p = new ProbeServer(null, port, this::livenessProblem, this::readinessProblem);
+        p.start();
+        probes = p;
+        return p.port();
     }
 
     // A deleted NodeGroup: the API server's garbage collector removes the DaemonSet through its ownerReference;
@@ -534,6 +581,13 @@ public final class NodeManager implements AutoCloseable {
         metrics.close();
         if (health != null) {
             health.close();
+        }
+        ProbeServer p;
+        synchronized (this) {
+            p = probes;
+        }
+        if (p != null) {
+            p.close();
         }
         if (operator != null) {
             operator.stop();

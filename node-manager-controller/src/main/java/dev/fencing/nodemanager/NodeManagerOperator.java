@@ -69,6 +69,12 @@ public final class NodeManagerOperator implements Callable<Integer> {
             description = "Port of /healthz, /readyz, /metrics (-1: off).")
     int healthPort;
 
+    @Option(names = "--probe-port", defaultValue = "${env:NMC_PROBE_PORT:-8081}",
+            description = "Port of the kubelet's /healthz and /readyz on every address of the pod, apart from"
+                    + " --health-port: each connection is bounded in time and their number capped, so a client"
+                    + " holding connections cannot get the replica restarted (default: ${DEFAULT-VALUE}; -1: off).")
+    int probePort;
+
     @Option(names = "--gossip-port", defaultValue = "${env:NMC_GOSSIP_PORT:-9651}",
             description = "Port agents gossip on, TCP and UDP on the node's address (part of each member's gossip"
                     + " address; default: ${DEFAULT-VALUE}, clear of MetalLB's 7946 and Deckhouse's agent's 8500).")
@@ -295,6 +301,11 @@ public final class NodeManagerOperator implements Callable<Integer> {
                     + " listener (default: ${DEFAULT-VALUE}).")
     int kdumpPort;
 
+    @Option(names = "--node-fencing-retention", defaultValue = "${env:NMC_NODE_FENCING_RETENTION:-720h}",
+            description = "With --power-fencing: how long a NodeFencing record is kept after its node returned; the"
+                    + " leader deletes it then (0: keep every record; default: ${DEFAULT-VALUE}).")
+    String nodeFencingRetention;
+
     public static void main(String[] args) {
         System.exit(new CommandLine(new NodeManagerOperator()).execute(args));
     }
@@ -399,7 +410,8 @@ public final class NodeManagerOperator implements Callable<Integer> {
         }
         try {
             return Optional.of(new PowerFencingSettings(fenceAgentsDir.toPath(),
-                    duration("--power-fencing-interval", powerFencingInterval), 4, kdumpPort));
+                    duration("--power-fencing-interval", powerFencingInterval), 4, kdumpPort,
+                    duration("--node-fencing-retention", nodeFencingRetention)));
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
         }
@@ -452,10 +464,24 @@ public final class NodeManagerOperator implements Callable<Integer> {
                 : b.withKey(kv.substring(0, eq)).withOperator("Equal").withValue(kv.substring(eq + 1)).build();
     }
 
+    /** {@code --probe-port}: -1 (off) or a port, not one the replica listens on for something else. */
+    public int probePort() {
+        if (probePort < -1 || probePort > 65535) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--probe-port " + probePort
+                    + ": expected -1 (off) or 0..65535");
+        }
+        if (probePort > 0 && (probePort == healthPort || probePort == grpcPort)) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--probe-port " + probePort
+                    + " is also --" + (probePort == healthPort ? "health" : "grpc") + "-port; pick another port");
+        }
+        return probePort;
+    }
+
     @Override
     public Integer call() throws Exception {
         configureLogging();
         ControllerConfig config = config();
+        int probes = probePort();
         NodeGroupStatusTarget.Mode statusTarget = nodeGroupStatusMode();
         LeaderElectionTimings electionTimings = electionTimings();
         StreamLimits streamLimits = new StreamLimits(maxAgentStreams, streamQueueBytes);
@@ -484,9 +510,10 @@ public final class NodeManagerOperator implements Callable<Integer> {
             stopped.countDown();
         }, "shutdown"));
         manager.start();
-        LOG.info("event=running master={} namespace={} grpc_port={} health_port={} agent_image={}"
+        int probesBound = probes < 0 ? -1 : manager.serveProbes(probes);
+        LOG.info("event=running master={} namespace={} grpc_port={} health_port={} probe_port={} agent_image={}"
                         + " server_side_apply={}", client.getConfiguration().getMasterUrl(), config.namespace(),
-                manager.grpcPort(), manager.healthPort(), config.agentImage(), config.serverSideApply());
+                manager.grpcPort(), manager.healthPort(), probesBound, config.agentImage(), config.serverSideApply());
         stopped.await();
         return 0;
     }

@@ -72,6 +72,23 @@ class NodeManagerOperatorCliTest {
     }
 
     @Test
+    void theProbePortIsItsOwnAndOnlyAPortOrOff() {
+        NodeManagerOperator op = new NodeManagerOperator();
+        new CommandLine(op).parseArgs();
+        assertThat(op.probePort()).isEqualTo(8081);
+        for (String[] bad : List.of(new String[] {"--probe-port", "-2"}, new String[] {"--probe-port", "65536"},
+                new String[] {"--probe-port", "8080"}, new String[] {"--probe-port", "7000", "--grpc-port", "7000"})) {
+            NodeManagerOperator o = new NodeManagerOperator();
+            new CommandLine(o).parseArgs(bad);
+            assertThatThrownBy(o::probePort).as(String.join(" ", bad))
+                    .isInstanceOf(CommandLine.ParameterException.class).hasMessageStartingWith("--probe-port ");
+        }
+        NodeManagerOperator off = new NodeManagerOperator();
+        new CommandLine(off).parseArgs("--probe-port", "-1");
+        assertThat(off.probePort()).isEqualTo(-1);
+    }
+
+    @Test
     void flagsBecomeTheControllerConfig() {
         ControllerConfig c = parse("--namespace", "d8-fencing", "--grpc-port", "9999", "--gossip-port", "8500",
                 "--agent-image", "img:1", "--no-leader-election", "--agent-resource", "requests.cpu=20m",

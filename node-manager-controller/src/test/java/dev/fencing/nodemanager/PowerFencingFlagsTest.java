@@ -32,6 +32,12 @@ class PowerFencingFlagsTest {
                 .hasValue(new PowerFencingSettings(Path.of("/opt/fence"), Duration.ofSeconds(5), 4, 7410));
         assertThat(parse("--power-fencing", "--kdump-port", "-1")).hasValueSatisfying(
                 s -> assertThat(s.kdumpPort()).isEqualTo(-1));
+        assertThat(parse("--power-fencing")).hasValueSatisfying(
+                s -> assertThat(s.recordRetention()).isEqualTo(Duration.ofDays(30)));
+        assertThat(parse("--power-fencing", "--node-fencing-retention", "0")).hasValueSatisfying(
+                s -> assertThat(s.recordRetention()).isZero());
+        assertThatThrownBy(() -> parse("--power-fencing", "--node-fencing-retention", "-1h"))
+                .isInstanceOf(CommandLine.ParameterException.class).hasMessageContaining("--node-fencing-retention");
     }
 
     @Test

@@ -73,6 +73,8 @@ public final class ControlPlane implements AutoCloseable {
     public static final int GRPC_PORT = 9650;
     /** The controller's health port inside the control-plane namespace: /healthz, /metrics, /debug/groups/. */
     public static final int HEALTH_PORT = 8080;
+    /** The controller's probe port inside the control-plane namespace: /healthz and /readyz for a kubelet. */
+    public static final int PROBE_PORT = 8081;
     public static final String GROUP_LABEL = "node.deckhouse.io/group";
     /** Any value disarms the node's agent (ARCHITECTURE §3.2). */
     public static final String MAINTENANCE_ANNOTATION = "node-manager.deckhouse.io/fencing-disable";
@@ -522,6 +524,7 @@ public final class ControlPlane implements AutoCloseable {
                 "--namespace", CONTROLLER_NAMESPACE,
                 "--grpc-port", String.valueOf(GRPC_PORT),
                 "--health-port", String.valueOf(HEALTH_PORT),
+                "--probe-port", String.valueOf(PROBE_PORT),
                 "--gossip-port", String.valueOf(GOSSIP_PORT),
                 "--agent-controller-address", controllerAddress(),
                 "--agent-service-account", identity.agentAccount(),
@@ -566,9 +569,14 @@ public final class ControlPlane implements AutoCloseable {
      * @return the response body of a 200
      */
     public String controllerGet(String path) {
+        return controllerGet(HEALTH_PORT, path);
+    }
+
+    /** GET {@code path} from {@code port} of the controller, as {@link #controllerGet(String)}. */
+    public String controllerGet(int port, String path) {
         try {
             Process p = new ProcessBuilder("ip", "netns", "exec", namespace, "socat", "-T", "5", "-",
-                    "TCP:127.0.0.1:" + HEALTH_PORT).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+                    "TCP:127.0.0.1:" + port).redirectError(ProcessBuilder.Redirect.DISCARD).start();
             try (var in = p.getOutputStream()) {
                 in.write(("GET " + path + " HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
                         .getBytes(StandardCharsets.US_ASCII));

@@ -117,6 +117,9 @@ class ControllerImageIT {
                     .as("the agent image of " + group).isEqualTo(AGENT_IMAGE);
         }
         assertThat(Files.readString(controlPlane.controllerLog())).contains("event=leadership_acquired");
+        // what the chart's probes ask, on the probe port of the image's controller
+        assertThat(controlPlane.controllerGet(ControlPlane.PROBE_PORT, "/readyz")).isEqualTo("ok\n");
+        assertThat(controlPlane.controllerGet(ControlPlane.PROBE_PORT, "/healthz")).isEqualTo("ok\n");
         System.out.printf("controller image: %s, running %d ms after the control plane started (%s)%n",
                 image.archive(), runningMillis, crun);
     }

@@ -1,6 +1,8 @@
 package dev.fencing.agent.metrics;
 
 import com.sun.net.httpserver.HttpExchange;
+import dev.fencing.probes.Probe;
+import dev.fencing.probes.ProbeAnswer;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.prometheus.metrics.exporter.httpserver.HTTPServer;
 import java.io.IOException;
@@ -8,7 +10,6 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -28,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * reads a request's headers on its request thread, so clients that open connections and send nothing hold those
  * threads (up to the server's request time limit) and the listener answers nobody else meanwhile; the accepting
  * thread itself never serves a request, so it is never held. A listener on the whole network is therefore no place
- * for the kubelet's probes: {@link ProbeListener} serves them on the loopback address, which only the node's own
+ * for the kubelet's probes: a {@link ProbeServer} serves them on the loopback address, which only the node's own
  * processes reach (the agent runs with the host's network). Idle request threads end after {@value #IDLE_SECONDS}
  * seconds, so an agent nobody scrapes keeps no request thread.
  */
@@ -60,26 +61,6 @@ public final class MetricsHttpServer implements AutoCloseable {
   private final Probe readiness;
   private HTTPServer server;
   private ThreadPoolExecutor executor;
-
-  /** One probe: empty when fine, else the reason for the 503. */
-  @FunctionalInterface
-  public interface Probe {
-    /** Empty when the probe passes; otherwise a one-line reason. */
-    Optional<String> problem();
-  }
-
-  /** A probe's HTTP answer: 200 "ok", or 503 with {@code failed}'s prefix and the reason (a throwing probe too). */
-  record ProbeAnswer(int status, String body) {
-    static ProbeAnswer of(Probe probe, String failed) {
-      Optional<String> problem;
-      try {
-        problem = probe.problem();
-      } catch (RuntimeException e) {
-        problem = Optional.of("probe failed: " + e);
-      }
-      return problem.map(p -> new ProbeAnswer(503, failed + ": " + p + "\n")).orElse(new ProbeAnswer(200, "ok\n"));
-    }
-  }
 
   /**
    * @param port TCP port on all interfaces; 0 picks a free one (see {@link #port()})

@@ -15,13 +15,13 @@ import dev.fencing.agent.disable.DisableFileWatcher;
 import dev.fencing.agent.config.LocalNetworkAddresses;
 import dev.fencing.agent.membership.MultiNetworkGossip;
 import dev.fencing.agent.metrics.MetricsHttpServer;
-import dev.fencing.agent.metrics.ProbeListener;
 import dev.fencing.agent.metrics.ProcessMetrics;
 import dev.fencing.agent.quorum.MonotonicClock;
 import dev.fencing.agent.quorum.TieBreaker;
 import dev.fencing.agent.status.StatusFileWriter;
 import dev.fencing.agent.watchdog.WatchdogDevice;
 import dev.fencing.memberlist.transport.Transport;
+import dev.fencing.probes.ProbeServer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
@@ -149,7 +149,7 @@ public final class AgentRuntime implements AutoCloseable {
   private Optional<ControllerClient> controllerClient = Optional.empty();
   private ScheduledExecutorService reporter;
   private MetricsHttpServer metrics;
-  private ProbeListener probes;
+  private ProbeServer probes;
   private LocalApiServer api;
 
   private AgentRuntime(Options options, Consumer<String> groupApplied) {
@@ -288,7 +288,7 @@ public final class AgentRuntime implements AutoCloseable {
     }
     if (options.probePort() > 0) {
       // 127.0.0.1 itself, as the DaemonSet's probes dial it: getLoopbackAddress() is ::1 on a JVM that prefers IPv6.
-      probes = new ProbeListener(InetAddress.getByAddress(new byte[] {127, 0, 0, 1}), options.probePort(),
+      probes = new ProbeServer(InetAddress.getByAddress(new byte[] {127, 0, 0, 1}), options.probePort(),
           () -> agent.health().liveness(), () -> agent.health().readiness());
       probes.start();
       started.add(probes);

@@ -3,6 +3,7 @@ package dev.fencing.agent.metrics;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.fencing.probes.Probe;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -28,7 +29,7 @@ import org.junit.jupiter.api.Test;
 
 class MetricsHttpServerTest {
 
-  private static final MetricsHttpServer.Probe OK = Optional::empty;
+  private static final Probe OK = Optional::empty;
   private static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
 
   private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -192,7 +193,7 @@ class MetricsHttpServerTest {
   /**
    * Clients that open a connection to the metrics port and never finish their request hold its request threads and
    * queue (the JDK server reads headers there); the accepting thread is not held: a request beyond the capacity is
-   * closed at once, not left hanging. (The kubelet's probes go to {@link ProbeListener} on loopback instead.)
+   * closed at once, not left hanging. (The kubelet's probes go to a {@code ProbeServer} on loopback instead.)
    */
   @Test
   void slowClientsOnTheMetricsPortDoNotHoldTheAcceptingThread() throws Exception {

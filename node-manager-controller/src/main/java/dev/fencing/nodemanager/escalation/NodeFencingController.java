@@ -85,6 +85,7 @@ public final class NodeFencingController implements AutoCloseable {
     // node -> no stage before then (a run that ended in an exception).
     private final Map<String, Instant> retryAfter = new ConcurrentHashMap<>();
     private volatile List<NodeFencingConfig> configs = List.of();
+    private volatile Duration retention = PowerFencingSettings.DEFAULT_RECORD_RETENTION;
 
     /**
      * @param executor   runs stages
@@ -122,6 +123,21 @@ public final class NodeFencingController implements AutoCloseable {
         t.setDaemon(true);
         return t;
     }
+
+    /**
+     * How long a closed record (its node returned) is kept after its {@code recoveredAt}; the leader deletes it then,
+     * at most {@value #DELETES_PER_TICK} a tick. Zero keeps every record.
+     */
+    public NodeFencingController retainClosedRecords(Duration closedFor) {
+        if (closedFor.isNegative()) {
+            throw new IllegalArgumentException("--node-fencing-retention must not be negative");
+        }
+        this.retention = closedFor;
+        return this;
+    }
+
+    /** Closed records deleted in one tick at most: a backlog goes over a few ticks, not in one burst of writes. */
+    static final int DELETES_PER_TICK = 20;
 
     /**
      * Starts ticking. Reads the NodeFencingConfigs once first, so {@link #ownsTaint} answers from the start.
@@ -167,7 +183,8 @@ public final class NodeFencingController implements AutoCloseable {
         List<NodeFencingConfig> configs = client.resources(NodeFencingConfig.class).list().getItems();
         this.configs = configs;
         Map<String, NodeFencing> open = new HashMap<>();
-        for (NodeFencing r : client.resources(NodeFencing.class).list().getItems()) {
+        List<NodeFencing> records = client.resources(NodeFencing.class).list().getItems();
+        for (NodeFencing r : records) {
             if (r.getSpec() == null || EscalationPlanner.closed(r)) {
                 continue;
             }
@@ -211,6 +228,47 @@ public final class NodeFencingController implements AutoCloseable {
                 LOG.warn("event=node_fencing_step_failed node={} record={} error=\"{}\"",
                         record.getSpec().nodeName(), record.getMetadata().getName(), e.getMessage());
             }
+        }
+        deleteExpired(records, now);
+    }
+
+    // Last in the tick: a failed delete must not hold back an escalation.
+    private void deleteExpired(List<NodeFencing> records, Instant now) {
+        Duration keep = retention;
+        if (keep.isZero()) {
+            return;
+        }
+        int deleted = 0;
+        for (NodeFencing r : records) {
+            Instant closedAt = closedAt(r);
+            if (closedAt == null || now.isBefore(closedAt.plus(keep))) {
+                continue;
+            }
+            if (deleted == DELETES_PER_TICK) {
+                return;
+            }
+            deleted++;
+            String name = r.getMetadata().getName();
+            try {
+                client.resources(NodeFencing.class).withName(name).delete();
+                LOG.info("event=node_fencing_record_deleted record={} node={} recovered_at={} retention={}", name,
+                        r.getSpec() == null ? "" : r.getSpec().nodeName(), closedAt, keep);
+            } catch (KubernetesClientException e) {
+                LOG.warn("event=node_fencing_record_delete_failed record={} code={} error=\"{}\"", name, e.getCode(),
+                        e.getMessage());
+            }
+        }
+    }
+
+    // When a closed record's node returned, or null for a record that is open or does not say (kept).
+    private static Instant closedAt(NodeFencing r) {
+        if (!EscalationPlanner.closed(r) || r.getStatus().recoveredAt() == null) {
+            return null;
+        }
+        try {
+            return Instant.parse(r.getStatus().recoveredAt());
+        } catch (java.time.format.DateTimeParseException e) {
+            return null;
         }
     }
 

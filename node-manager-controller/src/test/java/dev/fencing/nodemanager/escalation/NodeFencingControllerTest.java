@@ -1,6 +1,7 @@
 package dev.fencing.nodemanager.escalation;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.fencing.api.fencing.v1alpha1.ExecutionPolicy;
@@ -448,6 +449,45 @@ class NodeFencingControllerTest {
         assertThat(record().getStatus().stages().get(0).message())
                 .contains("failed to run the stage 3 times", "boom");
         assertThat(thrown.get()).isEqualTo(NodeFencingController.STAGE_ERROR_ATTEMPTS);
+    }
+
+    /**
+     * A record whose node returned goes once its retention has passed after {@code recoveredAt} (not before, not with
+     * retention zero); a record whose node has not returned stays however old it is.
+     */
+    @Test
+    void aClosedRecordIsDeletedOnceItsRetentionHasPassedAndAnOpenOneNever() throws Exception {
+        config(stage("bmc", "fence_other", false), stage("pdu", "fence_good", false));
+        NodeFencingController c = controller("replica-1");
+        c.tick();
+        returned.set(true);
+        await().atMost(20, TimeUnit.SECONDS).until(() -> phase() == NodeFencingPhase.Recovered);
+        fencedAt.set(null); // node-a is healthy again: no new escalation for it
+        String closed = record().getMetadata().getName();
+        Instant recoveredAt = Instant.parse(record().getStatus().recoveredAt());
+
+        NodeFencing open = new NodeFencing();
+        open.setMetadata(new ObjectMetaBuilder().withName("node-b-1").build());
+        // a config that is gone: the tick leaves the record alone apart from the retention rule
+        open.setSpec(new NodeFencingSpec("node-b", "worker", "test", "gone"));
+        open = client.resources(NodeFencing.class).resource(open).create();
+        open.setStatus(EscalationPlanner.empty(recoveredAt.minus(Duration.ofDays(400))));
+        client.resources(NodeFencing.class).resource(open).updateStatus();
+
+        c.retainClosedRecords(Duration.ZERO);
+        now.set(recoveredAt.plus(Duration.ofDays(3650)));
+        c.tick();
+        assertThat(records()).extracting(r -> r.getMetadata().getName()).containsExactlyInAnyOrder(closed, "node-b-1");
+
+        c.retainClosedRecords(Duration.ofDays(10));
+        now.set(recoveredAt.plus(Duration.ofDays(10)).minusSeconds(1));
+        c.tick();
+        assertThat(records()).hasSize(2);
+        now.set(recoveredAt.plus(Duration.ofDays(10)));
+        c.tick();
+        assertThat(records()).extracting(r -> r.getMetadata().getName()).containsExactly("node-b-1");
+        assertThatThrownBy(() -> c.retainClosedRecords(Duration.ofSeconds(-1)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--node-fencing-retention");
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.fencing.nodemanager.reconciler;
 
 import static dev.fencing.nodemanager.model.TestNodes.node;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.fencing.api.v1.Fencing;
@@ -13,6 +14,7 @@ import dev.fencing.nodemanager.NodeManager;
 import dev.fencing.nodemanager.config.ControllerConfig;
 import dev.fencing.nodemanager.grpc.TestAgent;
 import dev.fencing.nodemanager.grpc.auth.TestAgentPods;
+import dev.fencing.nodemanager.health.HealthServer;
 import dev.fencing.nodemanager.model.GossipAddressAnnotation;
 import dev.fencing.nodemanager.model.NodeLabels;
 import dev.fencing.nodemanager.testing.CrudMockClient;
@@ -41,11 +43,15 @@ import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
 import java.io.InputStream;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -591,6 +597,47 @@ class NodeManagerOperatorTest {
                     .contains("jvm_memory_used_bytes", "jvm_gc_", "jvm_threads_live_threads", "jvm_classes_loaded",
                             "process_cpu_usage", "process_uptime_seconds", "process_files_open_files");
         });
+    }
+
+    /**
+     * Connections that send half a request hold the health port's request threads, so a kubelet probing it would
+     * time out and restart the replica; the probe port answers all the same, with the reason when it fails.
+     */
+    @Test
+    void clientsHoldingTheHealthPortLeaveTheProbePortAnswering() throws Exception {
+        createGroupWithNodes("workers", 1);
+        connect("workers-1");
+        int probePort = manager.serveProbes(0);
+        assertThatThrownBy(() -> manager.serveProbes(0)).isInstanceOf(IllegalStateException.class);
+        await().atMost(10, TimeUnit.SECONDS).until(() -> rawGet(probePort, "/readyz", 5_000).startsWith("HTTP/1.1 200 "));
+        List<Socket> holders = new ArrayList<>();
+        try {
+            for (int i = 0; i < HealthServer.THREADS + 2; i++) {
+                Socket s = new Socket("127.0.0.1", manager.healthPort());
+                s.getOutputStream().write("GET /healthz HTTP/1.1\r\n".getBytes(StandardCharsets.US_ASCII));
+                holders.add(s);
+            }
+            // what the kubelet would see on the health port: no answer within its timeout
+            assertThatThrownBy(() -> rawGet(manager.healthPort(), "/healthz", 3_000))
+                    .isInstanceOf(SocketTimeoutException.class);
+            assertThat(rawGet(probePort, "/healthz", 5_000)).startsWith("HTTP/1.1 200 ").endsWith("ok\n");
+            assertThat(rawGet(probePort, "/readyz", 5_000)).startsWith("HTTP/1.1 200 ");
+        } finally {
+            for (Socket s : holders) {
+                s.close();
+            }
+        }
+        assertThat(manager.livenessProblem()).isEmpty();
+        assertThat(manager.readinessProblem()).isEmpty();
+    }
+
+    private static String rawGet(int port, String path, int timeoutMillis) throws IOException {
+        try (Socket s = new Socket("127.0.0.1", port)) {
+            s.setSoTimeout(timeoutMillis);
+            s.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            return new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        }
     }
 
     @Test
