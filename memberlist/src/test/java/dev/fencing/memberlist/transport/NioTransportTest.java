@@ -8,7 +8,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
+import java.net.Socket;
 import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -191,14 +191,16 @@ class NioTransportTest {
   void dialingAClosedPortFailsWithIoException() throws Exception {
     a = NioTransport.bind(LOOPBACK_ANY_PORT);
     a.start((p, f, t) -> {}, NioTransportTest::hangUp);
-    int port;
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      port = s.getLocalPort();
+    // A port that is bound but not listening refuses connections, and holding it for the whole dial keeps
+    // it from being re-bound by another process or picked as the dial's own ephemeral source port (a
+    // freed port could be either, and a self-connect would succeed).
+    try (Socket holder = new Socket()) {
+      holder.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+      InetSocketAddress nobody = new InetSocketAddress(InetAddress.getLoopbackAddress(), holder.getLocalPort());
+      assertThatThrownBy(() -> a.openStream(nobody, Duration.ofSeconds(1)))
+          .isInstanceOf(IOException.class)
+          .hasMessageContaining("cannot connect");
     }
-    InetSocketAddress nobody = new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
-    assertThatThrownBy(() -> a.openStream(nobody, Duration.ofSeconds(1)))
-        .isInstanceOf(IOException.class)
-        .hasMessageContaining("cannot connect");
   }
 
   @Test
