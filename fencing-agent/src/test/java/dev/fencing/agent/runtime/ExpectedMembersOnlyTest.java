@@ -36,14 +36,20 @@ class ExpectedMembersOnlyTest {
       AgentCluster.Agent a = cluster.agent("node-a");
       int portB = cluster.agent("node-b").port();
       double before = a.counter("fencing.heartbeats.wrong.source");
+      double rejectedBefore = a.counter("fencing.heartbeats.rejected");
 
       // A spoofed name: node-b's name from an arbitrary port.
+      int spoofed;
       try (DatagramSocket spoofer = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
-        sendUntilCounted(spoofer, a, before + 1);
+        spoofed = sendUntilCounted(spoofer, a, before + 1);
       }
+      // Every spoofed packet is counted once in each counter (wrong.source first, then rejected): wait for the ones
+      // still in flight before taking the baseline.
+      await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))
+          .until(() -> a.counter("fencing.heartbeats.wrong.source") == before + spoofed
+              && a.counter("fencing.heartbeats.rejected") >= rejectedBefore + spoofed);
       // A wrong address: node-b's port on an address no member has. The gossip transport drops it unread (only the
       // expected members' addresses are read at all), so it never even reaches the heartbeat check.
-      Thread.sleep(300); // the last of the spoofer's packets in flight are counted before the baseline
       double rejected = a.counter("fencing.heartbeats.rejected");
       double wrongSource = a.counter("fencing.heartbeats.wrong.source");
       try (DatagramSocket wrong = new DatagramSocket(new InetSocketAddress(InetAddress.getByName("127.0.0.2"),
@@ -111,14 +117,20 @@ class ExpectedMembersOnlyTest {
     return codec.encode(List.of(MessageCodec.encode(new UserMsg(heartbeat))), false, false);
   }
 
-  /** Sends a heartbeat naming node-b from {@code socket} until node-a counted {@code target} (at most 5 s). */
-  private static void sendUntilCounted(DatagramSocket socket, AgentCluster.Agent a, double target) throws Exception {
+  /**
+   * Sends a heartbeat naming node-b from {@code socket} until node-a counted {@code target} (at most 5 s); returns
+   * how many were sent.
+   */
+  private static int sendUntilCounted(DatagramSocket socket, AgentCluster.Agent a, double target) throws Exception {
     InetSocketAddress to = new InetSocketAddress(InetAddress.getLoopbackAddress(), a.port());
+    int[] sent = {0};
     await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(100)).until(() -> {
       byte[] p = packet();
       socket.send(new DatagramPacket(p, p.length, to));
+      sent[0]++;
       return a.counter("fencing.heartbeats.wrong.source") >= target;
     });
+    return sent[0];
   }
 
   private static void send(DatagramSocket socket, AgentCluster.Agent a, int count) throws Exception {
