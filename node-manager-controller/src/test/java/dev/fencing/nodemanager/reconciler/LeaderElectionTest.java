@@ -65,10 +65,12 @@ class LeaderElectionTest {
     @Test
     void aNewLeaderDropsTheReportsOfAgentsNotConnectedToIt() throws Exception {
         crdAndRulesReview();
+        // The other replica's Lease must outlast start() and the report recorded below, which can take seconds
+        // on a loaded machine; the leadership await (20 s) still covers its expiry.
         java.time.ZonedDateTime now = java.time.ZonedDateTime.now(java.time.ZoneOffset.UTC);
         client.leases().inNamespace(NS).resource(new io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder()
                 .withNewMetadata().withName("node-manager-controller").withNamespace(NS).endMetadata()
-                .withNewSpec().withHolderIdentity("another-replica").withLeaseDurationSeconds(2)
+                .withNewSpec().withHolderIdentity("another-replica").withLeaseDurationSeconds(8)
                 .withAcquireTime(now).withRenewTime(now).endSpec().build()).create();
         ControllerConfig b = ControllerConfig.forTests(NS);
         ControllerConfig config = new ControllerConfig(NS, 0, -1, b.gossipPort(), b.agentImage(),
