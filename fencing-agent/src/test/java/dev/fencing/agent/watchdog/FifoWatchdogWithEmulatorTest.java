@@ -31,7 +31,8 @@ class FifoWatchdogWithEmulatorTest {
     ByteArrayOutputStream lines = new ByteArrayOutputStream();
     try (WatchdogEventLog log = new WatchdogEventLog(new PrintStream(lines, true, StandardCharsets.UTF_8), null,
             InstantSource.system());
-        EmulatedWatchdog emulator = new EmulatedWatchdog(fifo, Duration.ofMillis(800), false,
+        // 3 s: the timer must not run out between arming and the feeds below on a loaded machine.
+        EmulatedWatchdog emulator = new EmulatedWatchdog(fifo, Duration.ofSeconds(3), false,
             "touch '" + resetMarker + "'", log)) {
       emulator.start();
       LinuxWatchdogDevice device = new LinuxWatchdogDevice(fifo, JnaLibc.load(), new NowayoutProbe(dir));
@@ -47,13 +48,14 @@ class FifoWatchdogWithEmulatorTest {
 
       device.magicClose();
       await().atMost(Duration.ofSeconds(5)).until(() -> !emulator.running());
-      await().during(Duration.ofMillis(1_500)).atMost(Duration.ofSeconds(3)).until(() -> emulator.resets() == 0);
+      // Longer than the emulator's timeout: a timer left running by the close would fire inside this window.
+      await().during(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(6)).until(() -> emulator.resets() == 0);
       assertThat(lines.toString(StandardCharsets.UTF_8)).contains("disarmed");
 
       await().atMost(Duration.ofSeconds(5)).ignoreExceptionsInstanceOf(WatchdogException.class)
           .until(() -> device.open(Duration.ofMillis(800)) != null);
       device.closeWithoutMagic();
-      await().atMost(Duration.ofSeconds(5)).until(() -> emulator.resets() == 1 && Files.exists(resetMarker));
+      await().atMost(Duration.ofSeconds(10)).until(() -> emulator.resets() == 1 && Files.exists(resetMarker));
       assertThatThrownBy(device::keepalive).isInstanceOf(WatchdogException.class).hasMessageContaining("closed");
     }
   }
