@@ -165,9 +165,11 @@ class AgentControlSecurityOperatorTest {
                 && client.secrets().inNamespace(NS).withName("fencing-gossip-workers").get() != null
                 && client.apps().daemonSets().inNamespace(NS).withName("fencing-agent-workers").get() != null);
         // The Secret is in the informer by now (the agents' configs carry its keyring); let the reconcile that
-        // created the DaemonSet and the one after it (the informer's copy) pass.
-        Thread.sleep(1500);
-        recorder.checkedCalls(NS);
+        // created the DaemonSet and the one after it (the informer's copy) pass: wait until a whole second goes by
+        // without the controller touching a Secret or a DaemonSet (each poll drains the log since the last one).
+        // Other calls (status writes) may go on, so quiet here means quiet on those two resources.
+        await().during(1, TimeUnit.SECONDS).atMost(15, TimeUnit.SECONDS).until(() -> recorder.checkedCalls(NS)
+                .stream().noneMatch(c -> c.resource().equals("secrets") || c.resource().equals("daemonsets")));
         double before = reconciles();
         // The status interval is 500 ms here: the next 3 s hold several reconciles of the group.
         Thread.sleep(3000);
