@@ -100,15 +100,17 @@ class ReadyzProberTest {
 
   @Test
   void aFreshHttp200GrantsTheTieUntilTheResultIsTooOld() {
-    prober.configure(Optional.of(endpoint(serverCaPem)), Duration.ofSeconds(1), Duration.ofSeconds(2));
+    // A 10 s timeout: the probe does a fresh TLS handshake, which a loaded machine can stretch past 2 s.
+    prober.configure(Optional.of(endpoint(serverCaPem)), Duration.ofSeconds(1), Duration.ofSeconds(10));
     assertThat(prober.probeOnce()).get().extracting(ReadyzProber.Result::status).isEqualTo(200);
     long probedAt = now.get();
 
     TieBreakVerdict win = evaluate();
     assertThat(win.outcome()).isEqualTo(TieBreakVerdict.Outcome.WIN);
-    assertThat(win.winValidUntilNanos()).hasValue(probedAt + 3_000 * MS);
+    // Fresh for one interval plus the timeout: 1 s + 10 s.
+    assertThat(win.winValidUntilNanos()).hasValue(probedAt + 11_000 * MS);
 
-    now.addAndGet(3_000 * MS + 1);
+    now.addAndGet(11_000 * MS + 1);
     TieBreakVerdict stale = evaluate();
     assertThat(stale.outcome()).isEqualTo(TieBreakVerdict.Outcome.NO_ANSWER);
     assertThat(stale.reason()).contains("old");
@@ -117,7 +119,7 @@ class ReadyzProberTest {
   @Test
   void anHttp500IsNoAnswer() {
     status.set(500);
-    prober.configure(Optional.of(endpoint(serverCaPem)), Duration.ofSeconds(1), Duration.ofSeconds(2));
+    prober.configure(Optional.of(endpoint(serverCaPem)), Duration.ofSeconds(1), Duration.ofSeconds(10));
     prober.probeOnce();
     TieBreakVerdict verdict = evaluate();
     assertThat(verdict.outcome()).isEqualTo(TieBreakVerdict.Outcome.NO_ANSWER);
@@ -137,7 +139,7 @@ class ReadyzProberTest {
   @Test
   void aServerSignedByAnotherCaIsNoAnswer() throws Exception {
     String otherCa = pem(otherKeys);
-    prober.configure(Optional.of(endpoint(otherCa)), Duration.ofSeconds(1), Duration.ofSeconds(2));
+    prober.configure(Optional.of(endpoint(otherCa)), Duration.ofSeconds(1), Duration.ofSeconds(10));
     assertThat(prober.probeOnce()).get().satisfies(r -> {
       assertThat(r.ready()).isFalse();
       assertThat(r.detail()).startsWith("unreachable");
@@ -159,12 +161,12 @@ class ReadyzProberTest {
   void theProbeThreadProbesOnlyOnceAskedAndTheTieIsThenGranted() {
     ReadyzProber live = new ReadyzProber(System::nanoTime, "node=node-a");
     try {
-      live.configure(Optional.of(endpoint(serverCaPem)), Duration.ofMillis(200), Duration.ofSeconds(2));
+      live.configure(Optional.of(endpoint(serverCaPem)), Duration.ofMillis(200), Duration.ofSeconds(10));
       live.start();
       ApiReachableTieBreaker tieBreaker = new ApiReachableTieBreaker(live);
       assertThat(live.latest()).as("idle until a tie is near").isEmpty();
       tieBreaker.prepare(SIDE, EXPECTED, System.nanoTime());
-      await().atMost(Duration.ofSeconds(10)).until(() -> tieBreaker.evaluate(SIDE, EXPECTED, System.nanoTime())
+      await().atMost(Duration.ofSeconds(20)).until(() -> tieBreaker.evaluate(SIDE, EXPECTED, System.nanoTime())
           .outcome() == TieBreakVerdict.Outcome.WIN);
     } finally {
       live.close();
