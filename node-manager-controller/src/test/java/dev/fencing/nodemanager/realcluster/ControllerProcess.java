@@ -32,7 +32,7 @@ final class ControllerProcess implements AutoCloseable {
         this.grpcPort = grpcPort;
     }
 
-    /** Starts {@code NodeManagerOperator args --grpc-port <free> --health-port <free>}. */
+    /** Starts {@code NodeManagerOperator args --grpc-port <free> --health-port <free> --probe-port 0}. */
     static ControllerProcess start(String name, Path logDir, List<String> args) throws IOException {
         int grpcPort = freePort();
         int healthPort = freePort();
@@ -44,8 +44,9 @@ final class ControllerProcess implements AutoCloseable {
                 // info: the test reads the controller's event lines (the test resources say warn)
                 "--log-level", "info,io.fabric8=warn,io.javaoperatorsdk=warn"));
         command.addAll(args);
+        // several replicas on one host: the probe listener takes any free port, as the others do
         command.addAll(List.of("--grpc-port", Integer.toString(grpcPort), "--health-port",
-                Integer.toString(healthPort)));
+                Integer.toString(healthPort), "--probe-port", "0"));
         Files.createDirectories(logDir);
         Path log = logDir.resolve(name + ".log");
         Process process = new ProcessBuilder(command)
