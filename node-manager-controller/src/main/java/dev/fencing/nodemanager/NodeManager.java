@@ -41,7 +41,6 @@ import dev.fencing.nodemanager.reconciler.ClusterWriter;
 import dev.fencing.nodemanager.reconciler.NodeGroupReconciler;
 import dev.fencing.nodemanager.storm.CachedStormCensus;
 import dev.fencing.nodemanager.storm.StormGuard;
-import dev.fencing.probes.ProbeServer;
 import dev.fencing.nodemanager.report.AgentReports;
 import dev.fencing.nodemanager.status.NodeFacts;
 import dev.fencing.nodemanager.status.GroupStatusStore;
@@ -49,6 +48,7 @@ import dev.fencing.nodemanager.status.NodeGroupStatusTarget;
 import dev.fencing.nodemanager.view.GroupView;
 import dev.fencing.nodemanager.stream.ConfigDistributor;
 import dev.fencing.nodemanager.tiebreak.TieBreakArbiter;
+import dev.fencing.probes.ProbeServer;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
@@ -113,7 +113,8 @@ public final class NodeManager implements AutoCloseable {
     private ServingCertificate servingCertificate;
     private AgentControlServer server;
     private HealthServer health;
-    private ProbeServer probes;
+    // set once by serveProbes (synchronized), read by close
+    private volatile ProbeServer probes;
     private volatile boolean closing;
     private PowerFencingSettings powerFencing;
     private NodeGroupStatusTarget.Mode nodeGroupStatus = NodeGroupStatusTarget.Mode.AUTO;
@@ -582,10 +583,7 @@ public final class NodeManager implements AutoCloseable {
         if (health != null) {
             health.close();
         }
-        ProbeServer p;
-        synchronized (this) {
-            p = probes;
-        }
+        ProbeServer p = probes;
         if (p != null) {
             p.close();
         }

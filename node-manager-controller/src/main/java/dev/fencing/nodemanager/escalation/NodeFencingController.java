@@ -56,6 +56,8 @@ public final class NodeFencingController implements AutoCloseable {
      */
     static final int STAGE_ERROR_ATTEMPTS = 3;
     static final Duration STAGE_ERROR_BACKOFF = Duration.ofSeconds(10);
+    /** Closed records deleted in one tick at most: a backlog goes over a few ticks, not in one burst of writes. */
+    static final int DELETES_PER_TICK = 20;
 
     /** Where the controller's inputs come from. */
     public interface Sources {
@@ -135,9 +137,6 @@ public final class NodeFencingController implements AutoCloseable {
         this.retention = closedFor;
         return this;
     }
-
-    /** Closed records deleted in one tick at most: a backlog goes over a few ticks, not in one burst of writes. */
-    static final int DELETES_PER_TICK = 20;
 
     /**
      * Starts ticking. Reads the NodeFencingConfigs once first, so {@link #ownsTaint} answers from the start.

@@ -163,7 +163,6 @@ public final class ClusterWriter {
         return ops;
     }
 
-
     /**
      * Applies a JSON patch to a Node's status subresource (one condition of ours; the kubelet owns the rest). A
      * refused patch (the condition list moved under us) is logged and computed again at the next reconcile.
@@ -241,5 +240,4 @@ public final class ClusterWriter {
                     ex.getMessage());
         }
     }
-
 }

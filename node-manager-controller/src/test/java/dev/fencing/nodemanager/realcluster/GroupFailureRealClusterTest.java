@@ -151,11 +151,8 @@ class GroupFailureRealClusterTest {
     }
 
     private void report(Set<String> failed, Duration unheard) {
-        agents.forEach((n, a) -> {
-            if (!failed.contains(n) && !silent.contains(n)) {
-                a.send(TestReports.armedHearing(n, agents.keySet(), failed, unheard));
-            }
-        });
+        reportFrom(agents.keySet().stream().filter(n -> !failed.contains(n) && !silent.contains(n)).toList(), failed,
+                unheard);
     }
 
     /**
