@@ -355,7 +355,7 @@ public final class NodeManager implements AutoCloseable {
             leadership.startLeading();
         }
         if (config.healthPort() >= 0) {
-            health = new HealthServer(config.healthPort(), this::healthy, this::ready, registry)
+            health = new HealthServer(config.healthPort(), this::livenessProblem, this::readinessProblem, registry)
                     .groupViews(this::groupViewJson).start();
         }
         LOG.info("event=started epoch={} grpc_port={} health_port={} leader_election={} server_side_apply={}",
@@ -499,9 +499,9 @@ public final class NodeManager implements AutoCloseable {
 
     /**
      * Serves the kubelet's {@code /healthz} and {@code /readyz} on {@code port} of every address of the pod (0: any
-     * free port), apart from the health and metrics port, whose request threads any pod that reaches the replica
-     * can hold: a {@link ProbeServer} bounds every connection in time and their number, so holding connections gets
-     * no replica restarted. Closed with this manager.
+     * free port), apart from the health and metrics port, so that scrapes and debug views never share a thread or
+     * a connection cap with the kubelet: a {@link ProbeServer} bounds every connection in time and their number, so
+     * holding connections gets no replica restarted. Closed with this manager.
      *
      * @return the bound port
      * @throws IOException naming the port when it cannot bind

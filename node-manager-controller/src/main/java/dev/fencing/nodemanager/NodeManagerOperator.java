@@ -87,8 +87,8 @@ public final class NodeManagerOperator implements Callable<Integer> {
 
     @Option(names = "--agent-probe-port", defaultValue = "${env:NMC_AGENT_PROBE_PORT:-9653}",
             description = "Port of the agents' /healthz and /readyz on the node's loopback address only, which the"
-                    + " DaemonSet's probes ask (host 127.0.0.1): a pod on the network can hold the request threads of"
-                    + " --agent-metrics-port and fail the probes, but cannot reach loopback (default:"
+                    + " DaemonSet's probes ask (host 127.0.0.1): a pod on the network can flood --agent-metrics-port,"
+                    + " but cannot reach loopback (default:"
                     + " ${DEFAULT-VALUE}; 0: probe --agent-metrics-port as before).")
     int agentProbePort;
 

@@ -135,7 +135,7 @@ class ProbeServerTest {
         assertThatThrownBy(() -> new Socket("127.0.0.2", probes.port()).close()).isInstanceOf(ConnectException.class);
         ProbeServer second = new ProbeServer(InetAddress.getByName("127.0.0.1"), probes.port(), OK, OK);
         assertThatThrownBy(second::start).isInstanceOf(IOException.class)
-                .hasMessageContaining("cannot listen for probes on 127.0.0.1:" + probes.port());
+                .hasMessageContaining("cannot listen for probe requests on 127.0.0.1 port " + probes.port());
         assertThatThrownBy(() -> new ProbeServer(null, 65_536, OK, OK)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("probe port must be 0..65535, got 65536");
     }

@@ -96,8 +96,8 @@ public final class RunCommand implements Callable<Integer> {
 
   @Option(names = "--probe-port", paramLabel = "PORT", defaultValue = "0",
       description = "also serve /healthz and /readyz on this TCP port of the loopback address only, for the"
-          + " kubelet's probes: with the host's network, pods can hold the request threads of the metrics port but"
-          + " cannot reach loopback; 0 = off (default: ${DEFAULT-VALUE})")
+          + " kubelet's probes: with the host's network, pods can flood the metrics port but cannot reach loopback;"
+          + " 0 = off (default: ${DEFAULT-VALUE})")
   int probePort;
 
   @Option(names = "--bind", paramLabel = "ADDR[:PORT]",

@@ -23,7 +23,7 @@ import java.util.regex.Pattern;
  *                         default ({@code text}), and no flag in the DaemonSet
  * @param probePort        port of the agent's {@code /healthz} and {@code /readyz} on the node's loopback address
  *                         only ({@code run --probe-port}), which the kubelet's probes ask: no pod can reach it, so
- *                         none can hold its request threads, as any can those of {@code metricsPort}
+ *                         none can flood it, as any can {@code metricsPort}
  *                         ({@code --agent-probe-port}); 0: the probes ask {@code metricsPort} as before
  */
 public record AgentPodSettings(int metricsPort, String imagePullPolicy, List<String> imagePullSecrets,

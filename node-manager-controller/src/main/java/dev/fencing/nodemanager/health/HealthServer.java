@@ -1,61 +1,57 @@
 package dev.fencing.nodemanager.health;
 
-import com.sun.net.httpserver.HttpExchange;
+import dev.fencing.probes.EndpointServer;
+import dev.fencing.probes.EndpointServer.Response;
+import dev.fencing.probes.Probe;
+import dev.fencing.probes.ProbeServer;
+import dev.fencing.probes.PrometheusEndpoint;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import io.prometheus.metrics.exporter.httpserver.HTTPServer;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 
 /**
  * /healthz (liveness), /readyz (readiness), /metrics (the Prometheus client's exposition of the registry: text format,
- * OpenMetrics or protobuf by the scraper's Accept header) and, once {@link #groupViews} is set,
- * /debug/groups/&lt;name&gt; (a group's view as JSON) on the Prometheus client's {@link HTTPServer}. The client also
- * answers /-/healthy with 200 while the process serves HTTP at all.
- *
- * <p>Requests run on at most {@value #THREADS} threads that end after {@value #IDLE_SECONDS} idle seconds.
+ * OpenMetrics or protobuf by the scraper's Accept header, gzip on request), /-/healthy (200 while the listener serves
+ * at all) and, once {@link #groupViews} is set, /debug/groups/&lt;name&gt; (a group's view as JSON), served by an
+ * {@link EndpointServer}: one thread that no client can hold, each connection bounded to {@value #TIMEOUT_SECONDS} s
+ * and {@value #MAX_CONNECTIONS} open at once. The probes answer 200 "ok" or 503 with the reason, as on the probe port.
  */
 public final class HealthServer implements AutoCloseable {
 
-    /** Request threads. */
-    public static final int THREADS = 2;
-    /** Seconds an idle request thread lives. */
-    public static final int IDLE_SECONDS = 30;
+    /** From accept to the last byte of the answer: Prometheus' default scrape timeout. */
+    public static final int TIMEOUT_SECONDS = 10;
+    /** Open connections at most; one more closes the oldest that has not sent its request. */
+    public static final int MAX_CONNECTIONS = 64;
 
     /** A NodeGroup name: a DNS subdomain. */
     private static final Pattern GROUP_NAME = Pattern.compile("[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?");
     static final String GROUPS_PATH = "/debug/groups/";
-    private static final String TEXT = "text/plain; charset=utf-8";
 
     private final int requestedPort;
-    private final BooleanSupplier healthy;
-    private final BooleanSupplier ready;
+    private final Probe liveness;
+    private final Probe readiness;
     private final PrometheusMeterRegistry registry;
     private Function<String, Optional<String>> groupViews;
-    private HTTPServer server;
-    private ThreadPoolExecutor executor;
+    private EndpointServer server;
 
     /**
-     * @param port     TCP port (0 = any)
-     * @param healthy  liveness: informers watching, event sources healthy
-     * @param ready    readiness: operator started, caches synced, AgentControl listening
-     * @param registry scraped on /metrics
+     * @param port      TCP port (0 = any)
+     * @param liveness  informers watching, event sources healthy: empty, or why not
+     * @param readiness operator started, caches synced, AgentControl listening: empty, or why not
+     * @param registry  scraped on /metrics
      */
-    public HealthServer(int port, BooleanSupplier healthy, BooleanSupplier ready, PrometheusMeterRegistry registry) {
+    public HealthServer(int port, Probe liveness, Probe readiness, PrometheusMeterRegistry registry) {
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("health port must be 0..65535, got " + port);
         }
         this.requestedPort = port;
-        this.healthy = Objects.requireNonNull(healthy, "healthy");
-        this.ready = Objects.requireNonNull(ready, "ready");
+        this.liveness = Objects.requireNonNull(liveness, "liveness");
+        this.readiness = Objects.requireNonNull(readiness, "readiness");
         this.registry = Objects.requireNonNull(registry, "registry");
     }
 
@@ -80,76 +76,38 @@ public final class HealthServer implements AutoCloseable {
      */
     public synchronized HealthServer start() throws IOException {
         if (server != null) {
-            throw new IllegalStateException("health server already started on port " + port());
+            throw new IllegalStateException("health server already started on port " + server.port());
         }
-        executor = new ThreadPoolExecutor(THREADS, THREADS, IDLE_SECONDS, TimeUnit.SECONDS,
-                new LinkedBlockingQueue<>(), r -> {
-                    Thread t = new Thread(r, "health-http");
-                    t.setDaemon(true);
-                    return t;
-                });
-        executor.allowCoreThreadTimeOut(true);
-        try {
-            // /metrics is the client's; every other path reaches the default handler below.
-            server = HTTPServer.builder()
-                    .port(requestedPort)
-                    .registry(registry.getPrometheusRegistry())
-                    .executorService(executor)
-                    .defaultHandler(this::route)
-                    .buildAndStart();
-        } catch (IOException | RuntimeException e) {
-            executor.shutdownNow();
-            executor = null;
-            throw new IOException("cannot listen for health and metrics on port " + requestedPort + ": "
-                    + e.getMessage(), e);
+        EndpointServer.Builder b = EndpointServer.builder("health")
+                .port(requestedPort)
+                .timeout(Duration.ofSeconds(TIMEOUT_SECONDS))
+                .maxConnections(MAX_CONNECTIONS)
+                .endpoint("/metrics", new PrometheusEndpoint(registry.getPrometheusRegistry()))
+                .endpoint("/healthz", ProbeServer.probe(liveness, "unhealthy", "liveness"))
+                .endpoint("/readyz", ProbeServer.probe(readiness, "not ready", "readiness"))
+                .endpoint("/-/healthy", request -> Response.text(200, "ok\n"));
+        if (groupViews != null) {
+            Function<String, Optional<String>> views = groupViews;
+            b.prefix(GROUPS_PATH, request -> group(views, request.path().substring(GROUPS_PATH.length())));
         }
+        EndpointServer s = b.build();
+        s.start();
+        server = s;
         return this;
     }
 
-    /** The bound port, or -1 when not started. */
+    /** The bound port, or -1 when not started or closed. */
     public synchronized int port() {
-        return server == null ? -1 : server.getPort();
+        return server == null ? -1 : server.port();
     }
 
-    private void route(HttpExchange ex) throws IOException {
-        String path = ex.getRequestURI().getPath();
-        if (path.equals("/healthz")) {
-            boolean ok = healthy.getAsBoolean();
-            respond(ex, ok ? 200 : 503, ok ? "ok\n" : "unhealthy\n", TEXT);
-        } else if (path.equals("/readyz")) {
-            boolean ok = ready.getAsBoolean();
-            respond(ex, ok ? 200 : 503, ok ? "ready\n" : "not ready\n", TEXT);
-        } else if (groupViews != null && path.startsWith(GROUPS_PATH)) {
-            group(ex, path.substring(GROUPS_PATH.length()));
-        } else {
-            respond(ex, 404, "not found: try /healthz, /readyz, /metrics or " + GROUPS_PATH + "<name>\n", TEXT);
-        }
-    }
-
-    private void group(HttpExchange ex, String name) throws IOException {
-        if (!"GET".equals(ex.getRequestMethod())) {
-            respond(ex, 405, "only GET\n", TEXT);
-            return;
-        }
+    private static Response group(Function<String, Optional<String>> views, String name) {
         if (!GROUP_NAME.matcher(name).matches()) {
-            respond(ex, 400, "not a NodeGroup name: expected " + GROUPS_PATH + "<name>\n", TEXT);
-            return;
+            return Response.text(400, "not a NodeGroup name: expected " + GROUPS_PATH + "<name>\n");
         }
-        Optional<String> json = groupViews.apply(name);
-        if (json.isEmpty()) {
-            respond(ex, 404, "no NodeGroup " + name + " in this replica's cache\n", TEXT);
-        } else {
-            respond(ex, 200, json.get(), "application/json");
-        }
-    }
-
-    private static void respond(HttpExchange ex, int code, String body, String type) throws IOException {
-        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-        ex.getResponseHeaders().set("Content-Type", type);
-        ex.sendResponseHeaders(code, bytes.length);
-        try (OutputStream out = ex.getResponseBody()) {
-            out.write(bytes);
-        }
+        return views.apply(name)
+                .map(json -> Response.of(200, "application/json", json.getBytes(StandardCharsets.UTF_8)))
+                .orElseGet(() -> Response.text(404, "no NodeGroup " + name + " in this replica's cache\n"));
     }
 
     /** Stops serving; idempotent. */
@@ -159,7 +117,6 @@ public final class HealthServer implements AutoCloseable {
             return;
         }
         server.close();
-        executor.shutdownNow();
         server = null;
     }
 }

@@ -3,6 +3,7 @@ package dev.fencing.nodemanager.health;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.fencing.probes.Probe;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -17,6 +18,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 class HealthServerTest {
+
+    private static final Probe OK = Optional::empty;
 
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final HttpClient http = HttpClient.newHttpClient();
@@ -40,18 +43,19 @@ class HealthServerTest {
         AtomicBoolean healthy = new AtomicBoolean(true);
         AtomicBoolean ready = new AtomicBoolean(false);
         Counter.builder("fencing.controller.test").register(registry).increment(2);
-        server = new HealthServer(0, healthy::get, ready::get, registry).start();
+        server = new HealthServer(0, () -> healthy.get() ? Optional.empty() : Optional.of("informers not watching"),
+                () -> ready.get() ? Optional.empty() : Optional.of("the operator has not started"), registry).start();
 
         assertThat(send("GET", "/healthz").body()).isEqualTo("ok\n");
         HttpResponse<String> notReady = send("GET", "/readyz");
         assertThat(notReady.statusCode()).isEqualTo(503);
-        assertThat(notReady.body()).isEqualTo("not ready\n");
+        assertThat(notReady.body()).isEqualTo("not ready: the operator has not started\n");
         ready.set(true);
         healthy.set(false);
         assertThat(send("GET", "/readyz").statusCode()).isEqualTo(200);
         HttpResponse<String> unhealthy = send("GET", "/healthz");
         assertThat(unhealthy.statusCode()).isEqualTo(503);
-        assertThat(unhealthy.body()).isEqualTo("unhealthy\n");
+        assertThat(unhealthy.body()).isEqualTo("unhealthy: informers not watching\n");
         HttpResponse<String> metrics = send("GET", "/metrics");
         assertThat(metrics.statusCode()).isEqualTo(200);
         assertThat(metrics.headers().firstValue("Content-Type"))
@@ -61,7 +65,7 @@ class HealthServerTest {
 
     @Test
     void groupViewsAnswerJsonNotFoundBadNameAndWrongMethod() throws Exception {
-        server = new HealthServer(0, () -> true, () -> true, registry)
+        server = new HealthServer(0, OK, OK, registry)
                 .groupViews(name -> name.equals("workers") ? Optional.of("{\"group\":\"workers\"}") : Optional.empty())
                 .start();
 
@@ -78,7 +82,7 @@ class HealthServerTest {
 
     @Test
     void withoutGroupViewsTheDebugPathAndUnknownPathsAreNotFound() throws Exception {
-        server = new HealthServer(0, () -> true, () -> true, registry).start();
+        server = new HealthServer(0, OK, OK, registry).start();
 
         assertThat(send("GET", "/debug/groups/workers").statusCode()).isEqualTo(404);
         assertThat(send("GET", "/nope").statusCode()).isEqualTo(404);
@@ -87,12 +91,12 @@ class HealthServerTest {
 
     @Test
     void busyPortFailsWithAMessageNamingItAndCloseStopsListening() throws Exception {
-        server = new HealthServer(0, () -> true, () -> true, registry).start();
+        server = new HealthServer(0, OK, OK, registry).start();
         int port = server.port();
-        HealthServer second = new HealthServer(port, () -> true, () -> true, registry);
+        HealthServer second = new HealthServer(port, OK, OK, registry);
 
         assertThatThrownBy(second::start).isInstanceOf(IOException.class).hasMessageContaining("port " + port);
-        assertThatThrownBy(() -> new HealthServer(70000, () -> true, () -> true, registry))
+        assertThatThrownBy(() -> new HealthServer(70000, OK, OK, registry))
                 .isInstanceOf(IllegalArgumentException.class);
         server.close();
         assertThat(server.port()).isEqualTo(-1);
