@@ -91,8 +91,15 @@ final class DrbdFencePeer {
    * @param settled true when waiting cannot change it (fenced, alive, unknown peer, policy); false while a gone
    *                peer's safe-to-assume-fenced delay is still running
    * @param message one line for stderr (and syslog through DRBD's helper logging)
+   * @param toGo    while not settled, how long until the last peer's delay has passed (it can only end sooner by
+   *                settling: the peer heard again, quorum lost); zero when settled
    */
-  record Verdict(int code, boolean settled, String message) {}
+  record Verdict(int code, boolean settled, String message, Duration toGo) {
+
+    Verdict(int code, boolean settled, String message) {
+      this(code, settled, message, Duration.ZERO);
+    }
+  }
 
   private DrbdFencePeer() {}
 
@@ -199,7 +206,8 @@ final class DrbdFencePeer {
     }
     if (fenced.size() < peers.size()) {
       return new Verdict(NOT_FENCED, false, "not fenced yet: peer(s) " + target + " not gone for the "
-          + "safe-to-assume-fenced delay " + HumanFormat.duration(d) + " (" + longest.toMillis() + " ms to go)");
+          + "safe-to-assume-fenced delay " + HumanFormat.duration(d) + " (" + longest.toMillis() + " ms to go)",
+          longest);
     }
     return new Verdict(FENCED, true, "fenced: " + String.join(", ", fenced) + " >= safe-to-assume-fenced "
         + HumanFormat.duration(d) + " (agent " + status.getNode() + ", group " + status.getGroup() + ")");

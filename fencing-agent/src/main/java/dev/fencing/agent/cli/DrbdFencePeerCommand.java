@@ -41,7 +41,8 @@ public final class DrbdFencePeerCommand implements Callable<Integer> {
 
   @Option(names = "--timeout", defaultValue = "120s", paramLabel = "DURATION",
       description = "how long to wait for a gone peer's safe-to-assume-fenced delay to pass (default ${DEFAULT-VALUE};"
-          + " DRBD waits for the handler)")
+          + " DRBD waits for the handler); a delay that cannot pass within it is given up at once, so set it above"
+          + " the group's safe-to-assume-fenced delay (fencing-agent status shows it)")
   String timeout;
 
   @Option(names = "--poll-interval", defaultValue = "1s", paramLabel = "DURATION",
@@ -82,6 +83,12 @@ public final class DrbdFencePeerCommand implements Callable<Integer> {
           return DrbdFencePeer.NOT_FENCED;
         }
         DrbdFencePeer.Verdict verdict = DrbdFencePeer.decide(target, status);
+        if (!verdict.settled() && System.nanoTime() + verdict.toGo().toNanos() > deadline) {
+          // Waiting cannot help: the delay runs out after --timeout. Say so now rather than keep DRBD waiting.
+          err.println(prefix + verdict.message() + "; gave up at once: that is beyond --timeout " + timeout
+              + " (raise --timeout above the group's safe-to-assume-fenced delay)");
+          return verdict.code();
+        }
         if (verdict.settled() || System.nanoTime() + poll.toNanos() > deadline) {
           err.println(prefix + verdict.message() + (verdict.settled() ? ""
               : "; gave up after --timeout " + timeout));

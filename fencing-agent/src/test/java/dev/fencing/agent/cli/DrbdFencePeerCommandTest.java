@@ -2,6 +2,7 @@ package dev.fencing.agent.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.fencing.proto.fencing.v1.AgentStatus;
 import dev.fencing.proto.fencing.v1.PeerMemberState;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -51,10 +52,27 @@ class DrbdFencePeerCommandTest {
 
   @Test
   void waitsForAGonePeersSafeDelayAndGivesUpAtTheTimeout() {
-    agent.status.set(DrbdFencePeerTest.alphaSeeing(PeerMemberState.PEER_MEMBER_STATE_DEAD, 60, false));
+    // 67.8 s of a 68 s delay: 200 ms to go, within the timeout; the fake agent's view never moves on
+    AgentStatus status = DrbdFencePeerTest.alphaSeeing(PeerMemberState.PEER_MEMBER_STATE_DEAD, 60, false);
+    agent.status.set(status.toBuilder().setPeers(0, status.getPeers(0).toBuilder()
+        .setSinceLastHeard(com.google.protobuf.Duration.newBuilder().setSeconds(67).setNanos(800_000_000))).build());
     CliRun run = handler(drbd9(), "--timeout", "300ms", "--poll-interval", "100ms");
     assertThat(run.code()).isEqualTo(1);
-    assertThat(run.err()).contains("not fenced yet").contains("gave up after --timeout 300ms");
+    assertThat(run.err()).contains("not fenced yet").contains("(200 ms to go)")
+        .contains("gave up after --timeout 300ms");
+    assertThat(agent.statusCalls.get()).as("asked again while waiting").isGreaterThan(1);
+  }
+
+  /** A delay that runs out only after the timeout is not waited for: DRBD hears at once that it must be raised. */
+  @Test
+  void aDelayThatCannotPassWithinTheTimeoutIsGivenUpAtOnce() {
+    agent.status.set(DrbdFencePeerTest.alphaSeeing(PeerMemberState.PEER_MEMBER_STATE_DEAD, 60, false));
+    CliRun run = handler(drbd9(), "--timeout", "5s", "--poll-interval", "100ms");
+    assertThat(run.code()).isEqualTo(1);
+    assertThat(run.err()).contains("not fenced yet").contains("(8000 ms to go)")
+        .contains("gave up at once: that is beyond --timeout 5s (raise --timeout above the group's"
+            + " safe-to-assume-fenced delay)");
+    assertThat(agent.statusCalls.get()).as("asked once").isEqualTo(1);
   }
 
   @Test

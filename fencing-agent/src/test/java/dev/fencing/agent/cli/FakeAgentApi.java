@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
@@ -21,6 +22,8 @@ final class FakeAgentApi implements BeforeEachCallback, AfterEachCallback {
 
   /** What GetStatus answers. */
   final AtomicReference<AgentStatus> status = new AtomicReference<>();
+  /** GetStatus calls answered since the test began. */
+  final AtomicInteger statusCalls = new AtomicInteger();
   private Path dir;
   private LocalApiServer server;
 
@@ -33,7 +36,10 @@ final class FakeAgentApi implements BeforeEachCallback, AfterEachCallback {
   public void beforeEach(ExtensionContext context) throws IOException {
     // Short path: a Unix socket path must fit in 108 bytes.
     dir = Files.createTempDirectory("agent-api");
-    server = new LocalApiServer(socket(), new EventHub(16, InstantSource.fixed(Instant.EPOCH)), status::get);
+    server = new LocalApiServer(socket(), new EventHub(16, InstantSource.fixed(Instant.EPOCH)), () -> {
+      statusCalls.incrementAndGet();
+      return status.get();
+    });
     server.start();
   }
 
