@@ -35,6 +35,7 @@ public final class DiskMonitor {
   private final String logContext;
 
   private final DiskArbiter arbiter;
+  private final MsgwaitCheck msgwait;
   private volatile DiskState published;
   private volatile String ioMode = "not opened";
   private volatile long lastWriteNanos = -1;
@@ -61,6 +62,7 @@ public final class DiskMonitor {
     this.local = local;
     this.logContext = logContext;
     this.arbiter = new DiskArbiter(self, timing, logContext);
+    this.msgwait = new MsgwaitCheck(deviceName, logContext);
     this.published = arbiter.state();
   }
 
@@ -82,6 +84,14 @@ public final class DiskMonitor {
   public void retime(DiskTiming newTiming) {
     arbiter.retime(newTiming);
     this.timing = newTiming;
+  }
+
+  /**
+   * The header's msgwait against what this node needs to be reset after a poison pill: fed every header read here,
+   * told the need by whoever knows the group's timings. A warning only, never part of {@link #lostReason}.
+   */
+  public MsgwaitCheck msgwait() {
+    return msgwait;
   }
 
   /** The latest published state (never blocks). */
@@ -142,7 +152,10 @@ public final class DiskMonitor {
     return Optional.empty();
   }
 
-  /** The disk condition for status and reports: "ok", "unreadable: …" or "poison pill: reset from …". */
+  /**
+   * The disk condition for status and reports: "ok", "ok, but msgwait … is shorter …" (see {@link MsgwaitCheck}),
+   * "allocating a slot", "unreadable: …" or "poison pill: reset from …".
+   */
   public String condition(long nowNanos) {
     DiskState s = published;
     if (s.poisonPill().isPresent()) {
@@ -151,7 +164,8 @@ public final class DiskMonitor {
     if (s.problem().isEmpty() && s.lastGoodReadNanos().present() && s.slot().isEmpty()) {
       return "allocating a slot";
     }
-    return lostReason(nowNanos).map(r -> "unreadable: " + r).orElse("ok");
+    Optional<String> lost = lostReason(nowNanos);
+    return lost.isPresent() ? "unreadable: " + lost.get() : msgwait.conditionWhenUsable();
   }
 
   /** The cut-off evidence at {@code nowNanos}, only while the disk is usable. */
@@ -202,6 +216,7 @@ public final class DiskMonitor {
     long readStart = clock.nanoTime();
     ioSinceNanos = readStart;
     SbdHeader header = sbd.readHeader();
+    msgwait.observe(header.msgwaitTimeout());
     var slots = sbd.readSlots(header, arbiter.slotsToRead(header));
     long readEnd = clock.nanoTime();
     ioSinceNanos = IDLE;

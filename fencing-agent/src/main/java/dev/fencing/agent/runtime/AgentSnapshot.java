@@ -35,7 +35,8 @@ import java.util.Optional;
  * @param peers gossip's view of every expected peer
  * @param localLagNanos the measured local lag at this tick
  * @param isolated this node announces itself isolated
- * @param diskCondition the shared disk: "none", "ok", "unreadable: …" or "poison pill: reset from …"
+ * @param diskCondition the shared disk: "none", "ok", "ok, but msgwait … is shorter …", "allocating a slot",
+ *     "unreadable: …" or "poison pill: reset from …"
  */
 public record AgentSnapshot(
     String node,

@@ -1068,6 +1068,9 @@ public final class FencingAgent implements AutoCloseable {
     Gauge.builder("fencing.disk.poison.pill", this, a -> a.disk.poisonPill().isPresent() ? 1 : 0)
         .description("1 while a reset/off/crashdump message is in this node's slot on the shared disk")
         .register(registry);
+    Gauge.builder("fencing.disk.msgwait.too.short", this, a -> a.disk.msgwaitTooShort())
+        .description("1 while the shared disk's SBD msgwait is shorter than this node needs to be reset after a"
+            + " poison pill, 0 while not, NaN without a disk or before its header was read").register(registry);
     trafficCounter(registry, "memberlist.packets.sent", "Gossip datagrams sent", g -> g.traffic().packetsSent());
     trafficCounter(registry, "memberlist.packets.received", "Gossip datagrams received",
         g -> g.traffic().packetsReceived());

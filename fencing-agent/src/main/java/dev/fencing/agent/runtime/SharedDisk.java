@@ -5,6 +5,7 @@ import dev.fencing.agent.disk.DiskMonitor;
 import dev.fencing.agent.disk.DiskTieBreaker;
 import dev.fencing.agent.disk.DiskTiming;
 import dev.fencing.agent.disk.LocalView;
+import dev.fencing.agent.disk.MsgwaitCheck;
 import dev.fencing.agent.quorum.MonotonicClock;
 import dev.fencing.agent.quorum.PeerQuorumView;
 import dev.fencing.agent.quorum.QuorumSettings;
@@ -14,6 +15,7 @@ import dev.fencing.agent.quorum.TieBreaker;
 import dev.fencing.policy.ResolvedDisk;
 import dev.fencing.policy.ResolvedTimings;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.SortedSet;
 import java.util.TreeSet;
@@ -30,7 +32,9 @@ import org.slf4j.LoggerFactory;
  *   <li>cut-off evidence (a quorum of others hold quorum without hearing this node) ⇒ quorum not held, at once;
  *   <li>{@code required: true} and the disk lost ⇒ quorum not held (network AND disk); otherwise losing the disk
  *       changes nothing while the network quorum holds;
- *   <li>a poison pill ⇒ {@link #poisonPill()} (the supervisor stops feeding and does not re-arm until cleared).
+ *   <li>a poison pill ⇒ {@link #poisonPill()} (the supervisor stops feeding and does not re-arm until cleared);
+ *   <li>a header msgwait shorter than this node needs to be reset after a pill ⇒ a warning in the log, the gauge and
+ *       the condition, nothing else ({@link MsgwaitCheck}).
  * </ul>
  */
 final class SharedDisk {
@@ -77,15 +81,22 @@ final class SharedDisk {
   synchronized void apply(Optional<ResolvedDisk> newDisk, ResolvedTimings timings, String logContext) {
     DiskTiming newTiming = newDisk.map(d -> DiskTiming.forTieBreakLead(QuorumSettings.defaultTieBreakLead(
         timings.quorumWindow(), timings.heartbeatInterval(), timings.evaluationTick()), d.ioTimeout())).orElse(null);
+    // The watchdog timeout, tick and margin may change without the disk's timing: told to the monitor on every path.
+    Duration msgwaitNeeded = newTiming == null ? null : MsgwaitCheck.needed(newTiming, timings.evaluationTick(),
+        timings.watchdogTimeout(), timings.fenceMargin());
     if (newDisk.map(ResolvedDisk::device).equals(disk.map(ResolvedDisk::device))
         && java.util.Objects.equals(newTiming, timing)) {
       disk = newDisk;
+      if (monitor != null && msgwaitNeeded != null) {
+        monitor.msgwait().require(msgwaitNeeded);
+      }
       return;
     }
     if (newDisk.isPresent() && monitor != null && newDisk.map(ResolvedDisk::device).equals(disk.map(
         ResolvedDisk::device))) {
       // Only the timing changed (under Auto it follows the group size): the running thread takes it over.
       monitor.retime(newTiming);
+      monitor.msgwait().require(msgwaitNeeded);
       LOG.info("{} event=disk_arbiter_retimed device={} interval={} io_timeout={} was_interval={} was_io_timeout={}",
           logContext, newDisk.get().device(), newTiming.interval(), newTiming.ioTimeout(),
           timing == null ? null : timing.interval(), timing == null ? null : timing.ioTimeout());
@@ -102,6 +113,7 @@ final class SharedDisk {
     String device = newDisk.get().device();
     DiskMonitor m = new DiskMonitor(() -> opener.open(device), device, node, newTiming, clock, () -> view,
         logContext);
+    m.msgwait().require(msgwaitNeeded);
     AtomicBoolean run = new AtomicBoolean(true);
     Thread t = new Thread(FatalErrors.guarded(fatalErrors, () -> m.run(run::get)), "fencing-disk");
     t.setDaemon(true);
@@ -165,7 +177,19 @@ final class SharedDisk {
     return m == null ? Optional.empty() : m.state().poisonPill();
   }
 
-  /** "none" without a disk, else the monitor's condition ("ok", "unreadable: …", "poison pill: …"). */
+  /**
+   * 1 while the disk's msgwait is shorter than this node needs to be reset after a poison pill, 0 while not, NaN
+   * without a disk or before its header was read.
+   */
+  double msgwaitTooShort() {
+    DiskMonitor m = monitor;
+    return m == null ? Double.NaN : m.msgwait().tooShort();
+  }
+
+  /**
+   * "none" without a disk, else the monitor's condition ("ok", "ok, but msgwait …", "unreadable: …", "poison pill:
+   * …").
+   */
   String condition(long nowNanos) {
     DiskMonitor m = monitor;
     return m == null ? "none" : m.condition(nowNanos);

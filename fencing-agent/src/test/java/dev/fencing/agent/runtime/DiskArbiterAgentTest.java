@@ -137,6 +137,42 @@ class DiskArbiterAgentTest {
     }
   }
 
+  /**
+   * FAST_TIMINGS with ioTimeout 1 s need 2 × 1 s + 1 s + 50 ms + 5 s + 1 s = 9.05 s: a header with msgwait 2 s (as in
+   * the e2e lab) is flagged on every node, which still arms and feeds; recreated with 10 s the flag goes.
+   */
+  @Test
+  void aMsgwaitShorterThanTheNodeNeedsIsFlaggedAndChangesNothingElse() throws Exception {
+    SbdDevice sbd = new SbdDevice(lun);
+    SbdHeader defaults = sbd.readHeader();
+    lun.write(0, withMsgwait(defaults, 2).encode());
+    try (AgentCluster cluster = AgentCluster.startWithDisk(3, "Fence", "LowestName", AgentCluster.FAST_TIMINGS,
+        DISK, device -> lun)) {
+      await().atMost(Duration.ofSeconds(30)).until(() -> cluster.agents.stream()
+          .allMatch(a -> a.agent().snapshot().watchdog().armed()
+              && a.registry().get("fencing.disk.msgwait.too.short").gauge().value() == 1
+              && a.agent().snapshot().toStatus(System.nanoTime()).getDiskCondition().startsWith("ok, but")));
+      assertThat(cluster.agent("node-a").agent().snapshot().toStatus(System.nanoTime()).getDiskCondition())
+          .startsWith("ok, but msgwait 2s is shorter than this node needs to be reset after a poison pill (10s)")
+          .contains("sbd -d /dev/shared-lun -4 10 create");
+      assertThat(cluster.agent("node-a").registry().get("fencing.disk.up").gauge().value()).isEqualTo(1);
+      long feeds = cluster.agent("node-a").device().keepalives();
+      await().atMost(Duration.ofSeconds(5)).until(() -> cluster.agent("node-a").device().keepalives() > feeds + 5);
+      assertThat(cluster.agents).noneMatch(a -> a.agent().snapshot().watchdog().fencingInProgress());
+
+      lun.write(0, withMsgwait(defaults, 10).encode());
+      await().atMost(Duration.ofSeconds(5)).until(() -> cluster.agents.stream()
+          .allMatch(a -> a.registry().get("fencing.disk.msgwait.too.short").gauge().value() == 0
+              && a.agent().snapshot().toStatus(System.nanoTime()).getDiskCondition().equals("ok")));
+      assertThat(cluster.agents).allMatch(a -> a.agent().snapshot().watchdog().armed());
+    }
+  }
+
+  private static SbdHeader withMsgwait(SbdHeader h, long msgwait) {
+    return new SbdHeader(h.slots(), h.sectorSize(), h.watchdogTimeout(), h.allocateTimeout(), h.loopTimeout(),
+        msgwait, h.minorVersion(), h.uuid());
+  }
+
   @Test
   void aPoisonPillLeftInTheSlotKeepsARestartedNodeDisarmed() throws Exception {
     SbdDevice sbd = new SbdDevice(lun);

@@ -82,6 +82,7 @@ class FencingAgentTest {
       // The wall clock stands still at wallNow, so the feed lies at wallNow minus how long ago it happened.
       assertThat(gauge.value()).isLessThanOrEqualTo(wallNow.getEpochSecond())
           .isGreaterThan(wallNow.getEpochSecond() - 60);
+      assertThat(registry.get("fencing.disk.msgwait.too.short").gauge().value()).as("a group without a disk").isNaN();
       assertThat(registry.find("fencing.in.progress").gauge()).isNotNull();
       assertThat(registry.find("fencing.fencing.in.progress").gauge()).as("the old stuttering name").isNull();
     }
