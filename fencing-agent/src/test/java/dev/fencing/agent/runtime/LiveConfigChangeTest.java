@@ -156,6 +156,41 @@ class LiveConfigChangeTest {
   }
 
   /**
+   * The msgwait the disk's header must have follows the config on a running disk thread: FAST_TIMINGS with ioTimeout
+   * 1 s need 9.05 s (the header's 10 s do); a longer fenceMargin (the disk's own timing unchanged) or a longer
+   * ioTimeout (the disk thread retimed) need more, which is flagged, and nothing else changes.
+   */
+  @Test
+  void aConfigChangeRetimesTheMsgwaitTheDiskNeeds() throws Exception {
+    InMemoryBlockDevice lun = InMemoryBlockDevice.sbdFormatted();
+    String disk = "{device: /dev/shared-lun, ioTimeout: 1s}";
+    try (AgentCluster cluster = AgentCluster.startWithDisk(3, "Fence", "LowestName", AgentCluster.FAST_TIMINGS,
+        disk, device -> lun)) {
+      await().atMost(STARTUP).until(() -> cluster.agents.stream().allMatch(a -> a.agent().snapshot().watchdog()
+          .armed() && msgwaitTooShort(a) == 0));
+
+      String widerMargin = AgentCluster.FAST_TIMINGS.replace("fenceMargin: 1s", "fenceMargin: 2s");
+      apply(cluster, cluster.groupWith(widerMargin + "\n  disk: " + disk, ""));
+      await().atMost(Duration.ofSeconds(5)).until(() -> cluster.agents.stream().allMatch(a -> msgwaitTooShort(a) == 1
+          && a.agent().snapshot().toStatus(System.nanoTime()).getDiskCondition()
+              .startsWith("ok, but msgwait 10s is shorter than this node needs to be reset after a poison pill (11s)")));
+
+      apply(cluster, cluster.groupWith(AgentCluster.FAST_TIMINGS + "\n  disk: " + disk, ""));
+      await().atMost(Duration.ofSeconds(5)).until(() -> cluster.agents.stream().allMatch(a -> msgwaitTooShort(a) == 0));
+
+      String slowerDisk = "{device: /dev/shared-lun, ioTimeout: 2s}";
+      apply(cluster, cluster.groupWith(AgentCluster.FAST_TIMINGS + "\n  disk: " + slowerDisk, ""));
+      await().atMost(Duration.ofSeconds(5)).until(() -> cluster.agents.stream().allMatch(a -> msgwaitTooShort(a) == 1
+          && a.agent().snapshot().toStatus(System.nanoTime()).getDiskCondition().contains("(13s)")));
+      staysArmed(cluster, Duration.ofSeconds(2));
+    }
+  }
+
+  private static double msgwaitTooShort(AgentCluster.Agent a) {
+    return a.registry().get("fencing.disk.msgwait.too.short").gauge().value();
+  }
+
+  /**
    * A change that restarts gossip (here: node-a moves to another group, with node-b but without node-c) hands what
    * consumers see to the new gossip member: node-c goes at once (no longer expected), node-b once the new member has
    * not reported it within the grace (node-b still gossips in the old group, under the old label), and consumers never
