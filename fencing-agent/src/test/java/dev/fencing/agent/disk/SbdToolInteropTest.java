@@ -87,6 +87,35 @@ class SbdToolInteropTest {
     await().atMost(Duration.ofSeconds(5)).until(() -> monitor.state().poisonPill().isEmpty());
   }
 
+  /**
+   * A msgwait written by {@code sbd create -4} is the one the agent compares: 2 s against the 17 s this node needs
+   * (2 × 2 s + 2 s + 100 ms + 5 s + 5 s, rounded up) is flagged; the header recreated with {@code -4 17} is not.
+   */
+  @Test
+  void aShortMsgwaitFromSbdCreateIsFlaggedUntilTheHeaderIsRecreatedWithTheAdvisedValue() throws Exception {
+    run(SBD.toString(), "-d", loop, "-1", "2", "-2", "1", "-4", "2", "create");
+    DiskTiming timing = new DiskTiming(Duration.ofMillis(100), Duration.ofSeconds(2));
+    DiskMonitor monitor = new DiskMonitor(() -> DirectBlockDevice.open(Path.of(loop)), loop, "node-a", timing,
+        MonotonicClock.system(), () -> new LocalView(new TreeSet<>(List.of("node-a")), 1, true, 3,
+            new TreeSet<>(List.of("node-a")), new TreeSet<>(List.of("node-a"))), "node=node-a group=interop");
+    monitor.msgwait().require(MsgwaitCheck.needed(timing, Duration.ofMillis(100), Duration.ofSeconds(5),
+        Duration.ofSeconds(5)));
+    Thread thread = new Thread(() -> monitor.run(running::get), "fencing-disk-test");
+    thread.setDaemon(true);
+    thread.start();
+
+    await().atMost(Duration.ofSeconds(15)).until(() -> monitor.msgwait().tooShort() == 1
+        && monitor.condition(System.nanoTime()).startsWith("ok, but"));
+    assertTrue(monitor.condition(System.nanoTime()).startsWith("ok, but msgwait 2s is shorter than this node needs"
+        + " to be reset after a poison pill (17s)"), monitor.condition(System.nanoTime()));
+    assertTrue(monitor.condition(System.nanoTime()).contains("'sbd -d " + loop + " -4 17 create'"));
+
+    run(SBD.toString(), "-d", loop, "-1", "2", "-2", "1", "-4", "17", "create");
+    assertTrue(run(SBD.toString(), "-d", loop, "dump").contains("Timeout (msgwait)  : 17"));
+    await().atMost(Duration.ofSeconds(15)).until(() -> monitor.msgwait().tooShort() == 0
+        && monitor.condition(System.nanoTime()).equals("ok"));
+  }
+
   @Test
   void aDeviceWeCreateIsOneSbdDumpsAllocatesOnAndLists() throws Exception {
     try (BlockDevice device = DirectBlockDevice.open(Path.of(loop))) {
