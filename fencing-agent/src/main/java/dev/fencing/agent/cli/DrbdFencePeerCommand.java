@@ -83,15 +83,19 @@ public final class DrbdFencePeerCommand implements Callable<Integer> {
           return DrbdFencePeer.NOT_FENCED;
         }
         DrbdFencePeer.Verdict verdict = DrbdFencePeer.decide(target, status);
-        if (!verdict.settled() && System.nanoTime() + verdict.toGo().toNanos() > deadline) {
+        if (verdict.settled()) {
+          err.println(prefix + verdict.message());
+          return verdict.code();
+        }
+        long now = System.nanoTime();
+        if (now + verdict.toGo().toNanos() > deadline) {
           // Waiting cannot help: the delay runs out after --timeout. Say so now rather than keep DRBD waiting.
-          err.println(prefix + verdict.message() + "; gave up at once: that is beyond --timeout " + timeout
+          err.println(prefix + verdict.message() + "; gave up: that is beyond --timeout " + timeout
               + " (raise --timeout above the group's safe-to-assume-fenced delay)");
           return verdict.code();
         }
-        if (verdict.settled() || System.nanoTime() + poll.toNanos() > deadline) {
-          err.println(prefix + verdict.message() + (verdict.settled() ? ""
-              : "; gave up after --timeout " + timeout));
+        if (now + poll.toNanos() > deadline) { // e.g. a peer still Suspect: nothing to count down
+          err.println(prefix + verdict.message() + "; gave up after --timeout " + timeout);
           return verdict.code();
         }
         TimeUnit.NANOSECONDS.sleep(poll.toNanos());

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -52,15 +53,27 @@ class DrbdFencePeerCommandTest {
 
   @Test
   void waitsForAGonePeersSafeDelayAndGivesUpAtTheTimeout() {
-    // 67.8 s of a 68 s delay: 200 ms to go, within the timeout; the fake agent's view never moves on
+    // 67.8 s of a 68 s delay: 200 ms to go, within the timeout; the fake agent's view never moves on, so the wait
+    // ends once the 200 ms no longer fit before the timeout
     AgentStatus status = DrbdFencePeerTest.alphaSeeing(PeerMemberState.PEER_MEMBER_STATE_DEAD, 60, false);
     agent.status.set(status.toBuilder().setPeers(0, status.getPeers(0).toBuilder()
         .setSinceLastHeard(com.google.protobuf.Duration.newBuilder().setSeconds(67).setNanos(800_000_000))).build());
-    CliRun run = handler(drbd9(), "--timeout", "300ms", "--poll-interval", "100ms");
+    CliRun run = handler(drbd9(), "--timeout", "2s", "--poll-interval", "100ms");
     assertThat(run.code()).isEqualTo(1);
     assertThat(run.err()).contains("not fenced yet").contains("(200 ms to go)")
-        .contains("gave up after --timeout 300ms");
-    assertThat(agent.statusCalls.get()).as("asked again while waiting").isGreaterThan(1);
+        .contains("gave up: that is beyond --timeout 2s");
+    assertThat(agent.statusCalls.get()).as("asked again while waiting").isGreaterThan(2);
+  }
+
+  /** A peer that is Suspect, not gone, has no delay running out: the handler asks until its timeout. */
+  @Test
+  @Timeout(30) // a handler that never gives up would hang here
+  void aSuspectPeerIsWaitedForUntilTheTimeout() {
+    agent.status.set(DrbdFencePeerTest.alphaSeeing(PeerMemberState.PEER_MEMBER_STATE_SUSPECT, 100, false));
+    CliRun run = handler(drbd9(), "--timeout", "500ms", "--poll-interval", "100ms");
+    assertThat(run.code()).isEqualTo(1);
+    assertThat(run.err()).contains("not fenced yet").contains("gave up after --timeout 500ms");
+    assertThat(agent.statusCalls.get()).isBetween(2, 6);
   }
 
   /** A delay that runs out only after the timeout is not waited for: DRBD hears at once that it must be raised. */
@@ -70,7 +83,7 @@ class DrbdFencePeerCommandTest {
     CliRun run = handler(drbd9(), "--timeout", "5s", "--poll-interval", "100ms");
     assertThat(run.code()).isEqualTo(1);
     assertThat(run.err()).contains("not fenced yet").contains("(8000 ms to go)")
-        .contains("gave up at once: that is beyond --timeout 5s (raise --timeout above the group's"
+        .contains("gave up: that is beyond --timeout 5s (raise --timeout above the group's"
             + " safe-to-assume-fenced delay)");
     assertThat(agent.statusCalls.get()).as("asked once").isEqualTo(1);
   }
