@@ -65,7 +65,7 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
     // node → (CIDR → IP) its agent last reported to this replica; the Node's annotation, once written, comes first.
     private final Map<String, Map<String, String>> networkAddresses = new ConcurrentHashMap<>();
     // Refusals already logged, so a report repeated every interval logs its refusal once.
-    private final Set<String> refusalsLogged = ConcurrentHashMap.newKeySet();
+    private final RefusalLog refusals = new RefusalLog();
     private final Set<String> dirty = ConcurrentHashMap.newKeySet();
     private final List<Consumer<GroupModel>> modelListeners = new CopyOnWriteArrayList<>();
     private final List<Consumer<NodeGroup>> groupDeletedListeners = new CopyOnWriteArrayList<>();
@@ -324,10 +324,8 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
                     : GroupModel.from(ng, members, gossipPort);
             NetworkAddresses.Result withNetworks = NetworkAddresses.complete(fromCaches,
                     gossipAddresses(members), gossipPort);
-            for (String refused : withNetworks.refused()) {
-                if (refusalsLogged.add(refused)) {
-                    LOG.warn("event=network_address_refused group={} {}", group, refused);
-                }
+            for (String refused : refusals.toLog(group, withNetworks.refused())) {
+                LOG.warn("event=network_address_refused group={} {}", group, refused);
             }
             GroupModel model = withNetworks.model();
             if (model.fencingEnabled()) {
