@@ -3,13 +3,14 @@ package dev.fencing.nodemanager.realcluster;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The controller's main ({@code NodeManagerOperator}) in a child JVM, as e2e runs the jar: the surefire test class
@@ -19,23 +20,25 @@ import java.util.concurrent.TimeUnit;
 final class ControllerProcess implements AutoCloseable {
 
     private static final String MAIN = "dev.fencing.nodemanager.NodeManagerOperator";
+    private static final Pattern GRPC_PORT = Pattern.compile("\\bgrpc_port=(\\d+)");
 
     private final String name;
     private final Process process;
     private final Path log;
-    private final int grpcPort;
+    private volatile int grpcPort = -1;
 
-    private ControllerProcess(String name, Process process, Path log, int grpcPort) {
+    private ControllerProcess(String name, Process process, Path log) {
         this.name = name;
         this.process = process;
         this.log = log;
-        this.grpcPort = grpcPort;
     }
 
-    /** Starts {@code NodeManagerOperator args --grpc-port <free> --health-port <free> --probe-port 0}. */
+    /**
+     * Starts {@code NodeManagerOperator args --grpc-port 0 --health-port 0 --probe-port 0}: each listener binds a free
+     * port itself (a port picked here and closed for the child to bind could be taken in between), and
+     * {@link #grpcPort()} reads the bound one from the replica's {@code event=started} line.
+     */
     static ControllerProcess start(String name, Path logDir, List<String> args) throws IOException {
-        int grpcPort = freePort();
-        int healthPort = freePort();
         String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
@@ -44,9 +47,8 @@ final class ControllerProcess implements AutoCloseable {
                 // info: the test reads the controller's event lines (the test resources say warn)
                 "--log-level", "info,io.fabric8=warn,io.javaoperatorsdk=warn"));
         command.addAll(args);
-        // several replicas on one host: the probe listener takes any free port, as the others do
-        command.addAll(List.of("--grpc-port", Integer.toString(grpcPort), "--health-port",
-                Integer.toString(healthPort), "--probe-port", "0"));
+        // several replicas on one host: every listener takes any free port
+        command.addAll(List.of("--grpc-port", "0", "--health-port", "0", "--probe-port", "0"));
         Files.createDirectories(logDir);
         Path log = logDir.resolve(name + ".log");
         Process process = new ProcessBuilder(command)
@@ -54,21 +56,40 @@ final class ControllerProcess implements AutoCloseable {
                 .redirectOutput(log.toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                 .start();
-        return new ControllerProcess(name, process, log, grpcPort);
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
+        return new ControllerProcess(name, process, log);
     }
 
     String name() {
         return name;
     }
 
+    /** The AgentControl port the replica bound, from its {@code event=started} line (waiting up to 120 s for it). */
     int grpcPort() {
-        return grpcPort;
+        int port = grpcPort;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (port < 0) {
+            for (String line : logLinesWith("event=started ")) {
+                Matcher m = GRPC_PORT.matcher(line);
+                if (m.find()) {
+                    port = Integer.parseInt(m.group(1));
+                    grpcPort = port;
+                }
+            }
+            if (port >= 0) {
+                break;
+            }
+            if (!process.isAlive() || System.nanoTime() > deadline) {
+                throw new IllegalStateException(name + " never logged event=started" + (process.isAlive() ? ""
+                        : " (exited " + process.exitValue() + ")") + "; log " + log);
+            }
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for " + name + " to start", e);
+            }
+        }
+        return port;
     }
 
     boolean alive() {
@@ -106,6 +127,7 @@ final class ControllerProcess implements AutoCloseable {
 
     @Override
     public String toString() {
-        return name + " (pid " + process.pid() + ", grpc " + grpcPort + ", log " + log + ")";
+        return name + " (pid " + process.pid() + ", grpc " + (grpcPort < 0 ? "not bound yet" : grpcPort) + ", log "
+                + log + ")";
     }
 }
