@@ -18,6 +18,7 @@ import dev.fencing.memberlist.codec.PushNodeState;
 import dev.fencing.memberlist.codec.PushPull;
 import dev.fencing.memberlist.codec.Suspect;
 import dev.fencing.memberlist.codec.UserMsg;
+import dev.fencing.memberlist.limits.DropLog;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -53,6 +54,8 @@ public final class SwimProtocol {
   private final byte[] selfAddr;
   private final int selfPort;
   private final Clock clock;
+  private final java.util.concurrent.ConcurrentMap<String, DropLog> noisyEvents =
+      new java.util.concurrent.ConcurrentHashMap<>();
   private final Timers timers;
   private final RandomGenerator random;
   private final MessageEncoder encoder;
@@ -316,7 +319,32 @@ public final class SwimProtocol {
     } else if (message instanceof UserMsg u) {
       deliverUserMessage(u.payload(), from);
     } else {
-      LOG.warn("event=unexpected_message type={} transport=packet from={}", message.type(), from);
+      warnLimited("unexpected_message", "type={} transport=packet from={}", message.type(), from);
+    }
+  }
+
+  /**
+   * A warning that one message can cause (a peer's bad or hostile message, a refutation), so a member that sends
+   * such messages at line rate could otherwise write a line per message, synchronously and under the protocol's lock:
+   * at most one line per event per {@link DropLog}'s interval, with how many there were ({@code count}) and how many
+   * that interval hid ({@code not_logged}). The first of each is logged at once.
+   */
+  private void warnLimited(String event, String format, Object... args) {
+    logLimited(false, event, format, args);
+  }
+
+  private void logLimited(boolean error, String event, String format, Object... args) {
+    DropLog.Line line = noisyEvents.computeIfAbsent(event, e -> new DropLog(clock::nanos)).dropped();
+    if (line != null) {
+      Object[] all = Arrays.copyOf(args, args.length + 2);
+      all[args.length] = line.total();
+      all[args.length + 1] = line.notLogged();
+      String message = "event=" + event + " " + format + " count={} not_logged={}";
+      if (error) {
+        LOG.error(message, all);
+      } else {
+        LOG.warn(message, all);
+      }
     }
   }
 
@@ -331,7 +359,7 @@ public final class SwimProtocol {
 
   private void handlePing(Ping p, InetSocketAddress from) {
     if (p.node() != null && !p.node().isEmpty() && !p.node().equals(selfName)) {
-      LOG.warn("event=ping_for_other_node target={} from={}", p.node(), from);
+      warnLimited("ping_for_other_node", "target={} from={}", p.node(), from);
       return;
     }
     sendWithPiggyback(replyAddress(p.sourceAddr(), p.sourcePort(), from), new AckResp(p.seqNo(), null));
@@ -339,7 +367,7 @@ public final class SwimProtocol {
 
   private void handleIndirectPing(IndirectPingReq req, InetSocketAddress from) {
     if (req.target() == null || (req.target().length != 4 && req.target().length != 16) || req.port() == 0) {
-      LOG.warn("event=indirect_ping_ignored from={} reason=\"invalid target address\"", from);
+      warnLimited("indirect_ping_ignored", "from={} reason=\"invalid target address\"", from);
       return;
     }
     InetSocketAddress requester = replyAddress(req.sourceAddr(), req.sourcePort(), from);
@@ -667,7 +695,7 @@ public final class SwimProtocol {
     PushPull reply = localState(remote.join());
     String error = mergeRemoteState(remote);
     if (error != null) {
-      LOG.warn("event=push_pull_rejected reason=\"{}\"", error);
+      warnLimited("push_pull_rejected", "reason=\"{}\"", error);
     }
     return reply;
   }
@@ -721,7 +749,7 @@ public final class SwimProtocol {
 
   private void aliveNode(Alive a, Runnable notify, boolean bootstrap) {
     if (a.node() == null || a.node().isEmpty() || a.addr() == null || (a.addr().length != 4 && a.addr().length != 16)) {
-      LOG.warn("event=alive_ignored node={} reason=\"missing name or invalid address\"", a.node());
+      warnLimited("alive_ignored", "node={} reason=\"missing name or invalid address\"", a.node());
       return;
     }
     boolean isLocal = a.node().equals(selfName);
@@ -733,7 +761,7 @@ public final class SwimProtocol {
       int pMin = vsn[0] & 0xff;
       int pMax = vsn[1] & 0xff;
       if (pMin == 0 || pMax == 0 || pMin > pMax) {
-        LOG.warn("event=alive_ignored node={} reason=\"invalid protocol versions {}..{}\"", a.node(), pMin, pMax);
+        warnLimited("alive_ignored", "node={} reason=\"invalid protocol versions {}..{}\"", a.node(), pMin, pMax);
         return;
       }
     }
@@ -762,8 +790,10 @@ public final class SwimProtocol {
         state.setAddress(a.addr(), a.port());
         updatesNode = true;
       } else {
-        LOG.error(
-            "event=address_conflict node={} mine={} theirs={} state={}",
+        logLimited(
+            true,
+            "address_conflict",
+            "node={} mine={} theirs={} state={}",
             a.node(),
             state.address(),
             NodeRecord.toSocketAddress(a.addr(), a.port()),
@@ -795,7 +825,7 @@ public final class SwimProtocol {
         return;
       }
       refute(state, a.incarnation());
-      LOG.warn("event=refute reason=alive_about_self incarnation={}", a.incarnation());
+      warnLimited("refute", "reason=alive_about_self incarnation={}", a.incarnation());
     } else {
       broadcast(a.node(), a, notify);
       state.setVsn(a.vsn());
@@ -834,7 +864,7 @@ public final class SwimProtocol {
     }
     if (s.node().equals(selfName)) {
       refute(state, s.incarnation());
-      LOG.warn("event=refute reason=suspected accuser={} incarnation={}", s.from(), s.incarnation());
+      warnLimited("refute", "reason=suspected accuser={} incarnation={}", s.from(), s.incarnation());
       return;
     }
     broadcast(s.node(), s, null);
@@ -891,7 +921,7 @@ public final class SwimProtocol {
     }
     if (d.node().equals(selfName) && !leaving) {
       refute(state, d.incarnation());
-      LOG.warn("event=refute reason=declared_dead accuser={} incarnation={}", d.from(), d.incarnation());
+      warnLimited("refute", "reason=declared_dead accuser={} incarnation={}", d.from(), d.incarnation());
       return;
     }
     broadcast(d.node(), d, notify);

@@ -324,4 +324,45 @@ class SwimProtocolTest {
     assertThat(h.protocol.node(probe.node()).state()).isEqualTo(NodeState.ALIVE);
     assertThat(h.protocol.healthScore()).isZero();
   }
+
+  /**
+   * A member that sends messages the protocol can only complain about (pings for another node, here) gets one
+   * warning per interval, with the count, not one per message: the warnings are written under the protocol's lock,
+   * on the thread that also receives the quorum heartbeats.
+   */
+  @Test
+  void aFloodOfBadMessagesIsLoggedOncePerIntervalWithItsCount() {
+    ProtocolHarness h = withPeers(1, 11);
+    ch.qos.logback.classic.Logger logger =
+        (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(SwimProtocol.class);
+    ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> lines =
+        new ch.qos.logback.core.read.ListAppender<>();
+    lines.start();
+    ch.qos.logback.classic.Level level = logger.getLevel();
+    logger.setLevel(ch.qos.logback.classic.Level.WARN); // the test config keeps only errors of this package
+    logger.setAdditive(false);
+    logger.addAppender(lines);
+    try {
+      for (int i = 0; i < 1_000; i++) {
+        h.protocol.handleMessage(new Ping(i, "someone-else", null, 0, "peer-1"), address(1));
+      }
+      assertThat(messages(lines, "ping_for_other_node")).singleElement().asString()
+          .contains("target=someone-else").endsWith("count=1 not_logged=0");
+
+      h.run(dev.fencing.memberlist.limits.Refusals.LOG_INTERVAL.toMillis() + 1);
+      h.protocol.handleMessage(new Ping(1_000, "someone-else", null, 0, "peer-1"), address(1));
+      assertThat(messages(lines, "ping_for_other_node")).hasSize(2).last().asString()
+          .endsWith("count=1001 not_logged=999");
+    } finally {
+      logger.detachAppender(lines);
+      logger.setAdditive(true);
+      logger.setLevel(level);
+    }
+  }
+
+  private static List<String> messages(
+      ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> lines, String event) {
+    return lines.list.stream().map(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage)
+        .filter(m -> m.startsWith("event=" + event + " ")).toList();
+  }
 }
