@@ -28,6 +28,20 @@ public final class PrometheusEndpoint implements EndpointServer.Endpoint {
         this.handler = new PrometheusScrapeHandler(registry);
     }
 
+    /**
+     * What a metrics port serves: {@code /metrics} (this endpoint on {@code registry}), {@code /healthz} and
+     * {@code /readyz} ({@link ProbeServer#probe}) and {@code /-/healthy} (200 "ok" while the listener serves at all,
+     * as the Prometheus client's server answered).
+     */
+    public static EndpointServer.Builder metricsAndProbes(EndpointServer.Builder builder, PrometheusRegistry registry,
+            Probe liveness, Probe readiness) {
+        return builder
+                .endpoint("/metrics", new PrometheusEndpoint(registry))
+                .endpoint("/healthz", ProbeServer.probe(liveness, "unhealthy", "liveness"))
+                .endpoint("/readyz", ProbeServer.probe(readiness, "not ready", "readiness"))
+                .endpoint("/-/healthy", request -> EndpointServer.Response.text(200, "ok\n"));
+    }
+
     @Override
     public EndpointServer.Response answer(EndpointServer.Request request) throws IOException {
         Exchange exchange = new Exchange(request);

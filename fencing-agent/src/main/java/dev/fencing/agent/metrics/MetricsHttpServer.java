@@ -45,14 +45,10 @@ public final class MetricsHttpServer implements AutoCloseable {
       throw new IllegalArgumentException("metrics port must be 0..65535, got " + port);
     }
     Objects.requireNonNull(registry, "registry");
-    this.server = EndpointServer.builder("metrics")
+    this.server = PrometheusEndpoint.metricsAndProbes(EndpointServer.builder("metrics")
         .port(port)
         .timeout(Duration.ofSeconds(TIMEOUT_SECONDS))
-        .maxConnections(MAX_CONNECTIONS)
-        .endpoint("/metrics", new PrometheusEndpoint(registry.getPrometheusRegistry()))
-        .endpoint("/healthz", ProbeServer.probe(liveness, "unhealthy", "liveness"))
-        .endpoint("/readyz", ProbeServer.probe(readiness, "not ready", "readiness"))
-        .endpoint("/-/healthy", request -> EndpointServer.Response.text(200, "ok\n"))
+        .maxConnections(MAX_CONNECTIONS), registry.getPrometheusRegistry(), liveness, readiness)
         .build();
   }
 

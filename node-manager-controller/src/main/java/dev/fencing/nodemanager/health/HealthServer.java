@@ -3,7 +3,6 @@ package dev.fencing.nodemanager.health;
 import dev.fencing.probes.EndpointServer;
 import dev.fencing.probes.EndpointServer.Response;
 import dev.fencing.probes.Probe;
-import dev.fencing.probes.ProbeServer;
 import dev.fencing.probes.PrometheusEndpoint;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
@@ -78,14 +77,10 @@ public final class HealthServer implements AutoCloseable {
         if (server != null) {
             throw new IllegalStateException("health server already started on port " + server.port());
         }
-        EndpointServer.Builder b = EndpointServer.builder("health")
+        EndpointServer.Builder b = PrometheusEndpoint.metricsAndProbes(EndpointServer.builder("health")
                 .port(requestedPort)
                 .timeout(Duration.ofSeconds(TIMEOUT_SECONDS))
-                .maxConnections(MAX_CONNECTIONS)
-                .endpoint("/metrics", new PrometheusEndpoint(registry.getPrometheusRegistry()))
-                .endpoint("/healthz", ProbeServer.probe(liveness, "unhealthy", "liveness"))
-                .endpoint("/readyz", ProbeServer.probe(readiness, "not ready", "readiness"))
-                .endpoint("/-/healthy", request -> Response.text(200, "ok\n"));
+                .maxConnections(MAX_CONNECTIONS), registry.getPrometheusRegistry(), liveness, readiness);
         if (groupViews != null) {
             Function<String, Optional<String>> views = groupViews;
             b.prefix(GROUPS_PATH, request -> group(views, request.path().substring(GROUPS_PATH.length())));
