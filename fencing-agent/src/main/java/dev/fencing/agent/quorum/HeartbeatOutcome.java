@@ -4,6 +4,14 @@ package dev.fencing.agent.quorum;
 public enum HeartbeatOutcome {
   /** It echoed one of our send times: a round trip completed. */
   CONFIRMED,
+  /**
+   * As {@link #CONFIRMED}, from a heartbeat that was not newer than the send time recorded for the sender's boot:
+   * only a heartbeat the sender did not send can have put a later one there (a member holding the group key forging
+   * the sender's heartbeats). The round trip proves this heartbeat came from the sender, so its send time replaces
+   * the recorded one: otherwise every real heartbeat would count as stale, and the sender could confirm no echo of
+   * ours (we would echo the forged time), until its clock passed the forged one.
+   */
+  CORRECTED,
   /** Accepted, but it did not (yet) echo a usable send time of ours: one-way reachability only. */
   HEARD,
   /** Addressed to another group. */

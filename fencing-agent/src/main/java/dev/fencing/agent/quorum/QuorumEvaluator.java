@@ -487,11 +487,18 @@ public final class QuorumEvaluator {
     // counts. The sender's send times are monotonic within a boot. (Quorum itself never depended on this: only an
     // echo of one of our own send times confirms.)
     long senderBoot = heartbeat.senderBootId();
+    boolean correcting = false;
     if (state.latestReceivedBootId != Heartbeat.NO_ECHO) {
       Long latest = senderBoot == state.latestReceivedBootId ? Long.valueOf(state.latestReceivedSendNanos)
           : state.leftBoots.get(senderBoot);
       if (latest != null && heartbeat.sendNanos() - latest <= 0) {
-        return HeartbeatOutcome.STALE;
+        // The sender's own heartbeats echo our send times in order, so one that is not newer never completes a round
+        // trip that a newer one has not: a replay or a reordered packet stays stale. One that does complete a fresh
+        // round trip proves it is the sender's, and the recorded send time ahead of it was not (see CORRECTED).
+        if (senderBoot != state.latestReceivedBootId || !completesFreshRoundTrip(state, heartbeat, nowNanos)) {
+          return HeartbeatOutcome.STALE;
+        }
+        correcting = true;
       }
     }
     state.heard = true;
@@ -515,7 +522,7 @@ public final class QuorumEvaluator {
       // still does after that does not read version 3 whatever its own boot id says.
       state.readsNoCompact = !heartbeat.compact();
     }
-    if (state.latestReceivedBootId != heartbeat.senderBootId()
+    if (correcting || state.latestReceivedBootId != heartbeat.senderBootId()
         || heartbeat.sendNanos() - state.latestReceivedSendNanos > 0) {
       if (state.latestReceivedBootId != Heartbeat.NO_ECHO && state.latestReceivedBootId != senderBoot) {
         state.leftBoots.remove(senderBoot);
@@ -543,7 +550,14 @@ public final class QuorumEvaluator {
     if (heartbeat.digest().isPresent()) {
       applyDigest(heartbeat.digest().get(), echo, heartbeat.sender(), heartbeat.senderBootId());
     }
-    return HeartbeatOutcome.CONFIRMED;
+    return correcting ? HeartbeatOutcome.CORRECTED : HeartbeatOutcome.CONFIRMED;
+  }
+
+  /** Whether {@code heartbeat} echoes a send time of ours to its sender that no heartbeat has confirmed yet. */
+  private boolean completesFreshRoundTrip(PeerState state, Heartbeat heartbeat, long nowNanos) {
+    long echo = heartbeat.echoNanos();
+    return heartbeat.echoBootId() == bootId && state.sent && echo - state.lastSentNanos <= 0 && echo - nowNanos <= 0
+        && (!state.confirmed || echo - state.confirmedNanos > 0);
   }
 
   /**

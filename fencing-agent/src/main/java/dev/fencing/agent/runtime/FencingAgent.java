@@ -173,6 +173,9 @@ public final class FencingAgent implements AutoCloseable {
   private final Counter heartbeatsSent;
   private final Counter heartbeatsReceived;
   private final Counter heartbeatsConfirmed;
+  private final Counter heartbeatsCorrected;
+  private long lastCorrectionWarnNanos;
+  private long correctionsAtLastWarn;
   private final Counter heartbeatsRejected;
   private final Counter heartbeatsDropped;
   private final Counter heartbeatsWrongSource;
@@ -257,6 +260,9 @@ public final class FencingAgent implements AutoCloseable {
         .description("Quorum heartbeats received and accepted").register(registry);
     this.heartbeatsConfirmed = Counter.builder("fencing.heartbeats.confirmed")
         .description("Heartbeats that completed a round trip").register(registry);
+    this.heartbeatsCorrected = Counter.builder("fencing.heartbeats.corrected")
+        .description("Heartbeats that completed a round trip and replaced a recorded send time ahead of them, which"
+            + " only a forged heartbeat in the peer's name can have put there").register(registry);
     this.heartbeatsRejected = Counter.builder("fencing.heartbeats.rejected")
         .description("Heartbeats dropped: malformed, other group, unknown sender").register(registry);
     this.heartbeatsDropped = Counter.builder("fencing.heartbeats.dropped")
@@ -535,12 +541,31 @@ public final class FencingAgent implements AutoCloseable {
           heartbeatsReceived.increment();
           heartbeatsConfirmed.increment();
         }
+        case CORRECTED -> {
+          heartbeatsReceived.increment();
+          heartbeatsConfirmed.increment();
+          heartbeatsCorrected.increment();
+          warnCorrected(in.heartbeat().sender(), now);
+        }
         case HEARD -> heartbeatsReceived.increment();
         default -> {
           heartbeatsRejected.increment();
           LOG.debug("{} event=heartbeat_rejected peer={} outcome={}", logContext(), in.heartbeat().sender(), outcome);
         }
       }
+    }
+  }
+
+  /** At most one line per 10 s (this thread only): each forged heartbeat can cause one correction. */
+  private void warnCorrected(String peer, long now) {
+    long total = (long) heartbeatsCorrected.count();
+    if (correctionsAtLastWarn == 0 || now - lastCorrectionWarnNanos >= 10_000_000_000L) {
+      LOG.warn("{} event=heartbeat_record_corrected peer={} count={} total={} detail=\"a heartbeat that completed a"
+          + " round trip was older than the send time recorded for its sender: only a heartbeat forged in the"
+          + " sender's name (a holder of the group key) can have recorded that\"", logContext(), peer,
+          total - correctionsAtLastWarn, total);
+      lastCorrectionWarnNanos = now;
+      correctionsAtLastWarn = total;
     }
   }
 

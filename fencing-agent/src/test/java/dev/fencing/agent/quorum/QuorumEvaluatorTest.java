@@ -94,6 +94,42 @@ class QuorumEvaluatorTest {
         .isEqualTo(HeartbeatOutcome.HEARD);
   }
 
+  /**
+   * A holder of the group key forges one heartbeat in b's name, with b's boot and a send time far ahead. Before, b's
+   * real heartbeats were then all older than the recorded time (stale: never heard, never confirmed) and a echoed the
+   * forged time, which b could never confirm, for about 146 years. Now the first real heartbeat that completes a fresh
+   * round trip proves it is b's and replaces the record; a replay, or the same heartbeat again, stays stale.
+   */
+  @Test
+  void aForgedSendTimeAheadIsReplacedByTheFirstRealRoundTrip() {
+    QuorumEvaluator a = new QuorumEvaluator("g", 1, settings("a", THREE, List.of()));
+    long t = 1_000 * MS;
+    assertThat(a.onHeartbeat(new Heartbeat("g", "b", 7, 100 * MS, Heartbeat.NO_ECHO, 0), t))
+        .isEqualTo(HeartbeatOutcome.HEARD);
+    long firstSend = a.heartbeatFor("b", t + 10 * MS).sendNanos();
+    Heartbeat firstAnswer = new Heartbeat("g", "b", 7, 200 * MS, 1, firstSend);
+    assertThat(a.onHeartbeat(firstAnswer, t + 20 * MS)).isEqualTo(HeartbeatOutcome.CONFIRMED);
+
+    long forgedSend = 200 * MS + (1L << 62);
+    assertThat(a.onHeartbeat(new Heartbeat("g", "b", 7, forgedSend, Heartbeat.NO_ECHO, 0), t + 30 * MS))
+        .isEqualTo(HeartbeatOutcome.HEARD);
+    Heartbeat toB = a.heartbeatFor("b", t + 40 * MS);
+    assertThat(toB.echoNanos()).as("the forged time is what a echoes now").isEqualTo(forgedSend);
+
+    assertThat(a.onHeartbeat(firstAnswer, t + 45 * MS)).as("a replay: its round trip is confirmed already")
+        .isEqualTo(HeartbeatOutcome.STALE);
+    assertThat(a.onHeartbeat(new Heartbeat("g", "b", 7, 250 * MS, Heartbeat.NO_ECHO, 0), t + 46 * MS))
+        .as("older than the record and no round trip: nothing proves it").isEqualTo(HeartbeatOutcome.STALE);
+    Heartbeat real = new Heartbeat("g", "b", 7, 300 * MS, 1, toB.sendNanos());
+    assertThat(a.onHeartbeat(real, t + 50 * MS)).isEqualTo(HeartbeatOutcome.CORRECTED);
+    assertThat(a.heartbeatFor("b", t + 60 * MS).echoNanos()).as("b's real time is echoed again").isEqualTo(300 * MS);
+    assertThat(heardAgo(a, "b", t + 60 * MS)).isEqualTo(10 * MS);
+    assertThat(a.evidenceAgeNanos("b", t + 60 * MS)).hasValue(20 * MS);
+    assertThat(a.onHeartbeat(real, t + 70 * MS)).as("the same heartbeat again").isEqualTo(HeartbeatOutcome.STALE);
+    assertThat(a.onHeartbeat(new Heartbeat("g", "b", 7, 400 * MS, 1, toB.sendNanos()), t + 80 * MS))
+        .as("b's next heartbeat is newer than the corrected record").isEqualTo(HeartbeatOutcome.CONFIRMED);
+  }
+
   private static long heardAgo(QuorumEvaluator a, String peer, long now) {
     return a.evaluate(now).peers().stream().filter(p -> p.name().equals(peer)).findFirst().orElseThrow()
         .sinceLastHeardNanos().orElseThrow();
