@@ -64,7 +64,8 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
     private final Map<String, GroupModel> models = new ConcurrentHashMap<>();
     // node → (CIDR → IP) its agent last reported to this replica; the Node's annotation, once written, comes first.
     private final Map<String, Map<String, String>> networkAddresses = new ConcurrentHashMap<>();
-    // Refusals already logged, so a report repeated every interval logs its refusal once.
+    // Refusals of each group's latest recompute: a report repeated every interval logs its refusal once while it
+    // lasts.
     private final RefusalLog refusals = new RefusalLog();
     private final Set<String> dirty = ConcurrentHashMap.newKeySet();
     private final List<Consumer<GroupModel>> modelListeners = new CopyOnWriteArrayList<>();
