@@ -49,18 +49,25 @@ class DiskArbiterAgentTest {
     return cluster.agent(name).agent().snapshot().watchdog().fencingInProgress();
   }
 
+  /**
+   * Usually the half with the lowest name (priority) wins; on a loaded machine the other half's claim can grow old and
+   * win before the priority half claims, which the protocol allows. Either way exactly one half keeps feeding.
+   */
   @Test
   void inAnEvenSplitExactlyTheSideHoldingTheDiskLeaseKeepsFeeding() throws Exception {
     try (AgentCluster cluster = start(4, "Disk", AgentCluster.FAST_TIMINGS, DISK)) {
       cluster.split(List.of("node-a", "node-b"), List.of("node-c", "node-d"));
-      await().atMost(Duration.ofSeconds(10)).until(() -> fencing(cluster, "node-c") && fencing(cluster, "node-d"));
-      long feedsA = cluster.agent("node-a").device().keepalives();
-      long feedsB = cluster.agent("node-b").device().keepalives();
+      await().atMost(Duration.ofSeconds(10)).until(() -> fencing(cluster, "node-c") && fencing(cluster, "node-d")
+          || fencing(cluster, "node-a") && fencing(cluster, "node-b"));
+      List<String> winners = fencing(cluster, "node-a") ? List.of("node-c", "node-d") : List.of("node-a", "node-b");
+      long feeds0 = cluster.agent(winners.get(0)).device().keepalives();
+      long feeds1 = cluster.agent(winners.get(1)).device().keepalives();
       // the winners keep feeding on the renewed lease
-      await().atMost(Duration.ofSeconds(10)).until(() -> cluster.agent("node-a").device().keepalives() > feedsA + 5
-          && cluster.agent("node-b").device().keepalives() > feedsB + 5);
-      assertThat(fencing(cluster, "node-a") || fencing(cluster, "node-b")).isFalse();
-      assertThat(cluster.agent("node-a").agent().snapshot().verdict().orElseThrow().tieBreakerOutcome())
+      await().atMost(Duration.ofSeconds(10)).until(() ->
+          cluster.agent(winners.get(0)).device().keepalives() > feeds0 + 5
+              && cluster.agent(winners.get(1)).device().keepalives() > feeds1 + 5);
+      assertThat(fencing(cluster, winners.get(0)) || fencing(cluster, winners.get(1))).isFalse();
+      assertThat(cluster.agent(winners.get(0)).agent().snapshot().verdict().orElseThrow().tieBreakerOutcome())
           .contains("Disk");
     }
   }
