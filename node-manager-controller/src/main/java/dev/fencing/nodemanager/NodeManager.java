@@ -48,6 +48,7 @@ import dev.fencing.nodemanager.status.NodeGroupStatusTarget;
 import dev.fencing.nodemanager.view.GroupView;
 import dev.fencing.nodemanager.stream.ConfigDistributor;
 import dev.fencing.nodemanager.tiebreak.TieBreakArbiter;
+import dev.fencing.probes.EndpointServer;
 import dev.fencing.probes.ProbeServer;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -114,7 +115,7 @@ public final class NodeManager implements AutoCloseable {
     private AgentControlServer server;
     private HealthServer health;
     // set once by serveProbes (synchronized), read by close
-    private volatile ProbeServer probes;
+    private volatile EndpointServer probes;
     private volatile boolean closing;
     private PowerFencingSettings powerFencing;
     private NodeGroupStatusTarget.Mode nodeGroupStatus = NodeGroupStatusTarget.Mode.AUTO;
@@ -510,7 +511,7 @@ public final class NodeManager implements AutoCloseable {
         if (probes != null) {
             throw new IllegalStateException("probes already served on port " + probes.port());
         }
-        ProbeServer p = new ProbeServer(null, port, this::livenessProblem, this::readinessProblem);
+        EndpointServer p = ProbeServer.create(null, port, this::livenessProblem, this::readinessProblem);
         p.start();
         probes = p;
         return p.port();
@@ -583,7 +584,7 @@ public final class NodeManager implements AutoCloseable {
         if (health != null) {
             health.close();
         }
-        ProbeServer p = probes;
+        EndpointServer p = probes;
         if (p != null) {
             p.close();
         }

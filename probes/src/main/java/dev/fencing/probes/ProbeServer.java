@@ -1,6 +1,5 @@
 package dev.fencing.probes;
 
-import java.io.IOException;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.Objects;
@@ -16,7 +15,7 @@ import java.util.Objects;
  * request. A kubelet's probe, which sends its request at once, is answered in the same round of the selector. Idle,
  * the thread waits in the selector with no timer.
  */
-public final class ProbeServer implements AutoCloseable {
+public final class ProbeServer {
 
     /** From accept to the last byte of the answer. */
     public static final int TIMEOUT_MILLIS = 2_000;
@@ -25,19 +24,21 @@ public final class ProbeServer implements AutoCloseable {
     /** Open connections at most; one more closes the oldest. */
     public static final int MAX_CONNECTIONS = 64;
 
-    private final EndpointServer server;
+    private ProbeServer() {}
 
     /**
+     * The probe listener, not started.
+     *
      * @param address   the address to listen on; null for every address of the host (or pod)
-     * @param port      TCP port; 0 picks a free one (see {@link #port()})
+     * @param port      TCP port; 0 picks a free one (see {@link EndpointServer#port()})
      * @param liveness  answers {@code /healthz}
      * @param readiness answers {@code /readyz}
      */
-    public ProbeServer(InetAddress address, int port, Probe liveness, Probe readiness) {
+    public static EndpointServer create(InetAddress address, int port, Probe liveness, Probe readiness) {
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("probe port must be 0..65535, got " + port);
         }
-        this.server = EndpointServer.builder("probe")
+        return EndpointServer.builder("probe")
                 .address(address)
                 .port(port)
                 .timeout(Duration.ofMillis(TIMEOUT_MILLIS))
@@ -54,31 +55,5 @@ public final class ProbeServer implements AutoCloseable {
             ProbeAnswer a = ProbeAnswer.of(probe, failed);
             return EndpointServer.Response.text(a.status(), a.body());
         };
-    }
-
-    /** Binds and starts answering. @throws IOException naming the address and port when it cannot bind */
-    public void start() throws IOException {
-        server.start();
-    }
-
-    /** The bound port, or -1 when not started or closed. */
-    public int port() {
-        return server.port();
-    }
-
-    /** Requests answered (any status) since the start. */
-    public long answered() {
-        return server.answered();
-    }
-
-    /** Connections closed unanswered because they timed out or were closed over the cap, since the start. */
-    public long dropped() {
-        return server.dropped();
-    }
-
-    /** Stops answering and frees the port before it returns (waiting up to five seconds for the thread). */
-    @Override
-    public void close() {
-        server.close();
     }
 }

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 class ProbeServerTest {
 
     private static final Probe OK = Optional::empty;
-    private ProbeServer probes;
+    private EndpointServer probes;
     private final List<Socket> clients = new ArrayList<>();
 
     @AfterEach
@@ -34,8 +34,8 @@ class ProbeServerTest {
         }
     }
 
-    private ProbeServer start(Probe liveness, Probe readiness) throws IOException {
-        probes = new ProbeServer(InetAddress.getByName("127.0.0.1"), 0, liveness, readiness);
+    private EndpointServer start(Probe liveness, Probe readiness) throws IOException {
+        probes = ProbeServer.create(InetAddress.getByName("127.0.0.1"), 0, liveness, readiness);
         probes.start();
         return probes;
     }
@@ -133,16 +133,16 @@ class ProbeServerTest {
         start(OK, OK);
         // Every 127/8 address reaches lo; a socket bound to 127.0.0.1 alone does not answer on 127.0.0.2.
         assertThatThrownBy(() -> new Socket("127.0.0.2", probes.port()).close()).isInstanceOf(ConnectException.class);
-        ProbeServer second = new ProbeServer(InetAddress.getByName("127.0.0.1"), probes.port(), OK, OK);
+        EndpointServer second = ProbeServer.create(InetAddress.getByName("127.0.0.1"), probes.port(), OK, OK);
         assertThatThrownBy(second::start).isInstanceOf(IOException.class)
                 .hasMessageContaining("cannot listen for probe requests on 127.0.0.1 port " + probes.port());
-        assertThatThrownBy(() -> new ProbeServer(null, 65_536, OK, OK)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> ProbeServer.create(null, 65_536, OK, OK)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("probe port must be 0..65535, got 65536");
     }
 
     @Test
     void withoutAnAddressItListensOnEveryAddress() throws Exception {
-        probes = new ProbeServer(null, 0, OK, OK);
+        probes = ProbeServer.create(null, 0, OK, OK);
         probes.start();
         try (Socket s = new Socket("127.0.0.2", probes.port())) {
             s.setSoTimeout(10_000);

@@ -5,11 +5,7 @@ import dev.fencing.probes.Probe;
 import dev.fencing.probes.ProbeServer;
 import dev.fencing.probes.PrometheusEndpoint;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import java.io.IOException;
 import java.time.Duration;
-import java.util.Objects;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * {@code /metrics} (the Prometheus client's exposition of a {@link PrometheusMeterRegistry}: text format, OpenMetrics
@@ -22,7 +18,7 @@ import org.slf4j.LoggerFactory;
  * {@link AgentHealth} for what the agent asks); the kubelet asks the loopback {@link ProbeServer} instead, which only
  * the node's own processes reach (the agent runs with the host's network).
  */
-public final class MetricsHttpServer implements AutoCloseable {
+public final class MetricsHttpServer {
 
   /** From accept to the last byte of the answer: Prometheus' default scrape timeout. */
   public static final int TIMEOUT_SECONDS = 10;
@@ -30,58 +26,24 @@ public final class MetricsHttpServer implements AutoCloseable {
   /** Open connections at most; one more closes the oldest that has not sent its request. */
   public static final int MAX_CONNECTIONS = 32;
 
-  private static final Logger LOG = LoggerFactory.getLogger(MetricsHttpServer.class);
-
-  private final EndpointServer server;
+  private MetricsHttpServer() {}
 
   /**
-   * @param port TCP port on all interfaces; 0 picks a free one (see {@link #port()})
+   * The metrics listener, not started.
+   *
+   * @param port TCP port on all interfaces; 0 picks a free one (see {@link EndpointServer#port()})
    * @param registry scraped on every {@code GET /metrics}
    * @param liveness answers {@code /healthz}
    * @param readiness answers {@code /readyz}
    */
-  public MetricsHttpServer(int port, PrometheusMeterRegistry registry, Probe liveness, Probe readiness) {
+  public static EndpointServer create(int port, PrometheusMeterRegistry registry, Probe liveness, Probe readiness) {
     if (port < 0 || port > 65535) {
       throw new IllegalArgumentException("metrics port must be 0..65535, got " + port);
     }
-    Objects.requireNonNull(registry, "registry");
-    this.server = PrometheusEndpoint.metricsAndProbes(EndpointServer.builder("metrics")
+    return PrometheusEndpoint.metricsAndProbes(EndpointServer.builder("metrics")
         .port(port)
         .timeout(Duration.ofSeconds(TIMEOUT_SECONDS))
         .maxConnections(MAX_CONNECTIONS), registry.getPrometheusRegistry(), liveness, readiness)
         .build();
-  }
-
-  /**
-   * Binds and starts serving.
-   *
-   * @throws IOException if the port cannot be bound (the message names it)
-   */
-  public void start() throws IOException {
-    server.start();
-  }
-
-  /** The bound port (the ephemeral one when constructed with 0), or -1 when not started or closed. */
-  public int port() {
-    return server.port();
-  }
-
-  /** Requests answered (any status) since the start. */
-  public long answered() {
-    return server.answered();
-  }
-
-  /** Connections closed unanswered (timed out, over the cap) since the start. */
-  public long dropped() {
-    return server.dropped();
-  }
-
-  /** Stops serving; idempotent. */
-  @Override
-  public void close() {
-    if (server.port() >= 0) {
-      LOG.info("event=metrics_http_stopping port={}", server.port());
-    }
-    server.close();
   }
 }

@@ -21,6 +21,7 @@ import dev.fencing.agent.quorum.TieBreaker;
 import dev.fencing.agent.status.StatusFileWriter;
 import dev.fencing.agent.watchdog.WatchdogDevice;
 import dev.fencing.memberlist.transport.Transport;
+import dev.fencing.probes.EndpointServer;
 import dev.fencing.probes.ProbeServer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -148,8 +149,8 @@ public final class AgentRuntime implements AutoCloseable {
   private FencingAgent agent;
   private Optional<ControllerClient> controllerClient = Optional.empty();
   private ScheduledExecutorService reporter;
-  private MetricsHttpServer metrics;
-  private ProbeServer probes;
+  private EndpointServer metrics;
+  private EndpointServer probes;
   private LocalApiServer api;
 
   private AgentRuntime(Options options, Consumer<String> groupApplied) {
@@ -281,14 +282,14 @@ public final class AgentRuntime implements AutoCloseable {
     }
 
     if (options.metricsPort() > 0) {
-      metrics = new MetricsHttpServer(options.metricsPort(), registry, () -> agent.health().liveness(),
+      metrics = MetricsHttpServer.create(options.metricsPort(), registry, () -> agent.health().liveness(),
           () -> agent.health().readiness());
       metrics.start();
       started.add(metrics);
     }
     if (options.probePort() > 0) {
       // 127.0.0.1 itself, as the DaemonSet's probes dial it: getLoopbackAddress() is ::1 on a JVM that prefers IPv6.
-      probes = new ProbeServer(InetAddress.getByAddress(new byte[] {127, 0, 0, 1}), options.probePort(),
+      probes = ProbeServer.create(InetAddress.getByAddress(new byte[] {127, 0, 0, 1}), options.probePort(),
           () -> agent.health().liveness(), () -> agent.health().readiness());
       probes.start();
       started.add(probes);

@@ -29,6 +29,7 @@ import dev.fencing.agent.watchdog.WatchdogFeeder;
 import dev.fencing.agent.watchdog.WatchdogMetrics;
 import dev.fencing.agent.watchdog.WatchdogStatus;
 import dev.fencing.agent.watchdog.WatchdogSupervisor;
+import dev.fencing.memberlist.limits.DropLog;
 import dev.fencing.policy.ResolvedTimings;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -174,8 +175,7 @@ public final class FencingAgent implements AutoCloseable {
   private final Counter heartbeatsReceived;
   private final Counter heartbeatsConfirmed;
   private final Counter heartbeatsCorrected;
-  private long lastCorrectionWarnNanos;
-  private long correctionsAtLastWarn;
+  private final DropLog corrections;
   private final Counter heartbeatsRejected;
   private final Counter heartbeatsDropped;
   private final Counter heartbeatsWrongSource;
@@ -260,6 +260,8 @@ public final class FencingAgent implements AutoCloseable {
         .description("Quorum heartbeats received and accepted").register(registry);
     this.heartbeatsConfirmed = Counter.builder("fencing.heartbeats.confirmed")
         .description("Heartbeats that completed a round trip").register(registry);
+    MonotonicClock monotonic = deps.clock();
+    this.corrections = new DropLog(monotonic::nanoTime);
     this.heartbeatsCorrected = Counter.builder("fencing.heartbeats.corrected")
         .description("Heartbeats that completed a round trip and replaced a recorded send time ahead of them, which"
             + " only a forged heartbeat in the peer's name can have put there").register(registry);
@@ -545,7 +547,7 @@ public final class FencingAgent implements AutoCloseable {
           heartbeatsReceived.increment();
           heartbeatsConfirmed.increment();
           heartbeatsCorrected.increment();
-          warnCorrected(in.heartbeat().sender(), now);
+          warnCorrected(in.heartbeat().sender());
         }
         case HEARD -> heartbeatsReceived.increment();
         default -> {
@@ -556,16 +558,14 @@ public final class FencingAgent implements AutoCloseable {
     }
   }
 
-  /** At most one line per 10 s (this thread only): each forged heartbeat can cause one correction. */
-  private void warnCorrected(String peer, long now) {
-    long total = (long) heartbeatsCorrected.count();
-    if (correctionsAtLastWarn == 0 || now - lastCorrectionWarnNanos >= 10_000_000_000L) {
-      LOG.warn("{} event=heartbeat_record_corrected peer={} count={} total={} detail=\"a heartbeat that completed a"
-          + " round trip was older than the send time recorded for its sender: only a heartbeat forged in the"
-          + " sender's name (a holder of the group key) can have recorded that\"", logContext(), peer,
-          total - correctionsAtLastWarn, total);
-      lastCorrectionWarnNanos = now;
-      correctionsAtLastWarn = total;
+  /** At most one line per {@link DropLog}'s interval: each forged heartbeat can cause one correction. */
+  private void warnCorrected(String peer) {
+    DropLog.Line line = corrections.dropped();
+    if (line != null) {
+      LOG.warn("{} event=heartbeat_record_corrected peer={} total={} not_logged={} detail=\"a heartbeat that completed"
+          + " a round trip was older than the send time recorded for its sender: only a heartbeat forged in the"
+          + " sender's name (a holder of the group key) can have recorded that\"", logContext(), peer, line.total(),
+          line.notLogged());
     }
   }
 

@@ -3,6 +3,7 @@ package dev.fencing.agent.metrics;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.fencing.probes.EndpointServer;
 import dev.fencing.probes.Probe;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -34,7 +35,7 @@ class MetricsHttpServerTest {
 
   private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final HttpClient http = HttpClient.newHttpClient();
-  private MetricsHttpServer server;
+  private EndpointServer server;
 
   @AfterEach
   void stop() {
@@ -55,7 +56,7 @@ class MetricsHttpServerTest {
   @Test
   void metricsServesThePrometheusTextOfTheRegistry() throws Exception {
     Counter.builder("fencing.watchdog.feeds").register(registry).increment(3);
-    server = new MetricsHttpServer(0, registry, OK, OK);
+    server = MetricsHttpServer.create(0, registry, OK, OK);
     server.start();
 
     HttpResponse<String> response = send("GET", "/metrics");
@@ -70,7 +71,7 @@ class MetricsHttpServerTest {
   @Test
   void metricsAnswersOpenMetricsWhenTheScraperAsksForIt() throws Exception {
     Counter.builder("fencing.watchdog.feeds").register(registry).increment();
-    server = new MetricsHttpServer(0, registry, OK, OK);
+    server = MetricsHttpServer.create(0, registry, OK, OK);
     server.start();
 
     HttpResponse<String> response = http.send(request("GET", "/metrics")
@@ -85,7 +86,7 @@ class MetricsHttpServerTest {
   @Test
   void healthzIsOkOr503WithTheReasonFollowingTheLivenessProbe() throws Exception {
     AtomicReference<Optional<String>> live = new AtomicReference<>(Optional.empty());
-    server = new MetricsHttpServer(0, registry, live::get, () -> Optional.of("no config"));
+    server = MetricsHttpServer.create(0, registry, live::get, () -> Optional.of("no config"));
     server.start();
 
     HttpResponse<String> ok = send("GET", "/healthz");
@@ -101,7 +102,7 @@ class MetricsHttpServerTest {
   @Test
   void readyzIsOkOr503WithTheReasonFollowingTheReadinessProbe() throws Exception {
     AtomicReference<Optional<String>> ready = new AtomicReference<>(Optional.of("quorum not held"));
-    server = new MetricsHttpServer(0, registry, OK, ready::get);
+    server = MetricsHttpServer.create(0, registry, OK, ready::get);
     server.start();
 
     HttpResponse<String> bad = send("GET", "/readyz");
@@ -117,7 +118,7 @@ class MetricsHttpServerTest {
 
   @Test
   void aThrowingProbeAnswers503InsteadOfFailingTheRequest() throws Exception {
-    server = new MetricsHttpServer(0, registry, () -> {
+    server = MetricsHttpServer.create(0, registry, () -> {
       throw new IllegalStateException("boom");
     }, OK);
     server.start();
@@ -130,7 +131,7 @@ class MetricsHttpServerTest {
 
   @Test
   void unknownPathsAndMethodsAreAnsweredWithoutServing() throws Exception {
-    server = new MetricsHttpServer(0, registry, OK, OK);
+    server = MetricsHttpServer.create(0, registry, OK, OK);
     server.start();
 
     assertThat(send("GET", "/nope").statusCode()).isEqualTo(404);
@@ -143,19 +144,19 @@ class MetricsHttpServerTest {
 
   @Test
   void busyPortFailsWithAMessageNamingIt() throws Exception {
-    server = new MetricsHttpServer(0, registry, OK, OK);
+    server = MetricsHttpServer.create(0, registry, OK, OK);
     server.start();
-    MetricsHttpServer second = new MetricsHttpServer(server.port(), registry, OK, OK);
+    EndpointServer second = MetricsHttpServer.create(server.port(), registry, OK, OK);
 
     assertThatThrownBy(second::start).isInstanceOf(IOException.class)
         .hasMessageContaining("port " + server.port()).hasMessageContaining("choose another metrics port");
-    assertThatThrownBy(() -> new MetricsHttpServer(70000, registry, OK, OK))
+    assertThatThrownBy(() -> MetricsHttpServer.create(70000, registry, OK, OK))
         .isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test
   void closedServerNoLongerListens() throws Exception {
-    server = new MetricsHttpServer(0, registry, OK, OK);
+    server = MetricsHttpServer.create(0, registry, OK, OK);
     server.start();
     int port = server.port();
     server.close();
@@ -169,7 +170,7 @@ class MetricsHttpServerTest {
   @Test
   void metricsAreGzippedWhenTheScraperAcceptsItAndHeadSendsNoBody() throws Exception {
     Counter.builder("fencing.watchdog.feeds").register(registry).increment(2);
-    server = new MetricsHttpServer(0, registry, OK, OK);
+    server = MetricsHttpServer.create(0, registry, OK, OK);
     server.start();
 
     HttpResponse<byte[]> zipped = http.send(request("GET", "/metrics").header("Accept-Encoding", "gzip").build(),
@@ -196,7 +197,7 @@ class MetricsHttpServerTest {
   @Test
   void clientsHoldingConnectionsNeverKeepAScrapeFromBeingAnswered() throws Exception {
     Counter.builder("fencing.watchdog.feeds").register(registry).increment();
-    server = new MetricsHttpServer(0, registry, OK, OK);
+    server = MetricsHttpServer.create(0, registry, OK, OK);
     server.start();
     List<Socket> holders = new ArrayList<>();
     try {
