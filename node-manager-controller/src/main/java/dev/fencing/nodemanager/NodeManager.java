@@ -461,16 +461,6 @@ public final class NodeManager implements AutoCloseable {
         return leadership;
     }
 
-    /** True when informers watch and JOSDK's event sources are healthy. */
-    public boolean healthy() {
-        return livenessProblem().isEmpty();
-    }
-
-    /** True when the operator has started and the AgentControl server listens. */
-    public boolean ready() {
-        return readinessProblem().isEmpty();
-    }
-
     /** Why this replica is not healthy (its liveness probe's 503), or empty. */
     public Optional<String> livenessProblem() {
         Operator op = operator;
