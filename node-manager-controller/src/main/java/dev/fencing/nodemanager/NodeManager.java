@@ -44,6 +44,7 @@ import dev.fencing.nodemanager.storm.StormGuard;
 import dev.fencing.nodemanager.report.AgentReports;
 import dev.fencing.nodemanager.status.NodeFacts;
 import dev.fencing.nodemanager.status.GroupStatusStore;
+import dev.fencing.nodemanager.status.LastValidConfigStore;
 import dev.fencing.nodemanager.status.NodeGroupStatusTarget;
 import dev.fencing.nodemanager.view.GroupView;
 import dev.fencing.nodemanager.stream.ConfigDistributor;
@@ -106,6 +107,7 @@ public final class NodeManager implements AutoCloseable {
     });
     private final NodeGroupReconciler reconciler;
     private final GroupStatusStore statusStore;
+    private final LastValidConfigStore lastValidConfigs;
     private final StormGuard stormGuard;
     private final LeaderLink leaderLink;
     private volatile Operator operator;
@@ -209,6 +211,11 @@ public final class NodeManager implements AutoCloseable {
                         cache::keyringSecret) : null, reports,
                 writer, clock, leadership::isLeader, nodeLeases::renewedAt, writeLimits, stormGuard = new StormGuard(
                         config.storm(), new CachedStormCensus(cache, statusStore)), statusStore);
+        LastValidConfigStore lastValidConfigs = new LastValidConfigStore(client, config.namespace(),
+                config.serverSideApply(), cache::lastValidConfigMap);
+        cache.lastValidConfigs(lastValidConfigs::read);
+        reconciler.keepLastValidConfigs(lastValidConfigs, distributor::lastValid);
+        this.lastValidConfigs = lastValidConfigs;
         metrics.writeLimits(reconciler);
         cache.addModelListener(m -> reconciler.trigger(m.group()));
         this.reconciler = reconciler;
@@ -516,6 +523,7 @@ public final class NodeManager implements AutoCloseable {
         String group = deleted.getMetadata().getName();
         daemonSets.groupDeleted(group, deleted.getMetadata().getUid());
         statusStore.delete(group, deleted.getMetadata().getUid());
+        lastValidConfigs.delete(group, deleted.getMetadata().getUid());
         for (Node n : cache.nodesOf(group)) {
             Map<String, String> labels = n.getMetadata().getLabels();
             Map<String, String> remove = new HashMap<>();

@@ -10,6 +10,8 @@ import dev.fencing.nodemanager.model.NodeGroupSpecs;
 import dev.fencing.nodemanager.model.NodeLabels;
 import dev.fencing.nodemanager.stream.ConfigDistributor;
 import dev.fencing.nodemanager.status.GroupStatusStore;
+import dev.fencing.nodemanager.status.LastValidConfigStore;
+import dev.fencing.proto.nodemanager.v1.GroupConfig;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import dev.fencing.nodemanager.model.NodeAddressForm;
 import io.fabric8.kubernetes.api.model.Node;
@@ -34,6 +36,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,8 +48,9 @@ import org.slf4j.LoggerFactory;
  * {@link GroupModel} from the caches and hands it to the {@link ConfigDistributor}. Marks coalesce, so a burst of
  * changes costs one recompute per group. A third informer follows the kubelets' heartbeat Leases into
  * {@link NodeLeases} (the fenced-node rule needs Kubernetes to agree that a node is gone). The namespace's agent
- * DaemonSets, keyring Secrets (with gossip encryption) and status ConfigMaps (where status is not kept in the
- * NodeGroups) are watched too, so that reconciles read them from memory.
+ * DaemonSets, keyring Secrets (with gossip encryption), status ConfigMaps (where status is not kept in the
+ * NodeGroups) and the groups' last valid configs ({@link LastValidConfigStore}) are watched too, so that reconciles
+ * and recomputes read them from memory.
  */
 public final class ClusterCache implements AgentDirectory, AutoCloseable {
 
@@ -81,6 +85,9 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
     private volatile SharedIndexInformer<Secret> keyrings;
     private SharedIndexInformer<Lease> leases;
     private volatile SharedIndexInformer<ConfigMap> statusConfigMaps;
+    private volatile SharedIndexInformer<ConfigMap> lastValidConfigMaps;
+    // (group, NodeGroup UID) -> the policy and members kept for it (LastValidConfigStore); none until set.
+    private volatile BiFunction<String, String, Optional<GroupConfig>> lastValidConfigs = (g, uid) -> Optional.empty();
     private volatile SharedIndexInformer<DaemonSet> agentDaemonSets;
     private volatile boolean watchStatusConfigMaps;
 
@@ -132,6 +139,21 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
      */
     public void watchStatusConfigMaps(boolean watch) {
         this.watchStatusConfigMaps = watch;
+    }
+
+    /**
+     * Where a group's last valid policy and members are read (by group name and NodeGroup UID) when this replica
+     * starts while its spec is invalid ({@link LastValidConfigStore#read}); call before {@link #start}.
+     */
+    public void lastValidConfigs(BiFunction<String, String, Optional<GroupConfig>> reader) {
+        this.lastValidConfigs = Objects.requireNonNull(reader, "reader");
+    }
+
+    /** The {@link LastValidConfigStore} ConfigMap of {@code group} in this replica's cache; empty before start. */
+    public Optional<ConfigMap> lastValidConfigMap(String group) {
+        SharedIndexInformer<ConfigMap> informer = lastValidConfigMaps;
+        return informer == null ? Optional.empty()
+                : Optional.ofNullable(informer.getStore().getByKey(namespace + "/" + LastValidConfigStore.name(group)));
     }
 
     /** The status ConfigMap of {@code group} in this replica's cache; always empty when not watched. */
@@ -220,6 +242,25 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
                     .runnableInformer(0);
             statusConfigMaps.start().toCompletableFuture().join();
         }
+        // Before the Nodes and NodeGroups: the first recompute of a group whose spec is invalid reads it.
+        lastValidConfigMaps = client.configMaps().inNamespace(namespace).withLabel(LastValidConfigStore.GROUP_LABEL)
+                .runnableInformer(0);
+        lastValidConfigMaps.addEventHandler(new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(ConfigMap cm) {
+                mark(lastValidGroup(cm));
+            }
+
+            @Override
+            public void onUpdate(ConfigMap old, ConfigMap cm) {
+                mark(lastValidGroup(cm));
+            }
+
+            @Override
+            public void onDelete(ConfigMap cm, boolean unknownFinalState) {
+            }
+        });
+        lastValidConfigMaps.start().toCompletableFuture().join();
         agentDaemonSets = client.apps().daemonSets().inNamespace(namespace)
                 .withLabel(AgentDaemonSetFactory.APP_LABEL, AgentDaemonSetFactory.APP).runnableInformer(0);
         agentDaemonSets.start().toCompletableFuture().join();
@@ -267,6 +308,7 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
                 && leases != null && leases.isWatching()
                 && (keyrings == null || keyrings.isWatching())
                 && (statusConfigMaps == null || statusConfigMaps.isWatching())
+                && lastValidConfigMaps != null && lastValidConfigMaps.isWatching()
                 && agentDaemonSets != null && agentDaemonSets.isWatching();
     }
 
@@ -334,7 +376,9 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
             } else {
                 models.remove(group);
             }
-            int changes = distributor.publish(model, gossipEncryption ? keyring(group) : null).size();
+            String uid = ng == null ? null : ng.getMetadata().getUid();
+            int changes = distributor.publish(model, gossipEncryption ? keyring(group) : null,
+                    () -> uid == null ? Optional.empty() : lastValidConfigs.apply(group, uid)).size();
             LOG.debug("event=group_published group={} members={} changes={}", group, model.expected().size(),
                     changes);
             modelListeners.forEach(l -> l.accept(model));
@@ -394,6 +438,11 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
         return labels == null ? "" : labels.getOrDefault(GossipKeyringSecret.GROUP_LABEL, "");
     }
 
+    private static String lastValidGroup(ConfigMap cm) {
+        Map<String, String> labels = cm.getMetadata().getLabels();
+        return labels == null ? "" : labels.getOrDefault(LastValidConfigStore.GROUP_LABEL, "");
+    }
+
     private static String groupLabel(Node n) {
         Map<String, String> labels = n.getMetadata().getLabels();
         return labels == null ? "" : labels.getOrDefault(NodeLabels.GROUP, "");
@@ -415,6 +464,9 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
         }
         if (statusConfigMaps != null) {
             statusConfigMaps.close();
+        }
+        if (lastValidConfigMaps != null) {
+            lastValidConfigMaps.close();
         }
         if (agentDaemonSets != null) {
             agentDaemonSets.close();

@@ -25,6 +25,8 @@ import dev.fencing.nodemanager.status.FencedNodeRecovery;
 import dev.fencing.nodemanager.status.GroupEvent;
 import dev.fencing.nodemanager.status.NodeFacts;
 import dev.fencing.nodemanager.status.GroupStatusStore;
+import dev.fencing.nodemanager.status.LastValidConfigStore;
+import dev.fencing.proto.nodemanager.v1.GroupConfig;
 import dev.fencing.nodemanager.status.NodeGroupStatusTarget;
 import java.util.TreeSet;
 import dev.fencing.nodemanager.status.GroupStatusCalculator;
@@ -97,6 +99,9 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
     // Groups without fencing whose agent DaemonSet this leader has already removed (or found absent) since it last
     // saw them with fencing or since it started: checked once per switch-off, not at every reconcile.
     private final Set<String> daemonSetGone = ConcurrentHashMap.newKeySet();
+    // Where the last valid policy and members are kept (null: not kept), and what this replica serves.
+    private volatile LastValidConfigStore lastValidConfigs;
+    private volatile Function<String, Optional<GroupConfig>> servedConfig = g -> Optional.empty();
 
     /**
      * @param keyrings       null when gossip encryption is off
@@ -133,6 +138,16 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
         if (leading.getAsBoolean()) {
             reportEvents.propagateEvent(new ResourceID(group));
         }
+    }
+
+    /**
+     * Keeps, for each group with a valid spec, the policy and members its agents are served ({@code served}, from
+     * this replica's config distributor) in {@code store}, and deletes them when fencing is switched off; call
+     * before the operator starts. Without it nothing is kept.
+     */
+    public void keepLastValidConfigs(LastValidConfigStore store, Function<String, Optional<GroupConfig>> served) {
+        this.lastValidConfigs = Objects.requireNonNull(store, "store");
+        this.servedConfig = Objects.requireNonNull(served, "served");
     }
 
     /**
@@ -299,8 +314,16 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
                 LOG.warn("event=agent_objects_write_failed group={} code={} error=\"{}\" action=\"status and fencing"
                         + " go on; retried at the next reconcile\"", name, e.getCode(), e.getMessage());
             }
+            if (model.valid() && lastValidConfigs != null) {
+                // What the agents are served, for a controller that starts while the spec is invalid. A failed
+                // write is logged by the store and tried again by a later reconcile.
+                servedConfig.apply(name).ifPresent(served -> lastValidConfigs.keep(group, served));
+            }
         } else if (!daemonSetGone.contains(name)) {
             try {
+                if (lastValidConfigs != null) {
+                    lastValidConfigs.delete(name, group.getMetadata().getUid());
+                }
                 daemonSets.delete(name, group.getMetadata().getUid());
                 daemonSetGone.add(name);
             } catch (KubernetesClientException e) {

@@ -15,6 +15,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -87,6 +88,16 @@ public final class ConfigDistributor {
      * Like {@link #publish(GroupModel)}, also bringing the group's gossip keyring to {@code keyring} (null: keep).
      */
     public List<ConfigChange> publish(GroupModel model, dev.fencing.proto.nodemanager.v1.GossipKeyring keyring) {
+        return publish(model, keyring, Optional::empty);
+    }
+
+    /**
+     * Like {@link #publish(GroupModel, dev.fencing.proto.nodemanager.v1.GossipKeyring)}; while the model is invalid
+     * and this replica knows no valid policy of the group (it started while the spec was invalid), asks
+     * {@code lastValid} for the policy and members an earlier controller served, and serves those.
+     */
+    public List<ConfigChange> publish(GroupModel model, dev.fencing.proto.nodemanager.v1.GossipKeyring keyring,
+                                      Supplier<Optional<GroupConfig>> lastValid) {
         if (!model.fencingEnabled()) {
             remove(model.group(), "fencing is switched off for NodeGroup " + model.group());
             return List.of();
@@ -94,7 +105,17 @@ public final class ConfigDistributor {
         GroupChannel channel = groups.computeIfAbsent(model.group(), g -> new GroupChannel(
                 new GroupConfigLog(g, revisions::incrementAndGet, historyLimit, requireKeyring)));
         synchronized (channel) {
-            List<ConfigChange> changes = channel.log.update(model, keyring);
+            GroupConfig kept = null;
+            if (!model.valid() && !channel.log.hasPolicy()) {
+                kept = lastValid.get().orElse(null);
+                if (kept != null) {
+                    LOG.warn("event=last_valid_config_served group={} members={} quorum_size={} detail=\"spec.fencing"
+                            + " is invalid and this replica had no valid policy of the group: its agents are served"
+                            + " the policy and members the controller served last, until the spec is fixed\"",
+                            model.group(), kept.getMembersCount(), kept.getPolicy().getQuorumSize());
+                }
+            }
+            List<ConfigChange> changes = channel.log.update(model, keyring, kept);
             if (!changes.isEmpty()) {
                 Iterator<Subscription> it = channel.subscribers.iterator();
                 while (it.hasNext()) {
@@ -191,6 +212,20 @@ public final class ConfigDistributor {
             channel.subscribers.add(s);
             lastServedGroup.put(sink.node(), group);
             return Optional.of(s);
+        }
+    }
+
+    /**
+     * The policy {@code group}'s agents are served and the members that go with it (see
+     * {@link GroupConfigLog#lastValid()}), or empty when this replica knows no valid policy of it.
+     */
+    public Optional<GroupConfig> lastValid(String group) {
+        GroupChannel channel = groups.get(group);
+        if (channel == null) {
+            return Optional.empty();
+        }
+        synchronized (channel) {
+            return channel.log.lastValid();
         }
     }
 

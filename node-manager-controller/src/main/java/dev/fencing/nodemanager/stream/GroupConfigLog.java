@@ -107,19 +107,37 @@ public final class GroupConfigLog {
      * current one; a keyring that cannot be read must not switch agents to plaintext).
      */
     public List<ConfigChange> update(GroupModel model, GossipKeyring nextKeyring) {
+        return update(model, nextKeyring, null);
+    }
+
+    /**
+     * Like {@link #update(GroupModel, GossipKeyring)}; when {@code model} is invalid and this log holds no valid
+     * policy yet (a controller that started while the spec was invalid), {@code lastValid} (policy and members, as
+     * an earlier controller served them; null: none) becomes the policy and members served, as if this log had
+     * seen them valid before.
+     */
+    public List<ConfigChange> update(GroupModel model, GossipKeyring nextKeyring, GroupConfig lastValid) {
         List<ConfigChange> out = new ArrayList<>();
         // Every change of this update shares one batch: an agent applies them together (ConfigDelta.more).
         batch = ++batches;
         try {
-            return updateBatch(model, nextKeyring, out);
+            return updateBatch(model, nextKeyring, lastValid, out);
         } finally {
             batch = 0;
         }
     }
 
-    private List<ConfigChange> updateBatch(GroupModel model, GossipKeyring nextKeyring, List<ConfigChange> out) {
+    private List<ConfigChange> updateBatch(GroupModel model, GossipKeyring nextKeyring, GroupConfig lastValid,
+                                           List<ConfigChange> out) {
         if (nextKeyring != null && !nextKeyring.equals(keyring)) {
             out.add(setKeyring(nextKeyring));
+        }
+        if (model.policy() == null && policy == null && lastValid != null) {
+            Map<String, Member> kept = new TreeMap<>();
+            lastValid.getMembersList().forEach(m -> kept.put(m.getName(), m));
+            updateMembers(kept, out);
+            policy = lastValid.getPolicy();
+            out.add(append(ConfigDelta.newBuilder().setPolicy(policy).build(), null));
         }
         if (model.policy() == null && policy != null) {
             // An invalid spec keeps the last valid policy, and so the members that go with it: a member list that
@@ -128,28 +146,11 @@ public final class GroupConfigLog {
             updateSignals(model, out);
             return out;
         }
-        // Removals first, so a shrinking group never briefly lists a departed member next to a new policy.
-        Iterator<Map.Entry<String, Member>> it = members.entrySet().iterator();
-        while (it.hasNext()) {
-            Map.Entry<String, Member> e = it.next();
-            if (!model.expected().containsKey(e.getKey())) {
-                it.remove();
-                out.add(append(ConfigDelta.newBuilder().setMemberRemoved(e.getKey()).build(), null));
-            }
-        }
+        Map<String, Member> expected = new TreeMap<>();
         for (GroupMember m : model.expected().values()) {
-            Member proto = ConfigProtos.member(m);
-            Member old = members.get(m.name());
-            if (!proto.equals(old)) {
-                members.put(m.name(), proto);
-                out.add(append(ConfigDelta.newBuilder().setMemberUpserted(proto).build(), null));
-                if (old == null && !keyring.getPrimary().isEmpty()
-                        && (signals.containsKey(m.name()) || departed.containsKey(m.name()))) {
-                    // Its agent may still be connected from before and missed keyring changes while not expected.
-                    out.add(append(ConfigDelta.newBuilder().setKeyring(keyring).build(), m.name()));
-                }
-            }
+            expected.put(m.name(), ConfigProtos.member(m));
         }
+        updateMembers(expected, out);
         updateSignals(model, out);
         if (model.policy() != null) {
             FencingPolicy next = PolicyProtos.toProto(model.policy());
@@ -159,6 +160,47 @@ public final class GroupConfigLog {
             }
         }
         return out;
+    }
+
+    private void updateMembers(Map<String, Member> expected, List<ConfigChange> out) {
+        // Removals first, so a shrinking group never briefly lists a departed member next to a new policy.
+        Iterator<Map.Entry<String, Member>> it = members.entrySet().iterator();
+        while (it.hasNext()) {
+            Map.Entry<String, Member> e = it.next();
+            if (!expected.containsKey(e.getKey())) {
+                it.remove();
+                out.add(append(ConfigDelta.newBuilder().setMemberRemoved(e.getKey()).build(), null));
+            }
+        }
+        for (Member proto : expected.values()) {
+            Member old = members.get(proto.getName());
+            if (!proto.equals(old)) {
+                members.put(proto.getName(), proto);
+                out.add(append(ConfigDelta.newBuilder().setMemberUpserted(proto).build(), null));
+                if (old == null && !keyring.getPrimary().isEmpty()
+                        && (signals.containsKey(proto.getName()) || departed.containsKey(proto.getName()))) {
+                    // Its agent may still be connected from before and missed keyring changes while not expected.
+                    out.add(append(ConfigDelta.newBuilder().setKeyring(keyring).build(), proto.getName()));
+                }
+            }
+        }
+    }
+
+    /** Whether a valid policy is held (from a valid model, or kept from an earlier controller). */
+    public boolean hasPolicy() {
+        return policy != null;
+    }
+
+    /**
+     * The policy served and the members that go with it (group, policy, members; no node, signals or keys), or empty
+     * before a valid policy is known: what a later controller needs to serve the same while the spec is invalid.
+     */
+    public Optional<GroupConfig> lastValid() {
+        if (policy == null) {
+            return Optional.empty();
+        }
+        return Optional.of(GroupConfig.newBuilder().setGroup(group).setPolicy(policy)
+                .addAllMembers(members.values()).build());
     }
 
     private void updateSignals(GroupModel model, List<ConfigChange> out) {

@@ -85,6 +85,11 @@ class NodeManagerOperatorTest {
                     .resource(client.getKubernetesSerialization().unmarshal(crd, CustomResourceDefinition.class))
                     .create();
         }
+        startManager();
+        pods = new TestAgentPods(server, client, NS);
+    }
+
+    private void startManager() throws IOException {
         ControllerConfig base = ControllerConfig.forTests(NS);
         ControllerConfig config = new ControllerConfig(base.namespace(), 0, 0, base.gossipPort(), base.agentImage(),
                 base.agentControllerAddress(), base.agentResources(), base.agentTolerations(),
@@ -93,7 +98,15 @@ class NodeManagerOperatorTest {
         manager = new NodeManager(client, config, InstantSource.system(),
                 new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)).start();
         channel = NettyChannelBuilder.forAddress("127.0.0.1", manager.grpcPort()).usePlaintext().build();
-        pods = new TestAgentPods(server, client, NS);
+    }
+
+    /** Closes the agents' streams and the controller, and starts a new controller on the same API server. */
+    private void restartManager() throws Exception {
+        agents.forEach(TestAgent::close);
+        agents.clear();
+        channel.shutdownNow().awaitTermination(2, TimeUnit.SECONDS);
+        manager.close();
+        startManager();
     }
 
     @AfterEach
@@ -576,6 +589,56 @@ class NodeManagerOperatorTest {
         Status status = refused.closed.get(5, TimeUnit.SECONDS);
         assertThat(status.getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
         assertThat(status.getDescription()).contains("spec.fencing.quorumLossAction");
+    }
+
+    /**
+     * A controller that starts while a group's spec is invalid (an upgrade, a rescheduled pod) serves its agents the
+     * policy and members the last controller served, kept in the ConfigMap fencing-config-<group>, instead of
+     * nothing: they keep their tie-breaks, maintenance and removal signals. Without that ConfigMap they are refused.
+     */
+    @Test
+    void aControllerStartedWhileTheSpecIsInvalidServesThePolicyAndMembersServedBefore() throws Exception {
+        createGroupWithNodes("workers", 3);
+        ControllerMessage first = connect("workers-1").next();
+        dev.fencing.proto.nodemanager.v1.GroupConfig served = first.getFull();
+        assertThat(served.getPolicy().getQuorumSize()).isEqualTo(2);
+        String map = dev.fencing.nodemanager.status.LastValidConfigStore.name("workers");
+        await().atMost(10, TimeUnit.SECONDS).until(() -> client.configMaps().inNamespace(NS).withName(map).get() != null);
+
+        NodeGroup g = client.resources(NodeGroup.class).withName("workers").get();
+        g.getSpec().setFencing(new Fencing().withMode("Notify").withQuorumLossAction("Fence"));
+        client.resource(g).update();
+        // Meanwhile a node joins and workers-2 goes into maintenance.
+        client.nodes().resource(node("workers-4", "workers", 4)).create();
+        client.nodes().withName("workers-2").edit(n -> {
+            n.getMetadata().setAnnotations(Map.of(NodeLabels.MAINTENANCE_ANNOTATIONS.get(0), "true"));
+            return n;
+        });
+        await().atMost(10, TimeUnit.SECONDS).untilAsserted(() ->
+                assertThat(present(condition("workers", "Ready")).getReason()).isEqualTo("InvalidSpec"));
+
+        restartManager();
+        ControllerMessage again = connect("workers-2").next();
+        assertThat(again.getFull().getPolicy()).isEqualTo(served.getPolicy());
+        assertThat(again.getFull().getMembersList()).isEqualTo(served.getMembersList());
+        assertThat(again.getFull().getSignals().hasMaintenance()).as("signals follow the cluster").isTrue();
+        assertThat(client.configMaps().inNamespace(NS).withName(map).get()).as("kept while invalid").isNotNull();
+
+        client.configMaps().inNamespace(NS).withName(map).delete();
+        restartManager();
+        TestAgent refused = TestAgent.connect(channel, "workers-1", pods.token("workers-1"));
+        agents.add(refused);
+        assertThat(refused.closed.get(5, TimeUnit.SECONDS).getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
+
+        // Switching fencing off deletes what is kept.
+        g = client.resources(NodeGroup.class).withName("workers").get();
+        g.getSpec().setFencing(watchdog());
+        client.resource(g).update();
+        await().atMost(10, TimeUnit.SECONDS).until(() -> client.configMaps().inNamespace(NS).withName(map).get() != null);
+        g = client.resources(NodeGroup.class).withName("workers").get();
+        g.getSpec().setFencing(null);
+        client.resource(g).update();
+        await().atMost(10, TimeUnit.SECONDS).until(() -> client.configMaps().inNamespace(NS).withName(map).get() == null);
     }
 
     @Test

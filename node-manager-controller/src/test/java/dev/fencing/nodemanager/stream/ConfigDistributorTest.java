@@ -184,6 +184,55 @@ class ConfigDistributorTest {
                 .containsExactly(ConfigDelta.ChangeCase.MEMBER_REMOVED, ConfigDelta.ChangeCase.POLICY);
     }
 
+    /**
+     * A controller that starts while the spec is invalid serves the policy and members an earlier controller kept
+     * (they go together: the member list frozen with the quorum size), with the signals of now; once the spec is
+     * valid again both follow the cluster. A replica that already holds a valid policy never asks for the kept one.
+     */
+    @Test
+    void aControllerStartingWhileTheSpecIsInvalidServesTheKeptPolicyAndMembers() {
+        FourMembers earlier = fourMembersWithAgentA();
+        dev.fencing.proto.nodemanager.v1.GroupConfig kept = earlier.distributor().lastValid("g").orElseThrow();
+        assertThat(kept.getMembersList()).extracting(m -> m.getName()).containsExactly("a", "b", "c", "d");
+        assertThat(kept.getPolicy().getQuorumSize()).isEqualTo(3);
+        assertThat(kept.hasKeyring()).isFalse();
+        assertThat(kept.getNodeName()).isEmpty();
+
+        List<dev.fencing.policy.Violation> broken = List.of(new dev.fencing.policy.Violation(
+                "spec.fencing.timings.feedInterval", "feedInterval 30s must be below timeout / 3"));
+        // Since then d left the cluster and a node e joined it; b is in maintenance.
+        List<Node> now = new ArrayList<>(List.of(node("a", "g", 1), node("b", "g", 2), node("c", "g", 3),
+                node("e", "g", 5)));
+        now.get(1).getMetadata().setAnnotations(java.util.Map.of(
+                dev.fencing.nodemanager.model.NodeLabels.MAINTENANCE_ANNOTATIONS.get(0), "true"));
+        GroupModel invalid = GroupModel.from(new GroupSpecView("g", 3, FencingSpec.DEFAULTS, broken), now, 7946);
+
+        ConfigDistributor restarted = new ConfigDistributor("e2", 100);
+        restarted.publish(invalid, null, java.util.Optional::empty);
+        assertThat(restarted.ready("g")).as("nothing kept: nothing served").isFalse();
+        restarted.publish(invalid, null, () -> java.util.Optional.of(kept));
+        assertThat(restarted.ready("g")).isTrue();
+        RecordingSink b = new RecordingSink("b");
+        restarted.subscribe("g", b, "", 0).orElseThrow();
+        dev.fencing.proto.nodemanager.v1.GroupConfig full = b.sent.get(0).getFull();
+        assertThat(full.getPolicy()).isEqualTo(kept.getPolicy());
+        assertThat(full.getMembersList()).isEqualTo(kept.getMembersList());
+        assertThat(full.getSignals().hasMaintenance()).as("signals follow the cluster").isTrue();
+        assertThat(restarted.lastValid("g")).contains(kept);
+
+        // The kept config is asked for only while no valid policy is held.
+        restarted.publish(invalid, null, () -> {
+            throw new AssertionError("asked although a policy is held");
+        });
+        restarted.publish(model(now), null, () -> {
+            throw new AssertionError("asked for a valid model");
+        });
+        assertThat(restarted.lastValid("g").orElseThrow().getMembersList()).extracting(m -> m.getName())
+                .containsExactly("a", "b", "c", "e");
+        assertThat(b.sent.subList(1, b.sent.size())).extracting(m -> m.getDelta().getChangeCase())
+                .contains(ConfigDelta.ChangeCase.MEMBER_REMOVED, ConfigDelta.ChangeCase.MEMBER_UPSERTED);
+    }
+
     @Test
     void gossipLabelNoneReachesTheAgentsAsNoGossipLabelAndSwitchingItSendsThePolicy() {
         ConfigDistributor d = new ConfigDistributor("e", 100);
