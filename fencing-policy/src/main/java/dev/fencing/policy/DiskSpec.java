@@ -6,7 +6,9 @@ import java.time.Duration;
  * {@code spec.fencing.disk}: the shared block device of the {@code Disk} arbiter (SBD's layout), as written by the
  * user. Null components take their defaults.
  *
- * @param device    absolute path of the shared block device on every node (prepared with {@code sbd -d DEV create})
+ * @param device    absolute path of the shared block device on every node (prepared with
+ *                  {@code sbd -d DEV -4 90 create}: msgwait 90 s covers the default timings, see "Choosing msgwait"
+ *                  in the fencing-agent README)
  * @param required  true = quorum needs the network AND the disk; default false (losing the disk changes nothing
  *                  while the network quorum holds)
  * @param ioTimeout a disk read or write pending longer counts as disk lost; default {@link #DEFAULT_IO_TIMEOUT}

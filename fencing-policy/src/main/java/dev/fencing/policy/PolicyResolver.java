@@ -94,7 +94,8 @@ public final class PolicyResolver {
             + "profile Critical, which allows down to 2s; set profile: Critical, or a timeout of at least 5s";
     /** Why {@code Disk} without a device is refused; the CRD's CEL rule on {@code fencing} carries the same text. */
     public static final String DISK_NEEDS_DEVICE_MESSAGE = "the Disk tie-breaker needs disk.device, a shared block "
-            + "device prepared with 'sbd -d DEVICE create'; set disk.device or remove Disk";
+            + "device prepared with 'sbd -d DEVICE -4 90 create' (msgwait 90s covers the default timings; see "
+            + "Choosing msgwait in the fencing-agent README); set disk.device or remove Disk";
     /** The accepted range of {@code disk.ioTimeout}. */
     static final Duration MIN_DISK_IO_TIMEOUT = Duration.ofMillis(100);
     static final Duration MAX_DISK_IO_TIMEOUT = Duration.ofSeconds(60);
@@ -391,7 +392,8 @@ public final class PolicyResolver {
         }
         if (!hasDevice) {
             out.add(new Violation(path + ".disk.device", "disk needs device, the absolute path of a shared block "
-                    + "device prepared with 'sbd -d DEVICE create'; set it or remove disk"));
+                    + "device prepared with 'sbd -d DEVICE -4 90 create' (msgwait 90s covers the default timings; "
+                    + "see Choosing msgwait in the fencing-agent README); set it or remove disk"));
         } else if (!disk.device().startsWith("/") || disk.device().contains("\0")
                 || disk.device().contains("/../") || disk.device().endsWith("/..")) {
             out.add(new Violation(path + ".disk.device", "device '" + disk.device() + "' is not an absolute path "

@@ -380,6 +380,15 @@ class PolicyResolverTest {
     }
 
     @Test
+    void diskMessagesSayToCreateTheDeviceWithAMsgwaitLongEnoughForTheDefaultTimings() {
+        // plain 'sbd -d DEVICE create' writes sbd's default msgwait, 10s; the default timings need 81s (MsgwaitCheck)
+        String create = "'sbd -d DEVICE -4 90 create'";
+        assertThat(PolicyResolver.DISK_NEEDS_DEVICE_MESSAGE).contains(create);
+        assertThat(PolicyResolver.validate(FencingSpec.DEFAULTS.withDisk(new DiskSpec(null, true, null)), 3))
+                .singleElement().extracting(Violation::message).asString().contains(create);
+    }
+
+    @Test
     void defaultPolicyHasNoWarnings() {
         assertThat(PolicyResolver.warnings(FencingSpec.DEFAULTS, 4)).isEmpty();
     }

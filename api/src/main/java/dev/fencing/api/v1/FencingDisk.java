@@ -10,8 +10,9 @@ import java.util.Objects;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public final class FencingDisk {
 
-    @JsonPropertyDescription("Absolute path of the shared block device on every node of the group, prepared with "
-            + "'sbd -d DEVICE create' (e.g. /dev/disk/by-id/wwn-0x…).")
+    @JsonPropertyDescription("Absolute path of the shared block device on every node of the group (e.g. "
+            + "/dev/disk/by-id/wwn-0x…), prepared with 'sbd -d DEVICE -4 90 create' (msgwait 90s covers the default "
+            + "timings; see Choosing msgwait in the fencing-agent README).")
     @Pattern("^/.*$")
     private String device;
 
