@@ -87,7 +87,8 @@ public record SbdHeader(int slots, int sectorSize, long watchdogTimeout, long al
     }
     if (!Arrays.equals(Arrays.copyOf(sector, MAGIC.length), MAGIC)) {
       throw new MalformedSectorException("no SBD header (magic is not SBD_SBD_); prepare the device with"
-          + " 'sbd -d DEVICE create'");
+          + " 'sbd -d DEVICE -4 90 create' (msgwait 90s covers the default timings, see Choosing msgwait in the"
+          + " fencing-agent README)");
     }
     ByteBuffer b = ByteBuffer.wrap(sector);
     int version = b.get(8) & 0xff;

@@ -28,7 +28,8 @@ final class TieBreakers {
       out.add(switch (kind) {
         case LOWEST_NAME -> new LowestNameTieBreaker();
         case DISK -> disk.orElseThrow(() -> new IllegalArgumentException(
-            "tie-breaker Disk needs disk.device (a shared block device prepared with 'sbd -d DEVICE create')"));
+            "tie-breaker Disk needs disk.device (a shared block device prepared with 'sbd -d DEVICE -4 90 create';"
+                + " msgwait 90s covers the default timings, see Choosing msgwait in the fencing-agent README)"));
         case API_REACHABLE -> apiReachable.orElseThrow(() -> new IllegalArgumentException(
             "tie-breaker APIReachable needs the API server probe, which this agent does not run"));
         case CONTROL_PLANE -> controlPlane.orElseThrow(() -> new IllegalArgumentException(

@@ -43,7 +43,7 @@ class SbdCodecTest {
     assertTrue(assertThrows(MalformedSectorException.class, () -> SbdHeader.decode(sector, 512)).getMessage()
         .contains("version 3"));
     assertTrue(assertThrows(MalformedSectorException.class, () -> SbdHeader.decode(new byte[512], 512))
-        .getMessage().contains("sbd -d DEVICE create"));
+        .getMessage().contains("'sbd -d DEVICE -4 90 create'"));
   }
 
   @Test

@@ -18,7 +18,7 @@ class TieBreakersTest {
     assertThat(TieBreakers.of(List.of(TieBreakerKind.CONTROL_PLANE, TieBreakerKind.LOWEST_NAME),
         Optional.of(controlPlane), Optional.empty(), Optional.empty())).first().isSameAs(controlPlane);
     assertThatThrownBy(() -> TieBreakers.of(List.of(TieBreakerKind.DISK), Optional.empty(), Optional.empty(), Optional.empty()))
-        .hasMessageContaining("Disk needs disk.device");
+        .hasMessageContaining("Disk needs disk.device").hasMessageContaining("'sbd -d DEVICE -4 90 create'");
     assertThatThrownBy(() -> TieBreakers.of(List.of(TieBreakerKind.CONTROL_PLANE), Optional.empty(), Optional.empty(),
         Optional.empty())).hasMessageContaining("--controller");
     assertThatThrownBy(() -> TieBreakers.of(List.of(TieBreakerKind.API_REACHABLE), Optional.empty(), Optional.empty(),
