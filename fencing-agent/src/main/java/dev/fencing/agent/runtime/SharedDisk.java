@@ -187,8 +187,8 @@ final class SharedDisk {
   }
 
   /**
-   * "none" without a disk, else the monitor's condition ("ok", "ok, but msgwait …", "unreadable: …", "poison pill:
-   * …").
+   * "none" without a disk, else the monitor's condition ("ok", "ok, but msgwait …", "allocating a slot",
+   * "unreadable: …", "poison pill: …").
    */
   String condition(long nowNanos) {
     DiskMonitor m = monitor;
