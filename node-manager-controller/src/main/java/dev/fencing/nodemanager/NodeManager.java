@@ -418,6 +418,11 @@ public final class NodeManager implements AutoCloseable {
         public long tieGrants(String group) {
             return arbiter.newGrants(group);
         }
+
+        @Override
+        public boolean specInvalid(String group) {
+            return cache.model(group).map(m -> m.fencingEnabled() && !m.valid()).orElse(false);
+        }
     }
 
     /** The AgentControl port. */

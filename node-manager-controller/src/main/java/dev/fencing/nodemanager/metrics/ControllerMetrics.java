@@ -60,6 +60,9 @@ public final class ControllerMetrics implements AutoCloseable {
 
         /** Ties this replica's ControlPlane tie-breaker newly granted to a side of the group (leader only). */
         long tieGrants(String group);
+
+        /** Whether the group's {@code spec.fencing} is present and refused (the informer caches, every replica). */
+        boolean specInvalid(String group);
     }
 
     /** Registers the replica-wide meters; the per-group ones follow {@link #groupChanged}. */
@@ -191,6 +194,11 @@ public final class ControllerMetrics implements AutoCloseable {
                             g -> g.outOfServiceTaints(group))
                     .tag("group", group)
                     .description("Nodes of the group carrying the out-of-service taint this controller added")
+                    .register(registry);
+            Gauge.builder("fencing_controller_group_spec_invalid", groups, g -> g.specInvalid(group) ? 1 : 0)
+                    .tag("group", group)
+                    .description("1 while the group's spec.fencing is refused (Ready=False, InvalidSpec): its agents"
+                            + " run on the last valid policy and members")
                     .register(registry);
             io.micrometer.core.instrument.FunctionCounter.builder("fencing_controller_tie_grants_total", groups,
                             g -> g.tieGrants(group))

@@ -601,6 +601,8 @@ class NodeManagerOperatorTest {
         createGroupWithNodes("workers", 3);
         ControllerMessage first = connect("workers-1").next();
         dev.fencing.proto.nodemanager.v1.GroupConfig served = first.getFull();
+        await().atMost(10, TimeUnit.SECONDS).untilAsserted(() ->
+                assertThat(metrics()).contains("fencing_controller_group_spec_invalid{group=\"workers\"} 0.0"));
         assertThat(served.getPolicy().getQuorumSize()).isEqualTo(2);
         String map = dev.fencing.nodemanager.status.LastValidConfigStore.name("workers");
         await().atMost(10, TimeUnit.SECONDS).until(() -> client.configMaps().inNamespace(NS).withName(map).get() != null);
@@ -616,6 +618,8 @@ class NodeManagerOperatorTest {
         });
         await().atMost(10, TimeUnit.SECONDS).untilAsserted(() ->
                 assertThat(present(condition("workers", "Ready")).getReason()).isEqualTo("InvalidSpec"));
+        await().atMost(10, TimeUnit.SECONDS).untilAsserted(() ->
+                assertThat(metrics()).contains("fencing_controller_group_spec_invalid{group=\"workers\"} 1.0"));
 
         restartManager();
         ControllerMessage again = connect("workers-2").next();
@@ -639,6 +643,11 @@ class NodeManagerOperatorTest {
         g.getSpec().setFencing(null);
         client.resource(g).update();
         await().atMost(10, TimeUnit.SECONDS).until(() -> client.configMaps().inNamespace(NS).withName(map).get() == null);
+    }
+
+    private String metrics() throws Exception {
+        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                + manager.healthPort() + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
     }
 
     @Test
