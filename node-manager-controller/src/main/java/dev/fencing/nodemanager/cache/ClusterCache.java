@@ -36,7 +36,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -57,6 +56,13 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ClusterCache.class);
     private static final String BY_GROUP = "byGroup";
     private static final String BY_ADDRESS = "byAddress";
+
+    /** Reads the policy and members kept for a group (see {@link LastValidConfigStore#read}). */
+    @FunctionalInterface
+    public interface LastValidReader {
+        /** The policy and members kept for the NodeGroup {@code group} with UID {@code uid} at {@code generation}. */
+        Optional<GroupConfig> read(String group, String uid, long generation);
+    }
 
     private final KubernetesClient client;
     private final int gossipPort;
@@ -86,8 +92,8 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
     private SharedIndexInformer<Lease> leases;
     private volatile SharedIndexInformer<ConfigMap> statusConfigMaps;
     private volatile SharedIndexInformer<ConfigMap> lastValidConfigMaps;
-    // (group, NodeGroup UID) -> the policy and members kept for it (LastValidConfigStore); none until set.
-    private volatile BiFunction<String, String, Optional<GroupConfig>> lastValidConfigs = (g, uid) -> Optional.empty();
+    // The policy and members kept for a group (LastValidConfigStore); none until set.
+    private volatile LastValidReader lastValidConfigs = (g, uid, generation) -> Optional.empty();
     private volatile SharedIndexInformer<DaemonSet> agentDaemonSets;
     private volatile boolean watchStatusConfigMaps;
 
@@ -142,10 +148,10 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
     }
 
     /**
-     * Where a group's last valid policy and members are read (by group name and NodeGroup UID) when this replica
+     * Where a group's last valid policy and members are read (by group, NodeGroup UID and generation) when this replica
      * starts while its spec is invalid ({@link LastValidConfigStore#read}); call before {@link #start}.
      */
-    public void lastValidConfigs(BiFunction<String, String, Optional<GroupConfig>> reader) {
+    public void lastValidConfigs(LastValidReader reader) {
         this.lastValidConfigs = Objects.requireNonNull(reader, "reader");
     }
 
@@ -246,14 +252,15 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
         lastValidConfigMaps = client.configMaps().inNamespace(namespace).withLabel(LastValidConfigStore.GROUP_LABEL)
                 .runnableInformer(0);
         lastValidConfigMaps.addEventHandler(new ResourceEventHandler<>() {
+            // Only a group served nothing yet reads it: the leader's writes need no recompute elsewhere.
             @Override
             public void onAdd(ConfigMap cm) {
-                mark(lastValidGroup(cm));
+                markUnserved(lastValidGroup(cm));
             }
 
             @Override
             public void onUpdate(ConfigMap old, ConfigMap cm) {
-                mark(lastValidGroup(cm));
+                markUnserved(lastValidGroup(cm));
             }
 
             @Override
@@ -348,6 +355,12 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
         return nodes.getIndexer().byIndex(BY_GROUP, group);
     }
 
+    private void markUnserved(String group) {
+        if (!group.isEmpty() && !distributor.hasPolicy(group)) {
+            mark(group);
+        }
+    }
+
     private void mark(String group) {
         if (group == null || group.isEmpty()) {
             return;
@@ -377,8 +390,10 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
                 models.remove(group);
             }
             String uid = ng == null ? null : ng.getMetadata().getUid();
+            long generation = ng == null || ng.getMetadata().getGeneration() == null ? 0
+                    : ng.getMetadata().getGeneration();
             int changes = distributor.publish(model, gossipEncryption ? keyring(group) : null,
-                    () -> uid == null ? Optional.empty() : lastValidConfigs.apply(group, uid)).size();
+                    () -> uid == null ? Optional.empty() : lastValidConfigs.read(group, uid, generation)).size();
             LOG.debug("event=group_published group={} members={} changes={}", group, model.expected().size(),
                     changes);
             modelListeners.forEach(l -> l.accept(model));

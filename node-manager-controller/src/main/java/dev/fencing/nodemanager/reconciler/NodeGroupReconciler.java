@@ -141,9 +141,9 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
     }
 
     /**
-     * Keeps, for each group with a valid spec, the policy and members its agents are served ({@code served}, from
-     * this replica's config distributor) in {@code store}, and deletes them when fencing is switched off; call
-     * before the operator starts. Without it nothing is kept.
+     * Keeps, for each group with fencing on, the policy and members its agents are served ({@code served}, from this
+     * replica's config distributor: while the spec is invalid, the frozen pair) in {@code store}, and deletes them
+     * when fencing is switched off; call before the operator starts. Without it nothing is kept.
      */
     public void keepLastValidConfigs(LastValidConfigStore store, Function<String, Optional<GroupConfig>> served) {
         this.lastValidConfigs = Objects.requireNonNull(store, "store");
@@ -314,16 +314,8 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
                 LOG.warn("event=agent_objects_write_failed group={} code={} error=\"{}\" action=\"status and fencing"
                         + " go on; retried at the next reconcile\"", name, e.getCode(), e.getMessage());
             }
-            if (model.valid() && lastValidConfigs != null) {
-                // What the agents are served, for a controller that starts while the spec is invalid. A failed
-                // write is logged by the store and tried again by a later reconcile.
-                servedConfig.apply(name).ifPresent(served -> lastValidConfigs.keep(group, served));
-            }
         } else if (!daemonSetGone.contains(name)) {
             try {
-                if (lastValidConfigs != null) {
-                    lastValidConfigs.delete(name, group.getMetadata().getUid());
-                }
                 daemonSets.delete(name, group.getMetadata().getUid());
                 daemonSetGone.add(name);
             } catch (KubernetesClientException e) {
@@ -438,6 +430,16 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
                     + " (no peer vote)" : "fencing is off for group " + name + " (no peer vote)", now);
         }
         writeGossipAddresses(model, nodes, now);
+        if (lastValidConfigs != null) {
+            // Last, after the fencing actions: what the agents are served (while the spec is invalid, the frozen
+            // pair), stamped with the generation, for a replica that starts while the spec is invalid. Deleted at
+            // every reconcile without fencing, for as long as the cache shows one (a failed delete is tried again).
+            if (model.fencingEnabled()) {
+                servedConfig.apply(name).ifPresent(served -> lastValidConfigs.keep(group, served));
+            } else {
+                lastValidConfigs.delete(name, group.getMetadata().getUid());
+            }
+        }
         UpdateControl<NodeGroup> control;
         if (!statusStore.inNodeGroup()) {
             // Where the CRD's owner defines the status, no NodeGroup gets a status write: it is kept in a ConfigMap.

@@ -5,10 +5,8 @@ import dev.fencing.api.v1.NodeGroupStatus;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReference;
-import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.util.List;
 import java.util.Map;
@@ -45,7 +43,7 @@ public final class GroupStatusStore {
 
     private final KubernetesClient client;
     private final String namespace;
-    private final boolean serverSideApply;
+    private final GroupConfigMaps maps;
     private final Function<String, Optional<ConfigMap>> cached;
     private volatile boolean inNodeGroup = true;
     // Per ConfigMap name: the last one parsed (by resourceVersion) and its status, so the caches are parsed once per
@@ -83,7 +81,7 @@ public final class GroupStatusStore {
         this.nanoTime = nanoTime;
         this.client = client;
         this.namespace = namespace;
-        this.serverSideApply = serverSideApply;
+        this.maps = new GroupConfigMaps(client, namespace, serverSideApply);
         this.cached = cached;
     }
 
@@ -170,7 +168,8 @@ public final class GroupStatusStore {
             while (root.getCause() != null && root.getCause() != root) {
                 root = root.getCause();
             }
-            throw new IllegalArgumentException(DATA_KEY + " is not a NodeGroup status: " + firstLine(root), e);
+            throw new IllegalArgumentException(DATA_KEY + " is not a NodeGroup status: "
+                    + GroupConfigMaps.firstLine(root), e);
         }
         if (status == null) {
             throw new IllegalArgumentException(DATA_KEY + " is not a JSON object");
@@ -178,22 +177,13 @@ public final class GroupStatusStore {
         return status;
     }
 
-    private static String firstLine(Throwable e) {
-        String m = String.valueOf(e.getMessage());
-        int nl = m.indexOf('\n');
-        return (nl < 0 ? m : m.substring(0, nl)).replace('"', '\'');
-    }
-
     /** The ConfigMap that keeps {@code status} for {@code group}. */
     public static ConfigMap configMap(NodeGroup group, NodeGroupStatus status, String namespace,
                                       KubernetesSerialization serialization) {
-        String g = group.getMetadata().getName();
-        return new ConfigMapBuilder().withNewMetadata().withName(name(g)).withNamespace(namespace)
-                .withLabels(Map.of(GROUP_LABEL, g, "app.kubernetes.io/managed-by", FIELD_MANAGER))
-                .withOwnerReferences(new OwnerReferenceBuilder().withApiVersion(group.getApiVersion())
-                        .withKind(group.getKind()).withName(g).withUid(group.getMetadata().getUid())
-                        .withController(true).withBlockOwnerDeletion(false).build())
-                .endMetadata().withData(Map.of(DATA_KEY, serialization.asJson(status))).build();
+        return new ConfigMapBuilder()
+                .withMetadata(GroupConfigMaps.metadata(group, name(group.getMetadata().getName()), namespace,
+                        GROUP_LABEL))
+                .withData(Map.of(DATA_KEY, serialization.asJson(status))).build();
     }
 
     /**
@@ -215,18 +205,13 @@ public final class GroupStatusStore {
         }
         ConfigMap desired = configMap(group, status, namespace, client.getKubernetesSerialization());
         try {
-            if (serverSideApply) {
-                client.configMaps().inNamespace(namespace).resource(desired).fieldManager(FIELD_MANAGER)
-                        .forceConflicts().serverSideApply();
-            } else {
-                client.configMaps().inNamespace(namespace).resource(desired)
-                        .createOr(NonDeletingOperation::update);
-            }
+            maps.apply(desired);
             written.put(g, new Written(status, now));
             return true;
         } catch (KubernetesClientException e) {
             LOG.warn("event=group_status_write_failed group={} configmap={}/{} code={} message=\"{}\" detail=\"tried"
-                    + " again at the next reconcile\"", g, namespace, name(g), e.getCode(), firstLine(e));
+                    + " again at the next reconcile\"", g, namespace, name(g), e.getCode(),
+                    GroupConfigMaps.firstLine(e));
             return false;
         }
     }
@@ -242,13 +227,13 @@ public final class GroupStatusStore {
         }
         try {
             if (cached.apply(group).filter(cm -> Objects.equals(ownerUid(cm), uid)).isPresent()) {
-                client.configMaps().inNamespace(namespace).withName(name(group)).delete();
+                maps.delete(name(group));
                 LOG.info("event=group_status_deleted group={} configmap={}/{}", group, namespace, name(group));
             }
         } catch (KubernetesClientException e) {
             LOG.warn("event=group_status_delete_failed group={} configmap={}/{} code={} message=\"{}\" detail=\"the"
                     + " garbage collector removes it through its owner reference\"", group, namespace, name(group),
-                    e.getCode(), firstLine(e));
+                    e.getCode(), GroupConfigMaps.firstLine(e));
         }
     }
 }

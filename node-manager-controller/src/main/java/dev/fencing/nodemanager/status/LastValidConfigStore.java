@@ -1,19 +1,21 @@
 package dev.fencing.nodemanager.status;
 
 import com.google.protobuf.CodedOutputStream;
+import com.google.protobuf.DiscardUnknownFieldsParser;
 import com.google.protobuf.InvalidProtocolBufferException;
 import dev.fencing.api.v1.NodeGroup;
+import dev.fencing.policy.PolicyProtos;
 import dev.fencing.proto.nodemanager.v1.GroupConfig;
 import dev.fencing.proto.nodemanager.v1.Member;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
-import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.util.Base64;
 import java.util.HashSet;
 import java.util.Map;
@@ -31,12 +33,15 @@ import org.slf4j.LoggerFactory;
  * controller that starts while the group's {@code spec.fencing} is invalid serves its agents the same instead of
  * nothing (no configuration, no {@code ControlPlane} tie-break, no maintenance or removal signal). A ConfigMap
  * {@code fencing-config-<group>} in the controller's namespace: binary data {@value #DATA_KEY} (a {@link GroupConfig}
- * with only group, policy and members: never a key), data {@value #SUMMARY_KEY} for people, label
+ * with only group, policy and members: never a key), data {@value #GENERATION_KEY} (the NodeGroup generation the
+ * leader reconciled when it wrote them) and {@value #SUMMARY_KEY} for people, label
  * {@value #GROUP_LABEL}{@code =<group>}, owned by the NodeGroup (the garbage collector removes it with the group; the
- * leader also deletes it when fencing is switched off). Written by the leader while the spec is valid, only when
- * what is served changed; every replica watches these ConfigMaps ({@code ClusterCache}). One left by an earlier
- * NodeGroup of the same name (another UID), one that does not parse, or one whose content no controller would serve
- * counts as none, logged once per version.
+ * leader also deletes it when fencing is switched off). The leader writes what it serves, also while the spec is
+ * invalid (then the frozen pair), whenever that or the generation changed, member changes at most once per
+ * {@link #MIN_WRITE_INTERVAL_NANOS}; every replica watches these ConfigMaps ({@code ClusterCache}). A replica seeds
+ * from one only for the NodeGroup that owns it and at the generation it carries (one written before the spec last
+ * changed, e.g. by a version rolled back to, may be older than what was served since), and only when it holds what
+ * agents accept. Anything else counts as none, logged once per version.
  */
 public final class LastValidConfigStore {
 
@@ -48,15 +53,20 @@ public final class LastValidConfigStore {
     public static final String DATA_KEY = "config.pb";
     /** A one-line description for people ({@code kubectl get cm -o yaml}); never read. */
     public static final String SUMMARY_KEY = "summary";
+    /** The data key holding the NodeGroup generation the content was written at. */
+    public static final String GENERATION_KEY = "generation";
+    /** More members than any group has: a ConfigMap listing more is not read. */
+    static final int MAX_MEMBERS = 10_000;
+    /** Member and policy changes are written at most this often per group (generation changes at once). */
+    static final long MIN_WRITE_INTERVAL_NANOS = 10_000_000_000L;
 
     /** How long a write counts as not yet in the informer's cache. */
     static final long CACHE_LAG_NANOS = 5_000_000_000L;
     /** How long a refused write of the same content waits before it is tried again (reconciles come often). */
     static final long RETRY_NANOS = 30_000_000_000L;
 
-    private final KubernetesClient client;
     private final String namespace;
-    private final boolean serverSideApply;
+    private final GroupConfigMaps maps;
     private final Function<String, Optional<ConfigMap>> cached;
     private final LongSupplier nanoTime;
     // Per ConfigMap name: the last version parsed and its outcome, so the cache is parsed once per change.
@@ -68,10 +78,14 @@ public final class LastValidConfigStore {
     // Per ConfigMap name: the version whose problem was logged.
     private final Map<String, String> problemsLogged = new ConcurrentHashMap<>();
 
-    private record Parsed(String resourceVersion, String ownerUid, Optional<GroupConfig> config, String problem) {
+    private record Parsed(String resourceVersion, String ownerUid, Optional<Kept> kept, String problem) {
     }
 
-    private record Written(GroupConfig config, long atNanos) {
+    /** What a ConfigMap of this store holds: the served config and the NodeGroup generation it was written at. */
+    public record Kept(GroupConfig config, long generation) {
+    }
+
+    private record Written(Kept kept, long atNanos) {
     }
 
     /**
@@ -86,9 +100,8 @@ public final class LastValidConfigStore {
 
     LastValidConfigStore(KubernetesClient client, String namespace, boolean serverSideApply,
                          Function<String, Optional<ConfigMap>> cached, LongSupplier nanoTime) {
-        this.client = client;
         this.namespace = namespace;
-        this.serverSideApply = serverSideApply;
+        this.maps = new GroupConfigMaps(client, namespace, serverSideApply);
         this.cached = cached;
         this.nanoTime = nanoTime;
     }
@@ -99,10 +112,27 @@ public final class LastValidConfigStore {
     }
 
     /**
-     * The policy and members kept for the NodeGroup {@code group} with UID {@code uid}; empty when there is no such
-     * ConfigMap, or it belongs to another NodeGroup of this name, or it cannot be served (logged once per version).
+     * The policy and members to serve the NodeGroup {@code group} with UID {@code uid} at {@code generation}; empty
+     * when there is no such ConfigMap, or it belongs to another NodeGroup of this name, or was written at another
+     * generation, or cannot be served (each logged once per version).
      */
-    public Optional<GroupConfig> read(String group, String uid) {
+    public Optional<GroupConfig> read(String group, String uid, long generation) {
+        String name = name(group);
+        Optional<Kept> kept = owned(group, uid);
+        if (kept.isEmpty()) {
+            return Optional.empty();
+        }
+        if (kept.get().generation() != generation) {
+            logOnce(name, version(group) + "/generation", "it was written at NodeGroup generation "
+                    + kept.get().generation() + " and the NodeGroup is at " + generation + ": what was served since"
+                    + " may differ");
+            return Optional.empty();
+        }
+        return Optional.of(kept.get().config());
+    }
+
+    // The content of the cached ConfigMap when it parses and belongs to the NodeGroup with UID uid.
+    private Optional<Kept> owned(String group, String uid) {
         String name = name(group);
         Optional<ConfigMap> map = cached.apply(group);
         if (map.isEmpty()) {
@@ -116,7 +146,7 @@ public final class LastValidConfigStore {
             p = parse(cm, group, version);
             parsed.put(name, p);
         }
-        if (p.config().isEmpty()) {
+        if (p.kept().isEmpty()) {
             logOnce(name, version, p.problem());
             return Optional.empty();
         }
@@ -125,7 +155,12 @@ public final class LastValidConfigStore {
                     + p.ownerUid() + ", this group's " + uid + ")");
             return Optional.empty();
         }
-        return p.config();
+        return p.kept();
+    }
+
+    private String version(String group) {
+        return cached.apply(group).map(cm -> Objects.requireNonNullElse(cm.getMetadata().getResourceVersion(), ""))
+                .orElse("");
     }
 
     private static Parsed parse(ConfigMap cm, String group, String version) {
@@ -138,21 +173,33 @@ public final class LastValidConfigStore {
     }
 
     /**
-     * The policy and members in a ConfigMap of this store for {@code group}.
+     * What a ConfigMap of this store holds for {@code group}, fields unknown to this version dropped.
      *
-     * @throws IllegalArgumentException when it has no {@value #DATA_KEY}, that is no {@link GroupConfig}, or what it
-     *                                  holds is not what a controller serves: another group, no policy, a quorum
-     *                                  size of 0 or above the member count, a member without a name or gossip
-     *                                  address or listed twice, or any key (keys come only from the keyring Secret)
+     * @throws IllegalArgumentException when it has no {@value #DATA_KEY} or {@value #GENERATION_KEY}, those are no
+     *                                  {@link GroupConfig} or number, or what it holds is not what a controller
+     *                                  serves and agents accept: another group, no policy, a policy its agents
+     *                                  would refuse for that many members ({@link PolicyProtos#fromProto}: e.g. a
+     *                                  quorum size that is not a strict majority, a missing timing), more than
+     *                                  {@value #MAX_MEMBERS} members, a member without a name, listed twice, or
+     *                                  without an IP:port gossip address, or any key (keys come only from the
+     *                                  keyring Secret)
      */
-    public static GroupConfig parse(ConfigMap cm, String group) {
+    public static Kept parse(ConfigMap cm, String group) {
         String encoded = cm.getBinaryData() == null ? null : cm.getBinaryData().get(DATA_KEY);
         if (encoded == null || encoded.isBlank()) {
             throw new IllegalArgumentException("no binary data key " + DATA_KEY);
         }
+        String stamp = cm.getData() == null ? null : cm.getData().get(GENERATION_KEY);
+        long generation;
+        try {
+            generation = Long.parseLong(Objects.requireNonNullElse(stamp, "").strip());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("data key " + GENERATION_KEY + " is not a NodeGroup generation");
+        }
         GroupConfig config;
         try {
-            config = GroupConfig.parseFrom(Base64.getDecoder().decode(encoded.strip()));
+            config = DiscardUnknownFieldsParser.wrap(GroupConfig.parser())
+                    .parseFrom(Base64.getDecoder().decode(encoded.strip()));
         } catch (IllegalArgumentException | InvalidProtocolBufferException e) {
             throw new IllegalArgumentException(DATA_KEY + " is not a GroupConfig: "
                     + String.valueOf(e.getMessage()).replace('"', '\''), e);
@@ -168,19 +215,57 @@ public final class LastValidConfigStore {
             throw new IllegalArgumentException(DATA_KEY + " carries more than group, policy and members (keys come"
                     + " only from the keyring Secret)");
         }
-        int quorum = config.getPolicy().getQuorumSize();
-        if (quorum < 1 || quorum > config.getMembersCount()) {
-            throw new IllegalArgumentException(DATA_KEY + " has quorum size " + quorum + " for "
-                    + config.getMembersCount() + " members");
+        if (config.getMembersCount() > MAX_MEMBERS) {
+            throw new IllegalArgumentException(DATA_KEY + " lists " + config.getMembersCount() + " members, more than "
+                    + MAX_MEMBERS);
+        }
+        try {
+            PolicyProtos.fromProto(config.getPolicy(), config.getMembersCount());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(DATA_KEY + " holds a policy agents refuse: "
+                    + String.valueOf(e.getMessage()).replace('"', '\''), e);
         }
         Set<String> names = new HashSet<>();
         for (Member m : config.getMembersList()) {
-            if (m.getName().isEmpty() || m.getGossipAddress().isEmpty() || !names.add(m.getName())) {
-                throw new IllegalArgumentException(DATA_KEY + " has a member without a name or gossip address, or"
-                        + " one listed twice ('" + m.getName() + "')");
+            boolean addresses = ipPort(m.getGossipAddress())
+                    && m.getGossipAddressesMap().values().stream().allMatch(LastValidConfigStore::ipPort);
+            if (m.getName().isEmpty() || !addresses || !names.add(m.getName())) {
+                throw new IllegalArgumentException(DATA_KEY + " has a member without a name, listed twice, or"
+                        + " without an IP:port gossip address ('" + m.getName() + "')");
             }
         }
-        return config;
+        return new Kept(config, generation);
+    }
+
+    // "198.18.0.1:9651" or "[2001:db8::1]:9651": an IP literal (never a name to resolve) and a port.
+    static boolean ipPort(String value) {
+        int colon = value.lastIndexOf(':');
+        if (colon <= 0 || colon == value.length() - 1) {
+            return false;
+        }
+        String host = value.substring(0, colon);
+        boolean v6 = host.startsWith("[") && host.endsWith("]");
+        if (v6) {
+            host = host.substring(1, host.length() - 1);
+        }
+        // Only literals reach InetAddress, so nothing is ever looked up in DNS.
+        boolean literal = v6 ? host.indexOf(':') >= 0 && host.matches("[0-9a-fA-F:.]+")
+                : host.matches("\\d{1,3}(\\.\\d{1,3}){3}");
+        int port;
+        try {
+            port = Integer.parseInt(value.substring(colon + 1));
+        } catch (NumberFormatException e) {
+            return false;
+        }
+        if (!literal || port < 1 || port > 65535) {
+            return false;
+        }
+        try {
+            InetAddress.getByName(host);
+            return true;
+        } catch (UnknownHostException e) {
+            return false;
+        }
     }
 
     private void logOnce(String name, String version, String problem) {
@@ -190,23 +275,30 @@ public final class LastValidConfigStore {
         }
     }
 
-    /** The ConfigMap that keeps {@code config} (group, policy and members only) for {@code group}. */
+    /**
+     * The ConfigMap that keeps {@code config}'s group, policy and members for {@code group}, stamped with the
+     * group's generation.
+     */
     public static ConfigMap configMap(NodeGroup group, GroupConfig config, String namespace) {
         String g = group.getMetadata().getName();
-        GroupConfig kept = GroupConfig.newBuilder().setGroup(g).setPolicy(config.getPolicy())
-                .addAllMembers(config.getMembersList()).build();
+        GroupConfig kept = stripped(g, config);
+        long generation = generation(group);
         String summary = kept.getMembersCount() + " members, quorum size " + kept.getPolicy().getQuorumSize()
-                + ", mode " + kept.getPolicy().getMode() + ", NodeGroup generation "
-                + group.getMetadata().getGeneration() + " or earlier";
-        return new ConfigMapBuilder().withNewMetadata().withName(name(g)).withNamespace(namespace)
-                .withLabels(Map.of(GROUP_LABEL, g, "app.kubernetes.io/managed-by", GroupStatusStore.FIELD_MANAGER))
-                .withOwnerReferences(new OwnerReferenceBuilder().withApiVersion(group.getApiVersion())
-                        .withKind(group.getKind()).withName(g).withUid(group.getMetadata().getUid())
-                        .withController(true).withBlockOwnerDeletion(false).build())
-                .endMetadata()
-                .withData(Map.of(SUMMARY_KEY, summary))
+                + ", mode " + kept.getPolicy().getMode() + ", served at NodeGroup generation " + generation;
+        return new ConfigMapBuilder().withMetadata(GroupConfigMaps.metadata(group, name(g), namespace, GROUP_LABEL))
+                .withData(Map.of(SUMMARY_KEY, summary, GENERATION_KEY, Long.toString(generation)))
                 .withBinaryData(Map.of(DATA_KEY, Base64.getEncoder().encodeToString(deterministic(kept))))
                 .build();
+    }
+
+    private static GroupConfig stripped(String group, GroupConfig config) {
+        return GroupConfig.newBuilder().setGroup(group).setPolicy(config.getPolicy())
+                .addAllMembers(config.getMembersList()).build();
+    }
+
+    private static long generation(NodeGroup group) {
+        Long generation = group.getMetadata().getGeneration();
+        return generation == null ? 0 : generation;
     }
 
     // Map fields in a stable order, so the same config is always the same bytes.
@@ -224,66 +316,78 @@ public final class LastValidConfigStore {
     }
 
     /**
-     * Keeps {@code config}'s policy and members for {@code group} unless the cache already holds them or this
-     * replica wrote exactly them less than {@link #CACHE_LAG_NANOS} ago. A failed write is logged and tried again
-     * {@link #RETRY_NANOS} later, or at once for other content.
+     * Keeps what {@code group}'s agents are served ({@code config}: its group, policy and members), stamped with the
+     * group's generation, unless the cache already holds exactly that. A change of the generation is written at
+     * once; a change of policy or members at most once per {@link #MIN_WRITE_INTERVAL_NANOS} (the caller asks again
+     * at its next reconcile). Not repeated while this replica's own write of the same may not be in the cache yet
+     * ({@link #CACHE_LAG_NANOS}). A refused write is logged, the older content is deleted (a replica must rather
+     * serve nothing than what is no longer served), and the same content is tried again after
+     * {@link #RETRY_NANOS}.
      *
-     * @return whether the ConfigMap now holds them
+     * @return whether the ConfigMap now holds it
      */
     public boolean keep(NodeGroup group, GroupConfig config) {
         String g = group.getMetadata().getName();
-        GroupConfig kept = GroupConfig.newBuilder().setGroup(g).setPolicy(config.getPolicy())
-                .addAllMembers(config.getMembersList()).build();
-        if (read(g, group.getMetadata().getUid()).filter(kept::equals).isPresent()) {
+        String uid = group.getMetadata().getUid();
+        Kept kept = new Kept(stripped(g, config), generation(group));
+        Optional<Kept> stored = owned(g, uid);
+        if (stored.filter(kept::equals).isPresent()) {
             return true;
         }
-        Written last = written.get(g);
         long now = nanoTime.getAsLong();
-        if (last != null && kept.equals(last.config()) && now - last.atNanos() < CACHE_LAG_NANOS) {
+        Written last = written.get(g);
+        if (last != null && kept.equals(last.kept()) && now - last.atNanos() < CACHE_LAG_NANOS) {
             return true;
         }
         Written refused = failed.get(g);
-        if (refused != null && kept.equals(refused.config()) && now - refused.atNanos() < RETRY_NANOS) {
+        if (refused != null && kept.equals(refused.kept()) && now - refused.atNanos() < RETRY_NANOS) {
             return false;
         }
-        ConfigMap desired = configMap(group, kept, namespace);
+        if (last != null && last.kept().generation() == kept.generation()
+                && now - last.atNanos() < MIN_WRITE_INTERVAL_NANOS) {
+            return false;
+        }
+        ConfigMap desired = configMap(group, kept.config(), namespace);
         try {
-            if (serverSideApply) {
-                client.configMaps().inNamespace(namespace).resource(desired)
-                        .fieldManager(GroupStatusStore.FIELD_MANAGER).forceConflicts().serverSideApply();
-            } else {
-                client.configMaps().inNamespace(namespace).resource(desired).createOr(NonDeletingOperation::update);
-            }
+            maps.apply(desired);
             written.put(g, new Written(kept, now));
             failed.remove(g);
-            LOG.debug("event=last_valid_config_kept group={} configmap={}/{} members={}", g, namespace, name(g),
-                    kept.getMembersCount());
+            LOG.debug("event=last_valid_config_kept group={} configmap={}/{} members={} generation={}", g, namespace,
+                    name(g), kept.config().getMembersCount(), kept.generation());
             return true;
         } catch (KubernetesClientException e) {
             failed.put(g, new Written(kept, now));
-            LOG.warn("event=last_valid_config_write_failed group={} configmap={}/{} code={} message=\"{}\" detail=\"tried"
-                    + " again in 30s, or at once when what is served changes\"", g, namespace, name(g), e.getCode(),
-                    String.valueOf(e.getMessage()).lines().findFirst().orElse("").replace('"', '\''));
+            LOG.warn("event=last_valid_config_write_failed group={} configmap={}/{} code={} message=\"{}\" detail=\"the"
+                    + " older content is deleted; tried again in 30s, or at once when what is served changes\"", g,
+                    namespace, name(g), e.getCode(), GroupConfigMaps.firstLine(e));
+            if (cached.apply(g).isPresent()) {
+                deleteNow(g, "its content is older than what is served and could not be replaced");
+            }
             return false;
         }
     }
 
     /**
      * Deletes {@code group}'s ConfigMap when the informer holds one owned by the NodeGroup with UID {@code uid}
-     * (fencing switched off, or the group deleted: what the garbage collector also does then).
+     * (fencing switched off, or the group deleted: what the garbage collector also does then). Cheap without one:
+     * the caller may ask at every reconcile, so a failed delete is tried again.
      */
     public void delete(String group, String uid) {
-        written.remove(group);
-        failed.remove(group);
+        if (cached.apply(group).filter(cm -> Objects.equals(GroupStatusStore.ownerUid(cm), uid)).isPresent()) {
+            written.remove(group);
+            failed.remove(group);
+            deleteNow(group, "fencing is off or the group is gone");
+        }
+    }
+
+    private void deleteNow(String group, String why) {
         try {
-            if (cached.apply(group).filter(cm -> Objects.equals(GroupStatusStore.ownerUid(cm), uid)).isPresent()) {
-                client.configMaps().inNamespace(namespace).withName(name(group)).delete();
-                LOG.info("event=last_valid_config_deleted group={} configmap={}/{}", group, namespace, name(group));
-            }
+            maps.delete(name(group));
+            LOG.info("event=last_valid_config_deleted group={} configmap={}/{} reason=\"{}\"", group, namespace,
+                    name(group), why);
         } catch (KubernetesClientException e) {
             LOG.warn("event=last_valid_config_delete_failed group={} configmap={}/{} code={} message=\"{}\"", group,
-                    namespace, name(group), e.getCode(),
-                    String.valueOf(e.getMessage()).lines().findFirst().orElse("").replace('"', '\''));
+                    namespace, name(group), e.getCode(), GroupConfigMaps.firstLine(e));
         }
     }
 }

@@ -229,6 +229,17 @@ public final class ConfigDistributor {
         }
     }
 
+    /** Whether this replica holds a valid policy of {@code group} (from the spec, or kept from before). */
+    public boolean hasPolicy(String group) {
+        GroupChannel channel = groups.get(group);
+        if (channel == null) {
+            return false;
+        }
+        synchronized (channel) {
+            return channel.log.hasPolicy();
+        }
+    }
+
     /** Whether {@code group} has a valid config agents can be served. */
     public boolean ready(String group) {
         GroupChannel channel = groups.get(group);

@@ -7,8 +7,9 @@ import dev.fencing.api.v1.NodeGroupSpec;
 import dev.fencing.api.v1.NodeType;
 import dev.fencing.kubetest.RealControlPlaneExtension;
 import dev.fencing.nodemanager.status.LastValidConfigStore;
-import dev.fencing.proto.fencing.v1.FencingMode;
-import dev.fencing.proto.nodemanager.v1.FencingPolicy;
+import dev.fencing.policy.FencingSpec;
+import dev.fencing.policy.PolicyProtos;
+import dev.fencing.policy.PolicyResolver;
 import dev.fencing.proto.nodemanager.v1.GroupConfig;
 import dev.fencing.proto.nodemanager.v1.Member;
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -40,8 +41,8 @@ class LastValidConfigStoreRealApiTest {
     }
 
     private static GroupConfig served(String group, int members) {
-        GroupConfig.Builder b = GroupConfig.newBuilder().setGroup(group).setPolicy(FencingPolicy.newBuilder()
-                .setMode(FencingMode.FENCING_MODE_WATCHDOG).setQuorumSize(members / 2 + 1));
+        GroupConfig.Builder b = GroupConfig.newBuilder().setGroup(group)
+                .setPolicy(PolicyProtos.toProto(PolicyResolver.resolve(FencingSpec.DEFAULTS, members)));
         for (int i = 1; i <= members; i++) {
             b.addMembers(Member.newBuilder().setName("n-" + i).setGossipAddress("198.18.0." + i + ":9651")
                     .putAddresses("InternalIP", "198.18.0." + i).putAddresses("Hostname", "n-" + i));
@@ -59,25 +60,30 @@ class LastValidConfigStoreRealApiTest {
         NodeGroup group = admin.resource(g).create();
         String name = group.getMetadata().getName();
         String uid = group.getMetadata().getUid();
+        long generation = group.getMetadata().getGeneration();
         LastValidConfigStore store = new LastValidConfigStore(admin, ns, serverSideApply, n -> Optional.ofNullable(
                 admin.configMaps().inNamespace(ns).withName(LastValidConfigStore.name(n)).get()));
 
         assertThat(store.keep(group, served(name, 3))).isTrue();
-        assertThat(store.read(name, uid)).contains(served(name, 3));
+        assertThat(store.read(name, uid, generation)).contains(served(name, 3));
+        // Another generation: written at once (members alone would wait for the write interval).
+        group.getMetadata().setGeneration(generation + 1);
+        generation++;
         assertThat(store.keep(group, served(name, 5))).isTrue();
-        assertThat(store.read(name, uid)).contains(served(name, 5));
+        assertThat(store.read(name, uid, generation)).contains(served(name, 5));
 
         ConfigMap cm = admin.configMaps().inNamespace(ns).withName(LastValidConfigStore.name(name)).get();
         assertThat(cm.getMetadata().getOwnerReferences()).singleElement()
                 .satisfies(o -> assertThat(o.getUid()).isEqualTo(uid));
-        assertThat(cm.getData()).containsKey(LastValidConfigStore.SUMMARY_KEY);
+        assertThat(cm.getData()).containsKey(LastValidConfigStore.SUMMARY_KEY)
+                .containsEntry(LastValidConfigStore.GENERATION_KEY, Long.toString(generation));
         assertThat(cm.getMetadata().getManagedFields()).extracting(ManagedFieldsEntry::getOperation)
                 .containsOnly(serverSideApply ? "Apply" : "Update");
 
         store.delete(name, "another-uid");
-        assertThat(store.read(name, uid)).isPresent();
+        assertThat(store.read(name, uid, generation)).isPresent();
         store.delete(name, uid);
-        assertThat(store.read(name, uid)).isEmpty();
+        assertThat(store.read(name, uid, generation)).isEmpty();
         admin.resource(group).delete();
     }
 }

@@ -102,11 +102,15 @@ class NodeManagerOperatorTest {
 
     /** Closes the agents' streams and the controller, and starts a new controller on the same API server. */
     private void restartManager() throws Exception {
+        stopManager();
+        startManager();
+    }
+
+    private void stopManager() throws Exception {
         agents.forEach(TestAgent::close);
         agents.clear();
         channel.shutdownNow().awaitTermination(2, TimeUnit.SECONDS);
         manager.close();
-        startManager();
     }
 
     @AfterEach
@@ -593,56 +597,87 @@ class NodeManagerOperatorTest {
 
     /**
      * A controller that starts while a group's spec is invalid (an upgrade, a rescheduled pod) serves its agents the
-     * policy and members the last controller served, kept in the ConfigMap fencing-config-<group>, instead of
-     * nothing: they keep their tie-breaks, maintenance and removal signals. Without that ConfigMap they are refused.
+     * policy and members the last controller served, kept in the ConfigMap fencing-config-<group> with the
+     * generation it was written at, instead of nothing: they keep their tie-breaks, maintenance and removal
+     * signals. A ConfigMap from before the spec last changed (the spec edited while no controller ran, a version
+     * rolled back to) is not served until it carries the current generation; switching fencing off deletes it.
      */
     @Test
     void aControllerStartedWhileTheSpecIsInvalidServesThePolicyAndMembersServedBefore() throws Exception {
         createGroupWithNodes("workers", 3);
-        ControllerMessage first = connect("workers-1").next();
-        dev.fencing.proto.nodemanager.v1.GroupConfig served = first.getFull();
+        await().atMost(10, TimeUnit.SECONDS).until(() -> manager.distributor().lastValid("workers")
+                .filter(c -> c.getMembersCount() == 3).isPresent());
+        dev.fencing.proto.nodemanager.v1.GroupConfig served = manager.distributor().lastValid("workers").orElseThrow();
+        assertThat(served.getPolicy().getQuorumSize()).isEqualTo(2);
+        awaitKept(served);
         await().atMost(10, TimeUnit.SECONDS).untilAsserted(() ->
                 assertThat(metrics()).contains("fencing_controller_group_spec_invalid{group=\"workers\"} 0.0"));
-        assertThat(served.getPolicy().getQuorumSize()).isEqualTo(2);
-        String map = dev.fencing.nodemanager.status.LastValidConfigStore.name("workers");
-        await().atMost(10, TimeUnit.SECONDS).until(() -> client.configMaps().inNamespace(NS).withName(map).get() != null);
 
-        NodeGroup g = client.resources(NodeGroup.class).withName("workers").get();
-        g.getSpec().setFencing(new Fencing().withMode("Notify").withQuorumLossAction("Fence"));
-        client.resource(g).update();
+        setFencing(new Fencing().withMode("Notify").withQuorumLossAction("Fence"));
+        await().atMost(10, TimeUnit.SECONDS).untilAsserted(() ->
+                assertThat(present(condition("workers", "Ready")).getReason()).isEqualTo("InvalidSpec"));
+        await().atMost(10, TimeUnit.SECONDS).untilAsserted(() ->
+                assertThat(metrics()).contains("fencing_controller_group_spec_invalid{group=\"workers\"} 1.0"));
+        // Stamped with the invalid spec's generation, still the pair served before.
+        awaitKept(served);
         // Meanwhile a node joins and workers-2 goes into maintenance.
         client.nodes().resource(node("workers-4", "workers", 4)).create();
         client.nodes().withName("workers-2").edit(n -> {
             n.getMetadata().setAnnotations(Map.of(NodeLabels.MAINTENANCE_ANNOTATIONS.get(0), "true"));
             return n;
         });
-        await().atMost(10, TimeUnit.SECONDS).untilAsserted(() ->
-                assertThat(present(condition("workers", "Ready")).getReason()).isEqualTo("InvalidSpec"));
-        await().atMost(10, TimeUnit.SECONDS).untilAsserted(() ->
-                assertThat(metrics()).contains("fencing_controller_group_spec_invalid{group=\"workers\"} 1.0"));
 
         restartManager();
         ControllerMessage again = connect("workers-2").next();
         assertThat(again.getFull().getPolicy()).isEqualTo(served.getPolicy());
         assertThat(again.getFull().getMembersList()).isEqualTo(served.getMembersList());
         assertThat(again.getFull().getSignals().hasMaintenance()).as("signals follow the cluster").isTrue();
-        assertThat(client.configMaps().inNamespace(NS).withName(map).get()).as("kept while invalid").isNotNull();
 
-        client.configMaps().inNamespace(NS).withName(map).delete();
-        restartManager();
+        // The spec edited while no controller runs: what was kept predates it and is not served...
+        stopManager();
+        setFencing(new Fencing().withMode("Notify").withQuorumLossAction("Fence")
+                .withWatchdog(new FencingWatchdog().withTimeout("60s")));
+        startManager();
         TestAgent refused = TestAgent.connect(channel, "workers-1", pods.token("workers-1"));
         agents.add(refused);
-        assertThat(refused.closed.get(5, TimeUnit.SECONDS).getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
+        Status status = refused.closed.get(5, TimeUnit.SECONDS);
+        assertThat(status.getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
+        assertThat(status.getDescription()).contains("invalid spec.fencing");
+        // ...until it carries the current generation (as the leader would write it): the replica picks it up.
+        long generation = client.resources(NodeGroup.class).withName("workers").get().getMetadata().getGeneration();
+        String map = dev.fencing.nodemanager.status.LastValidConfigStore.name("workers");
+        client.configMaps().inNamespace(NS).withName(map).edit(cm -> {
+            cm.getData().put(dev.fencing.nodemanager.status.LastValidConfigStore.GENERATION_KEY,
+                    Long.toString(generation));
+            return cm;
+        });
+        assertThat(connect("workers-1").next().getFull().getMembersList()).isEqualTo(served.getMembersList());
 
         // Switching fencing off deletes what is kept.
-        g = client.resources(NodeGroup.class).withName("workers").get();
-        g.getSpec().setFencing(watchdog());
+        setFencing(null);
+        await().atMost(10, TimeUnit.SECONDS).until(() ->
+                client.configMaps().inNamespace(NS).withName(map).get() == null);
+    }
+
+    private void setFencing(Fencing fencing) {
+        NodeGroup g = client.resources(NodeGroup.class).withName("workers").get();
+        g.getSpec().setFencing(fencing);
         client.resource(g).update();
-        await().atMost(10, TimeUnit.SECONDS).until(() -> client.configMaps().inNamespace(NS).withName(map).get() != null);
-        g = client.resources(NodeGroup.class).withName("workers").get();
-        g.getSpec().setFencing(null);
-        client.resource(g).update();
-        await().atMost(10, TimeUnit.SECONDS).until(() -> client.configMaps().inNamespace(NS).withName(map).get() == null);
+    }
+
+    // The group's fencing-config ConfigMap holds `served` at the NodeGroup's current generation.
+    private void awaitKept(dev.fencing.proto.nodemanager.v1.GroupConfig served) {
+        await().atMost(15, TimeUnit.SECONDS).untilAsserted(() -> {
+            NodeGroup g = client.resources(NodeGroup.class).withName("workers").get();
+            io.fabric8.kubernetes.api.model.ConfigMap cm = client.configMaps().inNamespace(NS)
+                    .withName(dev.fencing.nodemanager.status.LastValidConfigStore.name("workers")).get();
+            assertThat(cm).isNotNull();
+            dev.fencing.nodemanager.status.LastValidConfigStore.Kept kept =
+                    dev.fencing.nodemanager.status.LastValidConfigStore.parse(cm, "workers");
+            assertThat(kept.generation()).isEqualTo(g.getMetadata().getGeneration());
+            assertThat(kept.config()).isEqualTo(served.toBuilder().clearNodeName().clearSignals().clearKeyring()
+                    .clearApiServerProbe().build());
+        });
     }
 
     private String metrics() throws Exception {

@@ -1,12 +1,14 @@
 package dev.fencing.nodemanager.status;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.protobuf.ByteString;
 import dev.fencing.api.v1.NodeGroup;
 import dev.fencing.nodemanager.testing.CrudMockClient;
-import dev.fencing.proto.fencing.v1.FencingMode;
-import dev.fencing.proto.nodemanager.v1.FencingPolicy;
+import dev.fencing.policy.FencingSpec;
+import dev.fencing.policy.PolicyProtos;
+import dev.fencing.policy.PolicyResolver;
 import dev.fencing.proto.nodemanager.v1.GossipKeyring;
 import dev.fencing.proto.nodemanager.v1.GroupConfig;
 import dev.fencing.proto.nodemanager.v1.Member;
@@ -16,7 +18,9 @@ import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import java.io.ByteArrayOutputStream;
 import java.util.Base64;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
@@ -24,8 +28,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The ConfigMap that keeps the policy and members a group's agents are served, for a controller that starts while
- * the spec is invalid: written once per change, read back only for the NodeGroup that owns it and only when a
- * controller would serve what it holds (never a key), deleted only for its owner.
+ * the spec is invalid: written on a change (the generation at once, members at most once per interval), read back
+ * only for the NodeGroup that owns it, at the generation it was written at, and only when agents would accept what
+ * it holds (never a key); a refused write leaves no older content behind.
  */
 @CrudMockClient
 class LastValidConfigStoreCrudMockTest {
@@ -42,128 +47,203 @@ class LastValidConfigStoreCrudMockTest {
                 client.configMaps().inNamespace(NS).withName(LastValidConfigStore.name(g)).get()), now::get);
     }
 
-    private static NodeGroup group(String uid) {
+    private static NodeGroup group(String uid, long generation) {
         NodeGroup group = new NodeGroup();
-        group.setMetadata(new ObjectMetaBuilder().withName("workers").withUid(uid).withGeneration(7L).build());
+        group.setMetadata(new ObjectMetaBuilder().withName("workers").withUid(uid).withGeneration(generation)
+                .build());
         return group;
     }
 
-    private static Member member(String name, String ip) {
-        return Member.newBuilder().setName(name).setGossipAddress(ip + ":9651")
-                .putAddresses("InternalIP", ip).putAddresses("Hostname", name).build();
+    private static Member member(int i) {
+        String ip = "198.18.0." + i;
+        return Member.newBuilder().setName("w-" + i).setGossipAddress(ip + ":9651")
+                .putAddresses("InternalIP", ip).putAddresses("Hostname", "w-" + i).build();
     }
 
-    private static GroupConfig served(int quorum) {
-        return GroupConfig.newBuilder().setGroup("workers")
-                .setPolicy(FencingPolicy.newBuilder().setMode(FencingMode.FENCING_MODE_WATCHDOG).setQuorumSize(quorum))
-                .addMembers(member("w-1", "198.18.0.1")).addMembers(member("w-2", "198.18.0.2"))
-                .addMembers(member("w-3", "198.18.0.3")).build();
+    /** What a controller serves a group of {@code n} with the default spec. */
+    private static GroupConfig served(int n) {
+        GroupConfig.Builder b = GroupConfig.newBuilder().setGroup("workers")
+                .setPolicy(PolicyProtos.toProto(PolicyResolver.resolve(FencingSpec.DEFAULTS, n)));
+        for (int i = 1; i <= n; i++) {
+            b.addMembers(member(i));
+        }
+        return b.build();
     }
 
     private ConfigMap stored() {
         return client.configMaps().inNamespace(NS).withName(LastValidConfigStore.name("workers")).get();
     }
 
+    private void advance(long nanos) {
+        now.addAndGet(nanos);
+    }
+
     @Test
-    void whatIsKeptIsReadBackForItsOwnerOnlyAndWrittenOncePerChange() {
+    void whatIsKeptIsReadBackForItsOwnerAtItsGenerationAndWrittenOncePerChange() {
         LastValidConfigStore store = store();
-        GroupConfig config = served(2);
-        // What the distributor hands over may name a node and carry keys: the store keeps neither.
+        GroupConfig config = served(3);
+        // What the distributor hands over names a node and carries keys: the store keeps neither.
         GroupConfig withKeys = config.toBuilder().setNodeName("w-1")
                 .setKeyring(GossipKeyring.newBuilder().setPrimary(ByteString.copyFrom(new byte[16]))).build();
-        assertThat(store.keep(group("uid-1"), withKeys)).isTrue();
+        assertThat(store.keep(group("uid-1", 7), withKeys)).isTrue();
 
         ConfigMap cm = stored();
         assertThat(cm.getMetadata().getLabels()).containsEntry(LastValidConfigStore.GROUP_LABEL, "workers");
         assertThat(GroupStatusStore.ownerUid(cm)).isEqualTo("uid-1");
-        assertThat(cm.getData().get(LastValidConfigStore.SUMMARY_KEY))
-                .isEqualTo("3 members, quorum size 2, mode FENCING_MODE_WATCHDOG, NodeGroup generation 7 or earlier");
-        assertThat(store.read("workers", "uid-1")).contains(config);
-        assertThat(store.read("workers", "uid-2")).as("another NodeGroup of this name").isEmpty();
+        assertThat(cm.getData()).containsEntry(LastValidConfigStore.GENERATION_KEY, "7")
+                .containsEntry(LastValidConfigStore.SUMMARY_KEY,
+                        "3 members, quorum size 2, mode FENCING_MODE_WATCHDOG, served at NodeGroup generation 7");
+        assertThat(store.read("workers", "uid-1", 7)).contains(config);
+        assertThat(store.read("workers", "uid-2", 7)).as("another NodeGroup of this name").isEmpty();
+        assertThat(store.read("workers", "uid-1", 8)).as("the spec changed since it was written").isEmpty();
 
         String version = cm.getMetadata().getResourceVersion();
-        now.addAndGet(LastValidConfigStore.CACHE_LAG_NANOS * 2);
-        assertThat(store.keep(group("uid-1"), config)).isTrue();
+        advance(LastValidConfigStore.MIN_WRITE_INTERVAL_NANOS);
+        assertThat(store.keep(group("uid-1", 7), config)).isTrue();
         assertThat(stored().getMetadata().getResourceVersion()).as("unchanged: not written").isEqualTo(version);
 
-        GroupConfig grown = served(3).toBuilder().addMembers(member("w-4", "198.18.0.4")).build();
-        assertThat(store.keep(group("uid-1"), grown)).isTrue();
-        assertThat(store.read("workers", "uid-1")).contains(grown);
+        // The spec turned invalid (generation 8): the same pair is stamped again at once.
+        assertThat(store.keep(group("uid-1", 8), config)).isTrue();
+        assertThat(store.read("workers", "uid-1", 8)).contains(config);
+
+        // A member change within the interval waits; the next call after it writes the latest.
+        GroupConfig grown = served(4);
+        assertThat(store.keep(group("uid-1", 8), grown)).isFalse();
+        assertThat(store.read("workers", "uid-1", 8)).contains(config);
+        advance(LastValidConfigStore.MIN_WRITE_INTERVAL_NANOS);
+        assertThat(store.keep(group("uid-1", 8), grown)).isTrue();
+        assertThat(store.read("workers", "uid-1", 8)).contains(grown);
+
+        // A group with no members left is kept as it is served (quorum 1 of 0), not written again and again.
+        advance(LastValidConfigStore.MIN_WRITE_INTERVAL_NANOS);
+        assertThat(store.keep(group("uid-1", 8), served(0))).isTrue();
+        String emptyVersion = stored().getMetadata().getResourceVersion();
+        advance(LastValidConfigStore.MIN_WRITE_INTERVAL_NANOS);
+        assertThat(store.keep(group("uid-1", 8), served(0))).isTrue();
+        assertThat(stored().getMetadata().getResourceVersion()).isEqualTo(emptyVersion);
 
         store.delete("workers", "uid-2");
         assertThat(stored()).as("not deleted for another owner").isNotNull();
         store.delete("workers", "uid-1");
         assertThat(stored()).isNull();
-        assertThat(store.read("workers", "uid-1")).isEmpty();
+        assertThat(store.read("workers", "uid-1", 8)).isEmpty();
     }
 
     @Test
-    void aConfigMapNoControllerWouldServeIsIgnored() {
+    void aConfigMapWhoseContentAgentsWouldRefuseIsIgnored() {
         LastValidConfigStore store = store();
-        store.keep(group("uid-1"), served(2));
+        store.keep(group("uid-1", 1), served(3));
         ConfigMap good = stored();
-        Map<String, GroupConfig> bad = Map.of(
-                "a key", served(2).toBuilder().setKeyring(GossipKeyring.newBuilder()
-                        .setPrimary(ByteString.copyFrom(new byte[16]))).build(),
-                "quorum above members", served(4),
-                "quorum 0", served(0),
-                "another group", served(2).toBuilder().setGroup("other").build(),
-                "no policy", served(2).toBuilder().clearPolicy().build(),
-                "a member twice", served(2).toBuilder().addMembers(member("w-1", "198.18.0.9")).build(),
-                "a member without address", served(2).toBuilder().addMembers(Member.newBuilder().setName("w-9"))
-                        .build());
+        Map<String, GroupConfig> bad = new LinkedHashMap<>();
+        bad.put("a key", served(3).toBuilder().setKeyring(GossipKeyring.newBuilder()
+                .setPrimary(ByteString.copyFrom(new byte[16]))).build());
+        bad.put("quorum 1 of 3, no majority", served(3).toBuilder()
+                .setPolicy(served(3).getPolicy().toBuilder().setQuorumSize(1)).build());
+        bad.put("quorum above members", served(3).toBuilder()
+                .setPolicy(served(3).getPolicy().toBuilder().setQuorumSize(4)).build());
+        bad.put("no timings", served(3).toBuilder()
+                .setPolicy(served(3).getPolicy().toBuilder().clearTimings()).build());
+        bad.put("another group", served(3).toBuilder().setGroup("other").build());
+        bad.put("no policy", served(3).toBuilder().clearPolicy().build());
+        bad.put("a member twice", served(3).toBuilder().setMembers(2, member(1)).build());
+        bad.put("a member without address", served(3).toBuilder()
+                .setMembers(2, Member.newBuilder().setName("w-3")).build());
+        bad.put("a gossip address that is a name", served(3).toBuilder()
+                .setMembers(2, member(3).toBuilder().setGossipAddress("w-3.example:9651")).build());
+        bad.put("a network address that is a name", served(3).toBuilder()
+                .setMembers(2, member(3).toBuilder().putGossipAddresses("198.18.0.0/24", "cafe:9651")).build());
         for (Map.Entry<String, GroupConfig> e : bad.entrySet()) {
-            replaceData(good, Base64.getEncoder().encodeToString(e.getValue().toByteArray()));
-            assertThat(store.read("workers", "uid-1")).as(e.getKey()).isEmpty();
+            replace(good, Base64.getEncoder().encodeToString(e.getValue().toByteArray()), "1");
+            assertThat(store.read("workers", "uid-1", 1)).as(e.getKey()).isEmpty();
         }
-        replaceData(good, "not base64!");
-        assertThat(store.read("workers", "uid-1")).isEmpty();
-        replaceData(good, Base64.getEncoder().encodeToString(new byte[] {(byte) 0xff, 0x01, 0x02}));
-        assertThat(store.read("workers", "uid-1")).isEmpty();
+        replace(good, "not base64!", "1");
+        assertThat(store.read("workers", "uid-1", 1)).isEmpty();
+        replace(good, Base64.getEncoder().encodeToString(new byte[] {(byte) 0xff, 0x01, 0x02}), "1");
+        assertThat(store.read("workers", "uid-1", 1)).isEmpty();
+        replace(good, Base64.getEncoder().encodeToString(served(3).toByteArray()), "one");
+        assertThat(store.read("workers", "uid-1", 1)).as("no generation").isEmpty();
 
-        // The leader writes over it once its own write could be in the cache (before that it trusts that write).
-        now.addAndGet(LastValidConfigStore.CACHE_LAG_NANOS);
-        assertThat(store.keep(group("uid-1"), served(2))).isTrue();
-        assertThat(store.read("workers", "uid-1")).contains(served(2));
+        // Fields this version does not know are dropped, not forwarded to agents.
+        replace(good, Base64.getEncoder().encodeToString(withUnknownField(served(3))), "1");
+        assertThat(store.read("workers", "uid-1", 1)).contains(served(3));
+
+        // The leader writes over a bad one (once its own last write is an interval old).
+        replace(good, "not base64!", "1");
+        advance(LastValidConfigStore.MIN_WRITE_INTERVAL_NANOS);
+        assertThat(store.keep(group("uid-1", 1), served(3))).isTrue();
+        assertThat(store.read("workers", "uid-1", 1)).contains(served(3));
+    }
+
+    @Test
+    void moreMembersThanAnyGroupHasAreNotRead() {
+        GroupConfig.Builder huge = GroupConfig.newBuilder().setGroup("workers")
+                .setPolicy(PolicyProtos.toProto(PolicyResolver.resolve(FencingSpec.DEFAULTS,
+                        LastValidConfigStore.MAX_MEMBERS + 1)));
+        for (int i = 0; i <= LastValidConfigStore.MAX_MEMBERS; i++) {
+            huge.addMembers(Member.newBuilder().setName("n-" + i).setGossipAddress("198.18.1.1:" + (1000 + i)));
+        }
+        ConfigMap cm = LastValidConfigStore.configMap(group("uid-1", 1), huge.build(), NS);
+        assertThatThrownBy(() -> LastValidConfigStore.parse(cm, "workers"))
+                .hasMessageContaining("more than " + LastValidConfigStore.MAX_MEMBERS);
+    }
+
+    @Test
+    void gossipAddressesAreIpLiteralsWithAPort() {
+        assertThat(LastValidConfigStore.ipPort("198.18.0.1:9651")).isTrue();
+        assertThat(LastValidConfigStore.ipPort("[2001:db8::1]:9651")).isTrue();
+        assertThat(LastValidConfigStore.ipPort("2001:db8::1:9651")).as("IPv6 without brackets").isFalse();
+        assertThat(LastValidConfigStore.ipPort("node-1:9651")).isFalse();
+        assertThat(LastValidConfigStore.ipPort("cafe:9651")).as("a name of hex digits").isFalse();
+        assertThat(LastValidConfigStore.ipPort("198.18.0.1")).isFalse();
+        assertThat(LastValidConfigStore.ipPort("198.18.0.1:0")).isFalse();
+        assertThat(LastValidConfigStore.ipPort("198.18.0.1:65536")).isFalse();
+        assertThat(LastValidConfigStore.ipPort("198.18.0.300:9651")).isFalse();
+        assertThat(LastValidConfigStore.ipPort(":9651")).isFalse();
     }
 
     /**
-     * A refused write (too large for the API server, a webhook) is not repeated at every reconcile: the same content
-     * is tried again after {@link LastValidConfigStore#RETRY_NANOS}, other content at once.
+     * A refused write (too large for the API server, a webhook) deletes the older content, so no replica serves
+     * what is no longer served, and the same content is tried again only after the retry interval.
      */
     @Test
-    void aRefusedWriteOfTheSameContentIsTriedAgainOnlyAfterTheRetryInterval() {
+    void aRefusedWriteLeavesNoOlderContentAndIsTriedAgainAfterTheRetryInterval() {
         LastValidConfigStore store = store();
-        server.expect().post().withPath("/api/v1/namespaces/" + NS + "/configmaps")
-                .andReturn(422, new StatusBuilder().withStatus("Failure").withCode(422).withReason("Invalid")
-                        .withMessage("ConfigMap \"fencing-config-workers\" is invalid: too long").build())
-                .once();
-        assertThat(store.keep(group("uid-1"), served(2))).isFalse();
-        now.addAndGet(LastValidConfigStore.RETRY_NANOS / 2);
-        assertThat(store.keep(group("uid-1"), served(2))).as("not tried again yet").isFalse();
-        assertThat(stored()).isNull();
-        now.addAndGet(LastValidConfigStore.RETRY_NANOS / 2);
-        assertThat(store.keep(group("uid-1"), served(2))).isTrue();
-        assertThat(store.read("workers", "uid-1")).contains(served(2));
+        assertThat(store.keep(group("uid-1", 1), served(3))).isTrue();
+        advance(LastValidConfigStore.MIN_WRITE_INTERVAL_NANOS);
 
-        server.expect().put().withPath("/api/v1/namespaces/" + NS + "/configmaps/fencing-config-workers")
-                .andReturn(422, new StatusBuilder().withStatus("Failure").withCode(422).withReason("Invalid")
-                        .withMessage("too long").build())
-                .once();
         server.expect().post().withPath("/api/v1/namespaces/" + NS + "/configmaps")
                 .andReturn(409, new StatusBuilder().withStatus("Failure").withCode(409).withReason("AlreadyExists")
                         .build())
                 .once();
-        GroupConfig grown = served(3).toBuilder().addMembers(member("w-4", "198.18.0.4")).build();
-        assertThat(store.keep(group("uid-1"), grown)).isFalse();
-        GroupConfig other = served(3);
-        assertThat(store.keep(group("uid-1"), other)).as("other content: at once").isTrue();
-        assertThat(store.read("workers", "uid-1")).contains(other);
+        server.expect().put().withPath("/api/v1/namespaces/" + NS + "/configmaps/fencing-config-workers")
+                .andReturn(422, new StatusBuilder().withStatus("Failure").withCode(422).withReason("Invalid")
+                        .withMessage("ConfigMap \"fencing-config-workers\" is invalid: too long").build())
+                .once();
+        assertThat(store.keep(group("uid-1", 1), served(4))).isFalse();
+        assertThat(stored()).as("the older pair is gone").isNull();
+
+        advance(LastValidConfigStore.RETRY_NANOS / 2);
+        assertThat(store.keep(group("uid-1", 1), served(4))).as("not tried again yet").isFalse();
+        assertThat(stored()).isNull();
+        advance(LastValidConfigStore.RETRY_NANOS / 2);
+        assertThat(store.keep(group("uid-1", 1), served(4))).isTrue();
+        assertThat(store.read("workers", "uid-1", 1)).contains(served(4));
     }
 
-    private void replaceData(ConfigMap template, String base64) {
+    private void replace(ConfigMap template, String base64, String generation) {
         ConfigMap edited = new ConfigMapBuilder(template).editMetadata().withResourceVersion(null).endMetadata()
+                .withData(Map.of(LastValidConfigStore.GENERATION_KEY, generation))
                 .withBinaryData(Map.of(LastValidConfigStore.DATA_KEY, base64)).build();
         client.configMaps().inNamespace(NS).resource(edited).update();
+    }
+
+    // The config's bytes with a field number no GroupConfig has (99, varint 1) appended.
+    private static byte[] withUnknownField(GroupConfig config) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        out.writeBytes(config.toByteArray());
+        out.write((99 << 3) & 0x7f | 0x80);
+        out.write((99 << 3) >>> 7);
+        out.write(1);
+        return out.toByteArray();
     }
 }
