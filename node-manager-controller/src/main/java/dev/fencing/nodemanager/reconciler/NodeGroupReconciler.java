@@ -26,7 +26,7 @@ import dev.fencing.nodemanager.status.GroupEvent;
 import dev.fencing.nodemanager.status.NodeFacts;
 import dev.fencing.nodemanager.status.GroupStatusStore;
 import dev.fencing.nodemanager.status.LastValidConfigStore;
-import dev.fencing.proto.nodemanager.v1.GroupConfig;
+import dev.fencing.nodemanager.stream.ServedConfig;
 import dev.fencing.nodemanager.status.NodeGroupStatusTarget;
 import java.util.TreeSet;
 import dev.fencing.nodemanager.status.GroupStatusCalculator;
@@ -64,7 +64,8 @@ import dev.fencing.api.v1.NodeGroupStatus;
  * DaemonSet, status, node labels and Events match its spec and its agents' reports. Trigger: NodeGroup changes,
  * Node changes (secondary informer mapped by {@code node.deckhouse.io/group}), agent report changes (inbound event
  * source), and a periodic resync for time-based transitions. Output: DaemonSet create/update/delete, status patch,
- * label merge patches, Events. Decisions live in {@link GroupModel} and {@link GroupStatusCalculator}.
+ * label merge patches, Events, and the ConfigMap keeping what the agents are served ({@link LastValidConfigStore}).
+ * Decisions live in {@link GroupModel} and {@link GroupStatusCalculator}.
  */
 @ControllerConfiguration(name = "nodegroup-status-controller")
 // A reconcile that throws is retried for as long as it throws (every 30 s at most): JOSDK's default gives up after 5
@@ -101,7 +102,7 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
     private final Set<String> daemonSetGone = ConcurrentHashMap.newKeySet();
     // Where the last valid policy and members are kept (null: not kept), and what this replica serves.
     private volatile LastValidConfigStore lastValidConfigs;
-    private volatile Function<String, Optional<GroupConfig>> servedConfig = g -> Optional.empty();
+    private volatile Function<String, Optional<ServedConfig>> servedConfig = g -> Optional.empty();
 
     /**
      * @param keyrings       null when gossip encryption is off
@@ -145,7 +146,7 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
      * replica's config distributor: while the spec is invalid, the frozen pair) in {@code store}, and deletes them
      * when fencing is switched off; call before the operator starts. Without it nothing is kept.
      */
-    public void keepLastValidConfigs(LastValidConfigStore store, Function<String, Optional<GroupConfig>> served) {
+    public void keepLastValidConfigs(LastValidConfigStore store, Function<String, Optional<ServedConfig>> served) {
         this.lastValidConfigs = Objects.requireNonNull(store, "store");
         this.servedConfig = Objects.requireNonNull(served, "served");
     }
@@ -432,10 +433,12 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
         writeGossipAddresses(model, nodes, now);
         if (lastValidConfigs != null) {
             // Last, after the fencing actions: what the agents are served (while the spec is invalid, the frozen
-            // pair), stamped with the generation, for a replica that starts while the spec is invalid. Deleted at
-            // every reconcile without fencing, for as long as the cache shows one (a failed delete is tried again).
+            // pair), stamped with the generation of the model it was served for, for a replica that starts while
+            // the spec is invalid. Deleted at every reconcile without fencing, for as long as the cache shows one (a
+            // failed delete is tried again).
             if (model.fencingEnabled()) {
-                servedConfig.apply(name).ifPresent(served -> lastValidConfigs.keep(group, served));
+                servedConfig.apply(name).ifPresent(served -> lastValidConfigs.keep(group, served.config(),
+                        served.generation(), served.frozen()));
             } else {
                 lastValidConfigs.delete(name, group.getMetadata().getUid());
             }

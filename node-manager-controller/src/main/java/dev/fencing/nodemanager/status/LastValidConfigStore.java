@@ -37,11 +37,12 @@ import org.slf4j.LoggerFactory;
  * leader reconciled when it wrote them) and {@value #SUMMARY_KEY} for people, label
  * {@value #GROUP_LABEL}{@code =<group>}, owned by the NodeGroup (the garbage collector removes it with the group; the
  * leader also deletes it when fencing is switched off). The leader writes what it serves, also while the spec is
- * invalid (then the frozen pair), whenever that or the generation changed, member changes at most once per
- * {@link #MIN_WRITE_INTERVAL_NANOS}; every replica watches these ConfigMaps ({@code ClusterCache}). A replica seeds
- * from one only for the NodeGroup that owns it and at the generation it carries (one written before the spec last
- * changed, e.g. by a version rolled back to, may be older than what was served since), and only when it holds what
- * agents accept. Anything else counts as none, logged once per version.
+ * invalid (then the frozen pair), stamped with the generation of the model it served it for: a new generation or a
+ * newly frozen pair at once, other changes at most once per {@link #MIN_WRITE_INTERVAL_NANOS}; every replica
+ * watches these ConfigMaps ({@code ClusterCache}). A replica seeds from one only for the NodeGroup that owns it and
+ * at the generation it carries (one written before the NodeGroup's spec last changed, e.g. by a version rolled back
+ * to, may be older than what was served since), and only when it holds what agents accept. Anything else counts as
+ * none, logged once per version.
  */
 public final class LastValidConfigStore {
 
@@ -57,7 +58,10 @@ public final class LastValidConfigStore {
     public static final String GENERATION_KEY = "generation";
     /** More members than any group has: a ConfigMap listing more is not read. */
     static final int MAX_MEMBERS = 10_000;
-    /** Member and policy changes are written at most this often per group (generation changes at once). */
+    /**
+     * Changes at the same generation are written at most this often per group (a new generation or a newly frozen
+     * pair at once).
+     */
     static final long MIN_WRITE_INTERVAL_NANOS = 10_000_000_000L;
 
     /** How long a write counts as not yet in the informer's cache. */
@@ -75,6 +79,10 @@ public final class LastValidConfigStore {
     private final Map<String, Written> written = new ConcurrentHashMap<>();
     // Per group: the content whose write failed last and when, so a refused write is not repeated at every reconcile.
     private final Map<String, Written> failed = new ConcurrentHashMap<>();
+    // Per group: the last write attempted and when, for the write interval (refused writes count too).
+    private final Map<String, Written> attempts = new ConcurrentHashMap<>();
+    // Per group: why what is served could not be kept, logged once per reason.
+    private final Map<String, String> unkeepable = new ConcurrentHashMap<>();
     // Per ConfigMap name: the version whose problem was logged.
     private final Map<String, String> problemsLogged = new ConcurrentHashMap<>();
 
@@ -276,13 +284,12 @@ public final class LastValidConfigStore {
     }
 
     /**
-     * The ConfigMap that keeps {@code config}'s group, policy and members for {@code group}, stamped with the
-     * group's generation.
+     * The ConfigMap that keeps {@code config}'s group, policy and members for {@code group}, stamped with
+     * {@code generation} (the NodeGroup generation of the model they were served for).
      */
-    public static ConfigMap configMap(NodeGroup group, GroupConfig config, String namespace) {
+    public static ConfigMap configMap(NodeGroup group, GroupConfig config, long generation, String namespace) {
         String g = group.getMetadata().getName();
         GroupConfig kept = stripped(g, config);
-        long generation = generation(group);
         String summary = kept.getMembersCount() + " members, quorum size " + kept.getPolicy().getQuorumSize()
                 + ", mode " + kept.getPolicy().getMode() + ", served at NodeGroup generation " + generation;
         return new ConfigMapBuilder().withMetadata(GroupConfigMaps.metadata(group, name(g), namespace, GROUP_LABEL))
@@ -294,11 +301,6 @@ public final class LastValidConfigStore {
     private static GroupConfig stripped(String group, GroupConfig config) {
         return GroupConfig.newBuilder().setGroup(group).setPolicy(config.getPolicy())
                 .addAllMembers(config.getMembersList()).build();
-    }
-
-    private static long generation(NodeGroup group) {
-        Long generation = group.getMetadata().getGeneration();
-        return generation == null ? 0 : generation;
     }
 
     // Map fields in a stable order, so the same config is always the same bytes.
@@ -316,22 +318,21 @@ public final class LastValidConfigStore {
     }
 
     /**
-     * Keeps what {@code group}'s agents are served ({@code config}: its group, policy and members), stamped with the
-     * group's generation, unless the cache already holds exactly that. A change of the generation is written at
-     * once; a change of policy or members at most once per {@link #MIN_WRITE_INTERVAL_NANOS} (the caller asks again
-     * at its next reconcile). Not repeated while this replica's own write of the same may not be in the cache yet
-     * ({@link #CACHE_LAG_NANOS}). A refused write is logged, the older content is deleted (a replica must rather
-     * serve nothing than what is no longer served), and the same content is tried again after
-     * {@link #RETRY_NANOS}.
+     * Keeps what {@code group}'s agents are served ({@code config}: its group, policy and members), stamped with
+     * {@code generation}, unless the cache already holds exactly that. A new generation or a newly frozen pair
+     * ({@code frozen}: the spec is invalid, so this is what a restarted replica must serve) is written at once; other
+     * changes at most once per {@link #MIN_WRITE_INTERVAL_NANOS} after the last attempt (the caller asks again at its
+     * next reconcile). Not repeated while this replica's own write of the same may not be in the cache yet
+     * ({@link #CACHE_LAG_NANOS}). Content this store would not read back (e.g. an address it does not take) and a
+     * refused write delete the older content (a replica must rather serve nothing than what is no longer served);
+     * the same refused content is tried again after {@link #RETRY_NANOS}.
      *
      * @return whether the ConfigMap now holds it
      */
-    public boolean keep(NodeGroup group, GroupConfig config) {
+    public boolean keep(NodeGroup group, GroupConfig config, long generation, boolean frozen) {
         String g = group.getMetadata().getName();
-        String uid = group.getMetadata().getUid();
-        Kept kept = new Kept(stripped(g, config), generation(group));
-        Optional<Kept> stored = owned(g, uid);
-        if (stored.filter(kept::equals).isPresent()) {
+        Kept kept = new Kept(stripped(g, config), generation);
+        if (owned(g, group.getMetadata().getUid()).filter(kept::equals).isPresent()) {
             return true;
         }
         long now = nanoTime.getAsLong();
@@ -343,23 +344,39 @@ public final class LastValidConfigStore {
         if (refused != null && kept.equals(refused.kept()) && now - refused.atNanos() < RETRY_NANOS) {
             return false;
         }
-        if (last != null && last.kept().generation() == kept.generation()
-                && now - last.atNanos() < MIN_WRITE_INTERVAL_NANOS) {
+        Written attempt = attempts.get(g);
+        if (!frozen && attempt != null && attempt.kept().generation() == generation
+                && now - attempt.atNanos() < MIN_WRITE_INTERVAL_NANOS) {
             return false;
         }
-        ConfigMap desired = configMap(group, kept.config(), namespace);
+        ConfigMap desired = configMap(group, kept.config(), generation, namespace);
+        try {
+            parse(desired, g);
+        } catch (IllegalArgumentException e) {
+            if (!e.getMessage().equals(unkeepable.put(g, e.getMessage()))) {
+                LOG.warn("event=last_valid_config_not_kept group={} configmap={}/{} reason=\"{}\" detail=\"a replica"
+                        + " that starts while the spec is invalid serves this group nothing\"", g, namespace, name(g),
+                        e.getMessage());
+            }
+            if (cached.apply(g).isPresent()) {
+                deleteNow(g, "what is served now cannot be kept, and the older content is no longer served");
+            }
+            return false;
+        }
+        unkeepable.remove(g);
+        attempts.put(g, new Written(kept, now));
         try {
             maps.apply(desired);
             written.put(g, new Written(kept, now));
             failed.remove(g);
-            LOG.debug("event=last_valid_config_kept group={} configmap={}/{} members={} generation={}", g, namespace,
-                    name(g), kept.config().getMembersCount(), kept.generation());
+            LOG.debug("event=last_valid_config_kept group={} configmap={}/{} members={} generation={} frozen={}", g,
+                    namespace, name(g), kept.config().getMembersCount(), generation, frozen);
             return true;
         } catch (KubernetesClientException e) {
             failed.put(g, new Written(kept, now));
             LOG.warn("event=last_valid_config_write_failed group={} configmap={}/{} code={} message=\"{}\" detail=\"the"
-                    + " older content is deleted; tried again in 30s, or at once when what is served changes\"", g,
-                    namespace, name(g), e.getCode(), GroupConfigMaps.firstLine(e));
+                    + " older content is deleted; this content is tried again in 30s\"", g, namespace, name(g),
+                    e.getCode(), GroupConfigMaps.firstLine(e));
             if (cached.apply(g).isPresent()) {
                 deleteNow(g, "its content is older than what is served and could not be replaced");
             }
@@ -376,6 +393,7 @@ public final class LastValidConfigStore {
         if (cached.apply(group).filter(cm -> Objects.equals(GroupStatusStore.ownerUid(cm), uid)).isPresent()) {
             written.remove(group);
             failed.remove(group);
+            attempts.remove(group);
             deleteNow(group, "fencing is off or the group is gone");
         }
     }

@@ -219,7 +219,7 @@ public final class ConfigDistributor {
      * The policy {@code group}'s agents are served and the members that go with it (see
      * {@link GroupConfigLog#lastValid()}), or empty when this replica knows no valid policy of it.
      */
-    public Optional<GroupConfig> lastValid(String group) {
+    public Optional<ServedConfig> lastValid(String group) {
         GroupChannel channel = groups.get(group);
         if (channel == null) {
             return Optional.empty();

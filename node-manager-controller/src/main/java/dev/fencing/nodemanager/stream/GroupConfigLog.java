@@ -51,6 +51,9 @@ public final class GroupConfigLog {
     private GossipKeyring keyring = GossipKeyring.getDefaultInstance();
     private long revision;
     private long floor;
+    // The generation of the model applied last, and whether that model was invalid (the policy is frozen).
+    private long generation;
+    private boolean frozen;
 
     /**
      * @param group        NodeGroup name
@@ -132,6 +135,8 @@ public final class GroupConfigLog {
         if (nextKeyring != null && !nextKeyring.equals(keyring)) {
             out.add(setKeyring(nextKeyring));
         }
+        generation = model.generation();
+        frozen = model.policy() == null;
         if (model.policy() == null && policy == null && lastValid != null) {
             Map<String, Member> kept = new TreeMap<>();
             lastValid.getMembersList().forEach(m -> kept.put(m.getName(), m));
@@ -192,15 +197,16 @@ public final class GroupConfigLog {
     }
 
     /**
-     * The policy served and the members that go with it (group, policy, members; no node, signals or keys), or empty
-     * before a valid policy is known: what a later controller needs to serve the same while the spec is invalid.
+     * The policy served and the members that go with it (group, policy, members; no node, signals or keys), with
+     * the generation of the model applied last and whether it froze them, or empty before a valid policy is known:
+     * what a later controller needs to serve the same while the spec is invalid.
      */
-    public Optional<GroupConfig> lastValid() {
+    public Optional<ServedConfig> lastValid() {
         if (policy == null) {
             return Optional.empty();
         }
-        return Optional.of(GroupConfig.newBuilder().setGroup(group).setPolicy(policy)
-                .addAllMembers(members.values()).build());
+        return Optional.of(new ServedConfig(GroupConfig.newBuilder().setGroup(group).setPolicy(policy)
+                .addAllMembers(members.values()).build(), generation, frozen));
     }
 
     private void updateSignals(GroupModel model, List<ConfigChange> out) {

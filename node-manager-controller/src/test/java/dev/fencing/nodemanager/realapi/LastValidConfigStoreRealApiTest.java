@@ -64,12 +64,11 @@ class LastValidConfigStoreRealApiTest {
         LastValidConfigStore store = new LastValidConfigStore(admin, ns, serverSideApply, n -> Optional.ofNullable(
                 admin.configMaps().inNamespace(ns).withName(LastValidConfigStore.name(n)).get()));
 
-        assertThat(store.keep(group, served(name, 3))).isTrue();
+        assertThat(store.keep(group, served(name, 3), generation, false)).isTrue();
         assertThat(store.read(name, uid, generation)).contains(served(name, 3));
         // Another generation: written at once (members alone would wait for the write interval).
-        group.getMetadata().setGeneration(generation + 1);
         generation++;
-        assertThat(store.keep(group, served(name, 5))).isTrue();
+        assertThat(store.keep(group, served(name, 5), generation, false)).isTrue();
         assertThat(store.read(name, uid, generation)).contains(served(name, 5));
 
         ConfigMap cm = admin.configMaps().inNamespace(ns).withName(LastValidConfigStore.name(name)).get();

@@ -604,10 +604,15 @@ class NodeManagerOperatorTest {
      */
     @Test
     void aControllerStartedWhileTheSpecIsInvalidServesThePolicyAndMembersServedBefore() throws Exception {
-        createGroupWithNodes("workers", 3);
+        // Nodes first: the first pair kept has all three (a later member change waits for the write interval).
+        for (int i = 1; i <= 3; i++) {
+            client.nodes().resource(node("workers-" + i, "workers", i)).create();
+        }
+        client.resource(group("workers", watchdog())).create();
         await().atMost(10, TimeUnit.SECONDS).until(() -> manager.distributor().lastValid("workers")
-                .filter(c -> c.getMembersCount() == 3).isPresent());
-        dev.fencing.proto.nodemanager.v1.GroupConfig served = manager.distributor().lastValid("workers").orElseThrow();
+                .filter(c -> c.config().getMembersCount() == 3).isPresent());
+        dev.fencing.proto.nodemanager.v1.GroupConfig served = manager.distributor().lastValid("workers").orElseThrow()
+                .config();
         assertThat(served.getPolicy().getQuorumSize()).isEqualTo(2);
         awaitKept(served);
         await().atMost(10, TimeUnit.SECONDS).untilAsserted(() ->

@@ -85,7 +85,7 @@ class LastValidConfigStoreCrudMockTest {
         // What the distributor hands over names a node and carries keys: the store keeps neither.
         GroupConfig withKeys = config.toBuilder().setNodeName("w-1")
                 .setKeyring(GossipKeyring.newBuilder().setPrimary(ByteString.copyFrom(new byte[16]))).build();
-        assertThat(store.keep(group("uid-1", 7), withKeys)).isTrue();
+        assertThat(store.keep(group("uid-1", 7), withKeys, 7, false)).isTrue();
 
         ConfigMap cm = stored();
         assertThat(cm.getMetadata().getLabels()).containsEntry(LastValidConfigStore.GROUP_LABEL, "workers");
@@ -99,27 +99,27 @@ class LastValidConfigStoreCrudMockTest {
 
         String version = cm.getMetadata().getResourceVersion();
         advance(LastValidConfigStore.MIN_WRITE_INTERVAL_NANOS);
-        assertThat(store.keep(group("uid-1", 7), config)).isTrue();
+        assertThat(store.keep(group("uid-1", 7), config, 7, false)).isTrue();
         assertThat(stored().getMetadata().getResourceVersion()).as("unchanged: not written").isEqualTo(version);
 
         // The spec turned invalid (generation 8): the same pair is stamped again at once.
-        assertThat(store.keep(group("uid-1", 8), config)).isTrue();
+        assertThat(store.keep(group("uid-1", 8), config, 8, true)).isTrue();
         assertThat(store.read("workers", "uid-1", 8)).contains(config);
 
         // A member change within the interval waits; the next call after it writes the latest.
         GroupConfig grown = served(4);
-        assertThat(store.keep(group("uid-1", 8), grown)).isFalse();
+        assertThat(store.keep(group("uid-1", 8), grown, 8, false)).isFalse();
         assertThat(store.read("workers", "uid-1", 8)).contains(config);
         advance(LastValidConfigStore.MIN_WRITE_INTERVAL_NANOS);
-        assertThat(store.keep(group("uid-1", 8), grown)).isTrue();
+        assertThat(store.keep(group("uid-1", 8), grown, 8, false)).isTrue();
         assertThat(store.read("workers", "uid-1", 8)).contains(grown);
 
         // A group with no members left is kept as it is served (quorum 1 of 0), not written again and again.
         advance(LastValidConfigStore.MIN_WRITE_INTERVAL_NANOS);
-        assertThat(store.keep(group("uid-1", 8), served(0))).isTrue();
+        assertThat(store.keep(group("uid-1", 8), served(0), 8, false)).isTrue();
         String emptyVersion = stored().getMetadata().getResourceVersion();
         advance(LastValidConfigStore.MIN_WRITE_INTERVAL_NANOS);
-        assertThat(store.keep(group("uid-1", 8), served(0))).isTrue();
+        assertThat(store.keep(group("uid-1", 8), served(0), 8, false)).isTrue();
         assertThat(stored().getMetadata().getResourceVersion()).isEqualTo(emptyVersion);
 
         store.delete("workers", "uid-2");
@@ -132,7 +132,7 @@ class LastValidConfigStoreCrudMockTest {
     @Test
     void aConfigMapWhoseContentAgentsWouldRefuseIsIgnored() {
         LastValidConfigStore store = store();
-        store.keep(group("uid-1", 1), served(3));
+        store.keep(group("uid-1", 1), served(3), 1, false);
         ConfigMap good = stored();
         Map<String, GroupConfig> bad = new LinkedHashMap<>();
         bad.put("a key", served(3).toBuilder().setKeyring(GossipKeyring.newBuilder()
@@ -170,8 +170,54 @@ class LastValidConfigStoreCrudMockTest {
         // The leader writes over a bad one (once its own last write is an interval old).
         replace(good, "not base64!", "1");
         advance(LastValidConfigStore.MIN_WRITE_INTERVAL_NANOS);
-        assertThat(store.keep(group("uid-1", 1), served(3))).isTrue();
+        assertThat(store.keep(group("uid-1", 1), served(3), 1, false)).isTrue();
         assertThat(store.read("workers", "uid-1", 1)).contains(served(3));
+    }
+
+    /**
+     * Validity can change without the generation (an explicit quorum size against a changed member count): a pair
+     * newly frozen at the same generation is written at once, since a replica starting now must serve it; a refused
+     * write counts against the write interval, so a ConfigMap the API server keeps refusing is not sent at every
+     * reconcile.
+     */
+    @Test
+    void aNewlyFrozenPairIsWrittenAtOnceAndRefusedWritesCountAgainstTheInterval() {
+        LastValidConfigStore store = store();
+        assertThat(store.keep(group("uid-1", 5), served(3), 5, false)).isTrue();
+        assertThat(store.keep(group("uid-1", 5), served(4), 5, false)).as("within the interval").isFalse();
+        assertThat(store.keep(group("uid-1", 5), served(4), 5, true)).as("frozen: at once").isTrue();
+        assertThat(store.read("workers", "uid-1", 5)).contains(served(4));
+
+        advance(LastValidConfigStore.MIN_WRITE_INTERVAL_NANOS);
+        server.expect().post().withPath("/api/v1/namespaces/" + NS + "/configmaps")
+                .andReturn(409, new StatusBuilder().withStatus("Failure").withCode(409).withReason("AlreadyExists")
+                        .build())
+                .once();
+        server.expect().put().withPath("/api/v1/namespaces/" + NS + "/configmaps/fencing-config-workers")
+                .andReturn(413, new StatusBuilder().withStatus("Failure").withCode(413).withReason("RequestEntityTooLarge")
+                        .build())
+                .once();
+        assertThat(store.keep(group("uid-1", 5), served(5), 5, false)).isFalse();
+        assertThat(stored()).as("the older pair is gone").isNull();
+        // Other content within the interval of the refused attempt: not sent.
+        advance(LastValidConfigStore.MIN_WRITE_INTERVAL_NANOS / 2);
+        assertThat(store.keep(group("uid-1", 5), served(6), 5, false)).isFalse();
+        assertThat(stored()).isNull();
+        advance(LastValidConfigStore.MIN_WRITE_INTERVAL_NANOS / 2);
+        assertThat(store.keep(group("uid-1", 5), served(6), 5, false)).isTrue();
+        assertThat(store.read("workers", "uid-1", 5)).contains(served(6));
+    }
+
+    /** What this store would not read back is not written, and the older content goes: nothing stale is served. */
+    @Test
+    void servedContentThisStoreCannotReadBackIsNotWrittenAndTheOlderContentIsDeleted() {
+        LastValidConfigStore store = store();
+        assertThat(store.keep(group("uid-1", 2), served(3), 2, false)).isTrue();
+        GroupConfig zoned = served(3).toBuilder()
+                .setMembers(2, member(3).toBuilder().setGossipAddress("[fe80::1%eth0]:9651")).build();
+        assertThat(store.keep(group("uid-1", 3), zoned, 3, true)).isFalse();
+        assertThat(stored()).isNull();
+        assertThat(store.read("workers", "uid-1", 3)).isEmpty();
     }
 
     @Test
@@ -182,7 +228,7 @@ class LastValidConfigStoreCrudMockTest {
         for (int i = 0; i <= LastValidConfigStore.MAX_MEMBERS; i++) {
             huge.addMembers(Member.newBuilder().setName("n-" + i).setGossipAddress("198.18.1.1:" + (1000 + i)));
         }
-        ConfigMap cm = LastValidConfigStore.configMap(group("uid-1", 1), huge.build(), NS);
+        ConfigMap cm = LastValidConfigStore.configMap(group("uid-1", 1), huge.build(), 1, NS);
         assertThatThrownBy(() -> LastValidConfigStore.parse(cm, "workers"))
                 .hasMessageContaining("more than " + LastValidConfigStore.MAX_MEMBERS);
     }
@@ -208,7 +254,7 @@ class LastValidConfigStoreCrudMockTest {
     @Test
     void aRefusedWriteLeavesNoOlderContentAndIsTriedAgainAfterTheRetryInterval() {
         LastValidConfigStore store = store();
-        assertThat(store.keep(group("uid-1", 1), served(3))).isTrue();
+        assertThat(store.keep(group("uid-1", 1), served(3), 1, false)).isTrue();
         advance(LastValidConfigStore.MIN_WRITE_INTERVAL_NANOS);
 
         server.expect().post().withPath("/api/v1/namespaces/" + NS + "/configmaps")
@@ -219,14 +265,14 @@ class LastValidConfigStoreCrudMockTest {
                 .andReturn(422, new StatusBuilder().withStatus("Failure").withCode(422).withReason("Invalid")
                         .withMessage("ConfigMap \"fencing-config-workers\" is invalid: too long").build())
                 .once();
-        assertThat(store.keep(group("uid-1", 1), served(4))).isFalse();
+        assertThat(store.keep(group("uid-1", 1), served(4), 1, false)).isFalse();
         assertThat(stored()).as("the older pair is gone").isNull();
 
         advance(LastValidConfigStore.RETRY_NANOS / 2);
-        assertThat(store.keep(group("uid-1", 1), served(4))).as("not tried again yet").isFalse();
+        assertThat(store.keep(group("uid-1", 1), served(4), 1, false)).as("not tried again yet").isFalse();
         assertThat(stored()).isNull();
         advance(LastValidConfigStore.RETRY_NANOS / 2);
-        assertThat(store.keep(group("uid-1", 1), served(4))).isTrue();
+        assertThat(store.keep(group("uid-1", 1), served(4), 1, false)).isTrue();
         assertThat(store.read("workers", "uid-1", 1)).contains(served(4));
     }
 

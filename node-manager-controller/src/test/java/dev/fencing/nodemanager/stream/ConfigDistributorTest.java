@@ -192,7 +192,10 @@ class ConfigDistributorTest {
     @Test
     void aControllerStartingWhileTheSpecIsInvalidServesTheKeptPolicyAndMembers() {
         FourMembers earlier = fourMembersWithAgentA();
-        dev.fencing.proto.nodemanager.v1.GroupConfig kept = earlier.distributor().lastValid("g").orElseThrow();
+        ServedConfig served = earlier.distributor().lastValid("g").orElseThrow();
+        assertThat(served.frozen()).isFalse();
+        assertThat(served.generation()).isEqualTo(1);
+        dev.fencing.proto.nodemanager.v1.GroupConfig kept = served.config();
         assertThat(kept.getMembersList()).extracting(m -> m.getName()).containsExactly("a", "b", "c", "d");
         assertThat(kept.getPolicy().getQuorumSize()).isEqualTo(3);
         assertThat(kept.hasKeyring()).isFalse();
@@ -218,7 +221,7 @@ class ConfigDistributorTest {
         assertThat(full.getPolicy()).isEqualTo(kept.getPolicy());
         assertThat(full.getMembersList()).isEqualTo(kept.getMembersList());
         assertThat(full.getSignals().hasMaintenance()).as("signals follow the cluster").isTrue();
-        assertThat(restarted.lastValid("g")).contains(kept);
+        assertThat(restarted.lastValid("g")).contains(new ServedConfig(kept, 3, true));
 
         // The kept config is asked for only while no valid policy is held.
         restarted.publish(invalid, null, () -> {
@@ -227,8 +230,9 @@ class ConfigDistributorTest {
         restarted.publish(model(now), null, () -> {
             throw new AssertionError("asked for a valid model");
         });
-        assertThat(restarted.lastValid("g").orElseThrow().getMembersList()).extracting(m -> m.getName())
+        assertThat(restarted.lastValid("g").orElseThrow().config().getMembersList()).extracting(m -> m.getName())
                 .containsExactly("a", "b", "c", "e");
+        assertThat(restarted.lastValid("g").orElseThrow().frozen()).isFalse();
         assertThat(b.sent.subList(1, b.sent.size())).extracting(m -> m.getDelta().getChangeCase())
                 .contains(ConfigDelta.ChangeCase.MEMBER_REMOVED, ConfigDelta.ChangeCase.MEMBER_UPSERTED);
     }
