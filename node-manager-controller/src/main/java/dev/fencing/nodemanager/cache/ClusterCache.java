@@ -225,22 +225,7 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
         if (gossipEncryption) {
             keyrings = client.secrets().inNamespace(namespace).withLabel(GossipKeyringSecret.GROUP_LABEL)
                     .runnableInformer(0);
-            keyrings.addEventHandler(new ResourceEventHandler<>() {
-                @Override
-                public void onAdd(Secret s) {
-                    mark(keyringGroup(s));
-                }
-
-                @Override
-                public void onUpdate(Secret old, Secret s) {
-                    mark(keyringGroup(s));
-                }
-
-                @Override
-                public void onDelete(Secret s, boolean unknownFinalState) {
-                    mark(keyringGroup(s));
-                }
-            });
+            keyrings.addEventHandler(onEvents(s -> mark(keyringGroup(s)), s -> mark(keyringGroup(s))));
             keyrings.start().toCompletableFuture().join();
         }
         if (watchStatusConfigMaps) {
@@ -251,22 +236,8 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
         // Before the Nodes and NodeGroups: the first recompute of a group whose spec is invalid reads it.
         lastValidConfigMaps = client.configMaps().inNamespace(namespace).withLabel(LastValidConfigStore.GROUP_LABEL)
                 .runnableInformer(0);
-        lastValidConfigMaps.addEventHandler(new ResourceEventHandler<>() {
-            // Only a group served nothing yet reads it: the leader's writes need no recompute elsewhere.
-            @Override
-            public void onAdd(ConfigMap cm) {
-                markUnserved(lastValidGroup(cm));
-            }
-
-            @Override
-            public void onUpdate(ConfigMap old, ConfigMap cm) {
-                markUnserved(lastValidGroup(cm));
-            }
-
-            @Override
-            public void onDelete(ConfigMap cm, boolean unknownFinalState) {
-            }
-        });
+        // Only a group served nothing yet reads it: the leader's writes need no recompute elsewhere.
+        lastValidConfigMaps.addEventHandler(onEvents(cm -> markUnserved(lastValidGroup(cm)), cm -> { }));
         lastValidConfigMaps.start().toCompletableFuture().join();
         agentDaemonSets = client.apps().daemonSets().inNamespace(namespace)
                 .withLabel(AgentDaemonSetFactory.APP_LABEL, AgentDaemonSetFactory.APP).runnableInformer(0);
@@ -353,6 +324,26 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
     /** The Nodes labelled into {@code group}, from the cache. */
     public List<Node> nodesOf(String group) {
         return nodes.getIndexer().byIndex(BY_GROUP, group);
+    }
+
+    // An informer handler calling onChange for an added or updated object and onDelete for a deleted one.
+    private static <T> ResourceEventHandler<T> onEvents(Consumer<T> onChange, Consumer<T> onDelete) {
+        return new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(T object) {
+                onChange.accept(object);
+            }
+
+            @Override
+            public void onUpdate(T old, T object) {
+                onChange.accept(object);
+            }
+
+            @Override
+            public void onDelete(T object, boolean unknownFinalState) {
+                onDelete.accept(object);
+            }
+        };
     }
 
     private void markUnserved(String group) {

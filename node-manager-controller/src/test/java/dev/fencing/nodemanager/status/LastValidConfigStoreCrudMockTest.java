@@ -189,14 +189,7 @@ class LastValidConfigStoreCrudMockTest {
         assertThat(store.read("workers", "uid-1", 5)).contains(served(4));
 
         advance(LastValidConfigStore.MIN_WRITE_INTERVAL_NANOS);
-        server.expect().post().withPath("/api/v1/namespaces/" + NS + "/configmaps")
-                .andReturn(409, new StatusBuilder().withStatus("Failure").withCode(409).withReason("AlreadyExists")
-                        .build())
-                .once();
-        server.expect().put().withPath("/api/v1/namespaces/" + NS + "/configmaps/fencing-config-workers")
-                .andReturn(413, new StatusBuilder().withStatus("Failure").withCode(413).withReason("RequestEntityTooLarge")
-                        .build())
-                .once();
+        refuseNextUpdate(413, "RequestEntityTooLarge");
         assertThat(store.keep(group("uid-1", 5), served(5), 5, false)).isFalse();
         assertThat(stored()).as("the older pair is gone").isNull();
         // Other content within the interval of the refused attempt: not sent.
@@ -257,14 +250,7 @@ class LastValidConfigStoreCrudMockTest {
         assertThat(store.keep(group("uid-1", 1), served(3), 1, false)).isTrue();
         advance(LastValidConfigStore.MIN_WRITE_INTERVAL_NANOS);
 
-        server.expect().post().withPath("/api/v1/namespaces/" + NS + "/configmaps")
-                .andReturn(409, new StatusBuilder().withStatus("Failure").withCode(409).withReason("AlreadyExists")
-                        .build())
-                .once();
-        server.expect().put().withPath("/api/v1/namespaces/" + NS + "/configmaps/fencing-config-workers")
-                .andReturn(422, new StatusBuilder().withStatus("Failure").withCode(422).withReason("Invalid")
-                        .withMessage("ConfigMap \"fencing-config-workers\" is invalid: too long").build())
-                .once();
+        refuseNextUpdate(422, "Invalid");
         assertThat(store.keep(group("uid-1", 1), served(4), 1, false)).isFalse();
         assertThat(stored()).as("the older pair is gone").isNull();
 
@@ -274,6 +260,18 @@ class LastValidConfigStoreCrudMockTest {
         advance(LastValidConfigStore.RETRY_NANOS / 2);
         assertThat(store.keep(group("uid-1", 1), served(4), 1, false)).isTrue();
         assertThat(store.read("workers", "uid-1", 1)).contains(served(4));
+    }
+
+    // The next create-or-update of the ConfigMap: the create finds it exists, the update is refused with code.
+    private void refuseNextUpdate(int code, String reason) {
+        server.expect().post().withPath("/api/v1/namespaces/" + NS + "/configmaps")
+                .andReturn(409, new StatusBuilder().withStatus("Failure").withCode(409).withReason("AlreadyExists")
+                        .build())
+                .once();
+        server.expect().put().withPath("/api/v1/namespaces/" + NS + "/configmaps/fencing-config-workers")
+                .andReturn(code, new StatusBuilder().withStatus("Failure").withCode(code).withReason(reason)
+                        .withMessage("ConfigMap \"fencing-config-workers\" is refused").build())
+                .once();
     }
 
     private void replace(ConfigMap template, String base64, String generation) {
