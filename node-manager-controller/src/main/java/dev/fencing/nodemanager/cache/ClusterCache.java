@@ -243,22 +243,7 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
                 .withLabel(AgentDaemonSetFactory.APP_LABEL, AgentDaemonSetFactory.APP).runnableInformer(0);
         agentDaemonSets.start().toCompletableFuture().join();
         leases = client.leases().inNamespace(NodeLeases.NAMESPACE).runnableInformer(0);
-        leases.addEventHandler(new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(Lease l) {
-                nodeLeases.observed(l);
-            }
-
-            @Override
-            public void onUpdate(Lease old, Lease l) {
-                nodeLeases.observed(l);
-            }
-
-            @Override
-            public void onDelete(Lease l, boolean unknownFinalState) {
-                nodeLeases.deleted(l);
-            }
-        });
+        leases.addEventHandler(onEvents(nodeLeases::observed, nodeLeases::deleted));
         leases.start().toCompletableFuture().join();
         nodes.start().toCompletableFuture().join();
         groups.start().toCompletableFuture().join();
@@ -440,18 +425,21 @@ public final class ClusterCache implements AgentDirectory, AutoCloseable {
     }
 
     private static String keyringGroup(Secret s) {
-        Map<String, String> labels = s.getMetadata().getLabels();
-        return labels == null ? "" : labels.getOrDefault(GossipKeyringSecret.GROUP_LABEL, "");
+        return label(s, GossipKeyringSecret.GROUP_LABEL);
     }
 
     private static String lastValidGroup(ConfigMap cm) {
-        Map<String, String> labels = cm.getMetadata().getLabels();
-        return labels == null ? "" : labels.getOrDefault(LastValidConfigStore.GROUP_LABEL, "");
+        return label(cm, LastValidConfigStore.GROUP_LABEL);
     }
 
     private static String groupLabel(Node n) {
-        Map<String, String> labels = n.getMetadata().getLabels();
-        return labels == null ? "" : labels.getOrDefault(NodeLabels.GROUP, "");
+        return label(n, NodeLabels.GROUP);
+    }
+
+    // The value of label key on o, "" without it.
+    private static String label(io.fabric8.kubernetes.api.model.HasMetadata o, String key) {
+        Map<String, String> labels = o.getMetadata().getLabels();
+        return labels == null ? "" : labels.getOrDefault(key, "");
     }
 
     @Override

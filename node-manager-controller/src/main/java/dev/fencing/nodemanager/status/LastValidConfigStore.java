@@ -75,12 +75,9 @@ public final class LastValidConfigStore {
     private final LongSupplier nanoTime;
     // Per ConfigMap name: the last version parsed and its outcome, so the cache is parsed once per change.
     private final Map<String, Parsed> parsed = new ConcurrentHashMap<>();
-    // Per group: what this replica last wrote and when, so a write is not repeated while the informer lags.
-    private final Map<String, Written> written = new ConcurrentHashMap<>();
-    // Per group: the content whose write failed last and when, so a refused write is not repeated at every reconcile.
-    private final Map<String, Written> failed = new ConcurrentHashMap<>();
-    // Per group: the last write attempted and when, for the write interval (refused writes count too).
-    private final Map<String, Written> attempts = new ConcurrentHashMap<>();
+    // Per group: the last write this replica attempted, when, and whether the API server took it: not repeated while
+    // the informer lags behind it, or at every reconcile when refused, and the start of the write interval.
+    private final Map<String, Attempt> attempts = new ConcurrentHashMap<>();
     // Per group: why what is served could not be kept, logged once per reason.
     private final Map<String, String> unkeepable = new ConcurrentHashMap<>();
     // Per ConfigMap name: the version whose problem was logged.
@@ -93,7 +90,7 @@ public final class LastValidConfigStore {
     public record Kept(GroupConfig config, long generation) {
     }
 
-    private record Written(Kept kept, long atNanos) {
+    private record Attempt(Kept kept, long atNanos, boolean written) {
     }
 
     /**
@@ -125,22 +122,22 @@ public final class LastValidConfigStore {
      * generation, or cannot be served (each logged once per version).
      */
     public Optional<GroupConfig> read(String group, String uid, long generation) {
-        String name = name(group);
-        Optional<Kept> kept = owned(group, uid);
-        if (kept.isEmpty()) {
+        Optional<Parsed> owned = owned(group, uid);
+        if (owned.isEmpty()) {
             return Optional.empty();
         }
-        if (kept.get().generation() != generation) {
-            logOnce(name, version(group) + "/generation", "it was written at NodeGroup generation "
-                    + kept.get().generation() + " and the NodeGroup is at " + generation + ": what was served since"
-                    + " may differ");
+        Kept kept = owned.get().kept().orElseThrow();
+        if (kept.generation() != generation) {
+            logOnce(name(group), owned.get().resourceVersion() + "/generation", "it was written at NodeGroup"
+                    + " generation " + kept.generation() + " and the NodeGroup is at " + generation + ": what was"
+                    + " served since may differ");
             return Optional.empty();
         }
-        return Optional.of(kept.get().config());
+        return Optional.of(kept.config());
     }
 
-    // The content of the cached ConfigMap when it parses and belongs to the NodeGroup with UID uid.
-    private Optional<Kept> owned(String group, String uid) {
+    // The cached ConfigMap, parsed, when it holds content and belongs to the NodeGroup with UID uid.
+    private Optional<Parsed> owned(String group, String uid) {
         String name = name(group);
         Optional<ConfigMap> map = cached.apply(group);
         if (map.isEmpty()) {
@@ -163,12 +160,7 @@ public final class LastValidConfigStore {
                     + p.ownerUid() + ", this group's " + uid + ")");
             return Optional.empty();
         }
-        return p.kept();
-    }
-
-    private String version(String group) {
-        return cached.apply(group).map(cm -> Objects.requireNonNullElse(cm.getMetadata().getResourceVersion(), ""))
-                .orElse("");
+        return Optional.of(p);
     }
 
     private static Parsed parse(ConfigMap cm, String group, String version) {
@@ -332,21 +324,17 @@ public final class LastValidConfigStore {
     public boolean keep(NodeGroup group, GroupConfig config, long generation, boolean frozen) {
         String g = group.getMetadata().getName();
         Kept kept = new Kept(stripped(g, config), generation);
-        if (owned(g, group.getMetadata().getUid()).filter(kept::equals).isPresent()) {
+        if (owned(g, group.getMetadata().getUid()).flatMap(Parsed::kept).filter(kept::equals).isPresent()) {
             return true;
         }
         long now = nanoTime.getAsLong();
-        Written last = written.get(g);
-        if (last != null && kept.equals(last.kept()) && now - last.atNanos() < CACHE_LAG_NANOS) {
-            return true;
+        Attempt last = attempts.get(g);
+        if (last != null && kept.equals(last.kept())
+                && now - last.atNanos() < (last.written() ? CACHE_LAG_NANOS : RETRY_NANOS)) {
+            return last.written();
         }
-        Written refused = failed.get(g);
-        if (refused != null && kept.equals(refused.kept()) && now - refused.atNanos() < RETRY_NANOS) {
-            return false;
-        }
-        Written attempt = attempts.get(g);
-        if (!frozen && attempt != null && attempt.kept().generation() == generation
-                && now - attempt.atNanos() < MIN_WRITE_INTERVAL_NANOS) {
+        if (!frozen && last != null && last.kept().generation() == generation
+                && now - last.atNanos() < MIN_WRITE_INTERVAL_NANOS) {
             return false;
         }
         ConfigMap desired = configMap(group, kept.config(), generation, namespace);
@@ -364,16 +352,14 @@ public final class LastValidConfigStore {
             return false;
         }
         unkeepable.remove(g);
-        attempts.put(g, new Written(kept, now));
         try {
             maps.apply(desired);
-            written.put(g, new Written(kept, now));
-            failed.remove(g);
+            attempts.put(g, new Attempt(kept, now, true));
             LOG.debug("event=last_valid_config_kept group={} configmap={}/{} members={} generation={} frozen={}", g,
                     namespace, name(g), kept.config().getMembersCount(), generation, frozen);
             return true;
         } catch (KubernetesClientException e) {
-            failed.put(g, new Written(kept, now));
+            attempts.put(g, new Attempt(kept, now, false));
             LOG.warn("event=last_valid_config_write_failed group={} configmap={}/{} code={} message=\"{}\" detail=\"the"
                     + " older content is deleted; this content is tried again in 30s\"", g, namespace, name(g),
                     e.getCode(), GroupConfigMaps.firstLine(e));
@@ -391,8 +377,6 @@ public final class LastValidConfigStore {
      */
     public void delete(String group, String uid) {
         if (cached.apply(group).filter(cm -> Objects.equals(GroupStatusStore.ownerUid(cm), uid)).isPresent()) {
-            written.remove(group);
-            failed.remove(group);
             attempts.remove(group);
             deleteNow(group, "fencing is off or the group is gone");
         }

@@ -220,34 +220,27 @@ public final class ConfigDistributor {
      * {@link GroupConfigLog#lastValid()}), or empty when this replica knows no valid policy of it.
      */
     public Optional<ServedConfig> lastValid(String group) {
-        GroupChannel channel = groups.get(group);
-        if (channel == null) {
-            return Optional.empty();
-        }
-        synchronized (channel) {
-            return channel.log.lastValid();
-        }
+        return inLog(group, GroupConfigLog::lastValid, Optional.empty());
     }
 
     /** Whether this replica holds a valid policy of {@code group} (from the spec, or kept from before). */
     public boolean hasPolicy(String group) {
-        GroupChannel channel = groups.get(group);
-        if (channel == null) {
-            return false;
-        }
-        synchronized (channel) {
-            return channel.log.hasPolicy();
-        }
+        return inLog(group, GroupConfigLog::hasPolicy, false);
     }
 
     /** Whether {@code group} has a valid config agents can be served. */
     public boolean ready(String group) {
+        return inLog(group, GroupConfigLog::ready, false);
+    }
+
+    // Reads group's log under its lock; absent when this replica serves no such group.
+    private <T> T inLog(String group, java.util.function.Function<GroupConfigLog, T> read, T absent) {
         GroupChannel channel = groups.get(group);
         if (channel == null) {
-            return false;
+            return absent;
         }
         synchronized (channel) {
-            return channel.log.ready();
+            return read.apply(channel.log);
         }
     }
 
