@@ -154,7 +154,8 @@ public final class NodeManager implements AutoCloseable {
         byte[] epochBytes = new byte[8];
         new SecureRandom().nextBytes(epochBytes);
         this.distributor = new ConfigDistributor(HexFormat.of().formatHex(epochBytes), config.historyLimit(),
-                config.gossipEncryption(), ApiServerProbes.from(client.getConfiguration(), config.apiServerProbeUrl()));
+                config.gossipEncryption(), ApiServerProbes.from(client.getConfiguration(), config.apiServerProbeUrl()),
+                clock);
         Duration leaseDuration = config.leaderElection() ? electionTimings.leaseDuration() : Duration.ZERO;
         this.arbiter = new TieBreakArbiter(System::nanoTime, config.maxTieLease(), leaseDuration,
                 config.leaderElection() ? electionTimings.renewDeadline() : null);
@@ -215,6 +216,7 @@ public final class NodeManager implements AutoCloseable {
                 config.serverSideApply(), cache::lastValidConfigMap);
         cache.lastValidConfigs(lastValidConfigs::read);
         reconciler.keepLastValidConfigs(lastValidConfigs, distributor::lastValid);
+        reconciler.servedMemberSets(distributor::memberSets);
         this.lastValidConfigs = lastValidConfigs;
         metrics.writeLimits(reconciler);
         cache.addModelListener(m -> reconciler.trigger(m.group()));

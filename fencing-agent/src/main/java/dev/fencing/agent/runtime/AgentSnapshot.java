@@ -2,6 +2,7 @@ package dev.fencing.agent.runtime;
 
 import com.google.protobuf.Duration;
 import dev.fencing.agent.config.AgentConfig;
+import dev.fencing.agent.config.ExpectedMember;
 import dev.fencing.agent.membership.GossipState;
 import dev.fencing.agent.membership.NetworkPlan;
 import dev.fencing.agent.quorum.NetworkEvidence;
@@ -9,6 +10,7 @@ import dev.fencing.agent.quorum.PeerQuorumView;
 import dev.fencing.agent.quorum.QuorumVerdict;
 import dev.fencing.agent.status.HostStatus;
 import dev.fencing.agent.watchdog.WatchdogStatus;
+import dev.fencing.policy.MemberSetDigest;
 import dev.fencing.policy.PolicyProtos;
 import dev.fencing.proto.fencing.v1.AgentStatus;
 import dev.fencing.proto.fencing.v1.FencingMode;
@@ -164,6 +166,23 @@ public record AgentSnapshot(
     return out;
   }
 
+  /**
+   * How long after its last contact with the majority this node may still be running, by the config in effect:
+   * {@code tStop + watchdog timeout + fence margin}, with the timeout the armed device runs if that is longer (a
+   * timeout change applied to the open device only at its next arming, or a driver that rounded it up).
+   */
+  java.time.Duration safeToAssumeFencedDelay(AgentConfig c) {
+    var timings = c.policy().timings();
+    java.time.Duration delay = timings.safeToAssumeFencedDelay();
+    if (watchdog.armed()) {
+      java.time.Duration device = watchdog.deviceTimeout().orElse(java.time.Duration.ZERO);
+      if (device.compareTo(timings.watchdogTimeout()) > 0) {
+        delay = delay.plus(device.minus(timings.watchdogTimeout()));
+      }
+    }
+    return delay;
+  }
+
   /** The AgentControl report sent to the controller. */
   public AgentReport toReport(long nowNanos) {
     AgentReport.Builder out = AgentReport.newBuilder()
@@ -184,6 +203,9 @@ public record AgentSnapshot(
         .setMode(PolicyProtos.toProto(c.policy().mode()))
         .setExpected(c.members().size())
         .setQuorumSize(c.policy().quorumSize())
+        .setQuorumLossAction(PolicyProtos.toProto(c.policy().quorumLossAction()))
+        .setSafeToAssumeFencedDelay(nanos(safeToAssumeFencedDelay(c).toNanos()))
+        .setExpectedDigest(MemberSetDigest.of(c.members().stream().map(ExpectedMember::name).toList()))
         .putAllNetworkAddresses(c.member(c.self()).isPresent() ? networkAddresses(c) : java.util.Map.of()));
     verdict.ifPresent(v -> {
       out.setConfirmed(v.heard());

@@ -64,6 +64,86 @@ class FencingAgentTest {
     }
   }
 
+  /**
+   * Reports carry what the controller's safe-to-assume-fenced rule needs of the config in effect: its quorum-loss
+   * action, the digest of its member set, and its delay, with the timeout the armed device runs if that is longer.
+   */
+  @Test
+  void reportsCarryTheActionTheMemberSetAndTheDelayOfTheConfigInEffect() throws Exception {
+    int port = LoopbackPorts.free();
+    RecordingWatchdogDevice recording = new RecordingWatchdogDevice();
+    Duration rounding = Duration.ofSeconds(3);
+    dev.fencing.agent.watchdog.WatchdogDevice roundsUp = new dev.fencing.agent.watchdog.WatchdogDevice() {
+      @Override
+      public Duration open(Duration requested) throws dev.fencing.agent.watchdog.WatchdogException {
+        return recording.open(requested).plus(rounding);
+      }
+
+      @Override
+      public void keepalive() {
+        recording.keepalive();
+      }
+
+      @Override
+      public void magicClose() {
+        recording.magicClose();
+      }
+
+      @Override
+      public void closeWithoutMagic() {
+        recording.closeWithoutMagic();
+      }
+
+      @Override
+      public Optional<Duration> timeLeft() {
+        return recording.timeLeft();
+      }
+
+      @Override
+      public boolean supportsIoctl() {
+        return recording.supportsIoctl();
+      }
+
+      @Override
+      public boolean isOpen() {
+        return recording.isOpen();
+      }
+
+      @Override
+      public Optional<Boolean> nowayout() {
+        return recording.nowayout();
+      }
+
+      @Override
+      public String name() {
+        return recording.name();
+      }
+    };
+    try (FencingAgent agent = new FencingAgent("node-a", new FencingAgent.Dependencies(MonotonicClock.system(),
+        InstantSource.system(), roundsUp, (cfg, meta) -> MemberlistGossip.create(cfg, meta,
+            new InetSocketAddress(InetAddress.getLoopbackAddress(), port), Optional.empty()),
+        new EventHub(16, InstantSource.system()), new SimpleMeterRegistry(), "test", Optional.empty(),
+        Optional.empty(), Duration.ofMillis(200), Duration.ofSeconds(1), true))) {
+      agent.start();
+      AgentConfig config = soloWatchdogConfig(port, java.util.List.of());
+      agent.applyConfig(config);
+      Duration policyDelay = config.policy().timings().safeToAssumeFencedDelay();
+      await().atMost(Duration.ofSeconds(10)).until(() -> agent.snapshot().config().isPresent());
+      var before = agent.snapshot().toReport(System.nanoTime());
+      assertThat(before.getQuorumLossAction())
+          .isEqualTo(dev.fencing.proto.fencing.v1.QuorumLossAction.QUORUM_LOSS_ACTION_FENCE);
+      assertThat(before.getExpectedDigest()).isEqualTo(dev.fencing.policy.MemberSetDigest.of(java.util.List.of(
+          "node-a")));
+      assertThat(before.getSafeToAssumeFencedDelay().getSeconds()).isEqualTo(policyDelay.getSeconds());
+
+      await().atMost(Duration.ofSeconds(10)).until(() -> agent.snapshot().watchdog().armed());
+      var armed = agent.snapshot().toReport(System.nanoTime());
+      assertThat(java.time.Duration.ofSeconds(armed.getSafeToAssumeFencedDelay().getSeconds(),
+          armed.getSafeToAssumeFencedDelay().getNanos())).as("the device runs 3 s longer than the policy says")
+          .isEqualTo(policyDelay.plus(rounding));
+    }
+  }
+
   @Test
   void theLastFeedIsExportedAsAWallClockTimestampInSeconds() throws Exception {
     int port = LoopbackPorts.free();

@@ -27,6 +27,7 @@ import dev.fencing.nodemanager.status.NodeFacts;
 import dev.fencing.nodemanager.status.GroupStatusStore;
 import dev.fencing.nodemanager.status.LastValidConfigStore;
 import dev.fencing.nodemanager.stream.ServedConfig;
+import dev.fencing.nodemanager.stream.ServedMemberSets;
 import dev.fencing.nodemanager.status.NodeGroupStatusTarget;
 import java.util.TreeSet;
 import dev.fencing.nodemanager.status.GroupStatusCalculator;
@@ -100,9 +101,13 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
     // Groups without fencing whose agent DaemonSet this leader has already removed (or found absent) since it last
     // saw them with fencing or since it started: checked once per switch-off, not at every reconcile.
     private final Set<String> daemonSetGone = ConcurrentHashMap.newKeySet();
+    // Per group, the nodes the fenced-node rule held back at the last reconcile, and why (logged on a change).
+    private final Map<String, Map<String, String>> heldBackLogged = new ConcurrentHashMap<>();
     // Where the last valid policy and members are kept (null: not kept), and what this replica serves.
     private volatile LastValidConfigStore lastValidConfigs;
     private volatile Function<String, Optional<ServedConfig>> servedConfig = g -> Optional.empty();
+    // The member sets this replica served each group's agents (what a silent node may still count its quorum over).
+    private volatile Function<String, ServedMemberSets> servedMemberSets = g -> new ServedMemberSets();
 
     /**
      * @param keyrings       null when gossip encryption is off
@@ -149,6 +154,15 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
     public void keepLastValidConfigs(LastValidConfigStore store, Function<String, Optional<ServedConfig>> served) {
         this.lastValidConfigs = Objects.requireNonNull(store, "store");
         this.servedConfig = Objects.requireNonNull(served, "served");
+    }
+
+    /**
+     * Where the fenced-node rule finds the member sets this replica served a group's agents ({@code sets}, from its
+     * config distributor): a node last reported on a set not found there is not counted as fenced. Without it only
+     * the current set is known.
+     */
+    public void servedMemberSets(Function<String, ServedMemberSets> sets) {
+        this.servedMemberSets = Objects.requireNonNull(sets, "sets");
     }
 
     /**
@@ -252,6 +266,21 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
         });
     }
 
+    // Logs each node the fenced-node rule holds back, once per reason: silent and unheard, yet it may still be
+    // holding quorum under the config its last report says it runs.
+    private void logHeldBack(String group, Map<String, String> now) {
+        Map<String, String> before = heldBackLogged.computeIfAbsent(group, g -> new ConcurrentHashMap<>());
+        before.keySet().retainAll(now.keySet());
+        now.forEach((node, reason) -> {
+            if (!reason.equals(before.put(node, reason))) {
+                LOG.warn("event=fenced_record_held_back group={} node={} reason=\"{}\" action=\"not counted as fenced"
+                        + " (no taint, no Node deletion) until the majority rules it out; power fencing, or an operator"
+                        + " who checked the node is off, takes it from there (docs/runbook.md#node-not-recorded-fenced)\"",
+                        group, node, reason);
+            }
+        });
+    }
+
     // afterFence resolved against the nodeType: Auto deletes only what the platform recreates.
     private static AfterFence afterFence(NodeGroup group) {
         if (!NodeGroupFencing.fencingEnabled(group)) {
@@ -331,8 +360,9 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
         nodes.forEach((n, node) -> facts.put(n, NodeFacts.of(node, leaseRenewedAt.apply(n).orElse(null))));
         NodeGroupStatus previous = lastStatus.getOrDefault(name, stored);
         StatusOutcome outcome = GroupStatusCalculator.calculate(model, previous, reports::latest, labels, facts,
-                clock.instant(), config.reportStaleAfter());
+                clock.instant(), config.reportStaleAfter(), servedMemberSets.apply(name));
         NodeGroupStatus status = outcome.status();
+        logHeldBack(name, outcome.heldBack());
         if (daemonSet != null) {
             status = AgentDaemonSetCondition.apply(status, previous, name, daemonSet.daemonSet(),
                     daemonSet.outcome() == AgentDaemonSets.Outcome.NOT_OWNED ? Optional.of(daemonSet.owner())

@@ -6,7 +6,9 @@ import dev.fencing.api.v1.ResolvedTimingsStatus;
 import dev.fencing.nodemanager.model.GroupModel;
 import dev.fencing.nodemanager.model.NodeLabels;
 import dev.fencing.nodemanager.report.ReceivedReport;
+import dev.fencing.nodemanager.stream.ServedMemberSets;
 import dev.fencing.policy.DurationFormat;
+import dev.fencing.policy.MemberSetDigest;
 import dev.fencing.policy.Mode;
 import dev.fencing.policy.QuorumLossAction;
 import dev.fencing.policy.Violation;
@@ -53,11 +55,14 @@ public final class GroupStatusCalculator {
      * @param nodeFacts   what Kubernetes says of every node labelled into the group (Ready, kubelet Lease)
      * @param now         controller wall clock
      * @param staleAfter  a report older than this no longer counts as the agent being heard
+     * @param served      the member sets this replica served the group's agents (what a silent node may still count
+     *                    its quorum over)
      */
     public static StatusOutcome calculate(GroupModel model, NodeGroupStatus previous,
                                           Function<String, Optional<ReceivedReport>> reports,
                                           Map<String, Map<String, String>> nodeLabels,
-                                          Map<String, NodeFacts> nodeFacts, Instant now, Duration staleAfter) {
+                                          Map<String, NodeFacts> nodeFacts, Instant now, Duration staleAfter,
+                                          ServedMemberSets served) {
         List<GroupEvent> events = new ArrayList<>();
         Map<String, Map<String, String>> labelChanges = new TreeMap<>();
         NodeGroupStatus status = new NodeGroupStatus().withObservedGeneration(model.generation());
@@ -79,7 +84,7 @@ public final class GroupStatusCalculator {
             });
             status.withConditions(List.of(condition(previousConditions, READY, "True", "FencingDisabled",
                     "spec.fencing is absent: no agents run in this group", model.generation(), now)));
-            return new StatusOutcome(status, labelChanges, events, Set.of());
+            return new StatusOutcome(status, labelChanges, events, Set.of(), Map.of());
         }
 
         // Reports: latest per labelled node, and which are fresh.
@@ -152,7 +157,7 @@ public final class GroupStatusCalculator {
             conditions.add(condition(previousConditions, QUORUM_HEALTHY, "Unknown", "InvalidSpec",
                     "quorum cannot be judged while spec.fencing is invalid", model.generation(), now));
             status.withConditions(conditions);
-            return new StatusOutcome(status, labelChanges, events, fresh.keySet());
+            return new StatusOutcome(status, labelChanges, events, fresh.keySet(), Map.of());
         }
 
         int quorum = model.policy().quorumSize();
@@ -210,10 +215,11 @@ public final class GroupStatusCalculator {
         }
         status.withConditions(conditions);
 
+        Map<String, String> heldBack = new TreeMap<>();
         List<FencedNode> fenced = fencedNodes(model, previous, latest, fresh, holding, nodeLabels, nodeFacts, now,
-                events);
+                staleAfter, served, events, heldBack);
         status.withFencedNodes(fenced.isEmpty() ? null : fenced);
-        return new StatusOutcome(status, labelChanges, events, fresh.keySet());
+        return new StatusOutcome(status, labelChanges, events, fresh.keySet(), heldBack);
     }
 
     /**
@@ -268,6 +274,10 @@ public final class GroupStatusCalculator {
      *     the clock has passed lastContact(X) + safeToAssumeFencedDelay, where lastContact(X) is the latest instant
      *     any of them heard X (receive time − since_last_heard) or X's own last report;</li>
      * <li>Kubernetes agrees: X's Node is not Ready and its kubelet has not renewed its Lease within that delay.</li>
+     * <li>X cannot be holding quorum under the config it may still run ({@link #mayStillHoldQuorum}): its latest report
+     *     says Fence (a node last on Exclude or Wait keeps running), the delay is the longer of the current one and
+     *     the one X reported, and the members that report not hearing X are more than half of the set X reported and
+     *     of every set served since.</li>
      * </ul>
      * Without a majority view nothing is added; entries already recorded stay while Kubernetes still agrees.
      */
@@ -275,8 +285,9 @@ public final class GroupStatusCalculator {
                                                 Map<String, ReceivedReport> latest,
                                                 Map<String, ReceivedReport> fresh, Set<String> holding,
                                                 Map<String, Map<String, String>> nodeLabels,
-                                                Map<String, NodeFacts> nodeFacts, Instant now,
-                                                List<GroupEvent> events) {
+                                                Map<String, NodeFacts> nodeFacts, Instant now, Duration staleAfter,
+                                                ServedMemberSets served, List<GroupEvent> events,
+                                                Map<String, String> heldBack) {
         if (!fencesNodes(model)) {
             return List.of();
         }
@@ -322,8 +333,15 @@ public final class GroupStatusCalculator {
                     }
                 }
             }
-            Duration delayOfX = delay.plus(longerWatchdog(model, last));
+            Duration delayOfX = longer(delay.plus(longerWatchdog(model, last)), reportedDelay(last));
             if (confirmedBySomeone || lastContact == null || !facts.goneFor(now, delayOfX)) {
+                continue;
+            }
+            // Once recorded, a set served later (a node joining) cannot have reached X any more: it stays.
+            Optional<String> mayHold = before.containsKey(x) ? Optional.empty()
+                    : mayStillHoldQuorum(x, last, model, holding, served, staleAfter);
+            if (mayHold.isPresent()) {
+                heldBack.put(x, mayHold.get());
                 continue;
             }
             Instant goneSince = facts.leaseRenewedAt() != null && facts.leaseRenewedAt().isAfter(lastContact)
@@ -346,6 +364,73 @@ public final class GroupStatusCalculator {
             out.add(entry);
         }
         return out;
+    }
+
+    /**
+     * Why X, silent, may still be holding quorum (and so running) under a config other than the current one, or empty
+     * when it cannot be: a node cut off before a change of the group reached it goes on under the config it had (its
+     * latest report says which: {@code quorum_loss_action}, {@code expected_digest}), or under one served after that
+     * report. For each
+     * such member set E that contains X, X holds quorum only with more than half of E, or with exactly half and a
+     * tie-breaker; the members of E that report not hearing X ({@code notHearing}: every fresh member holding
+     * quorum, none of which confirms X) leave it {@code |E| - |notHearing ∩ E|} at most, itself included, so X is
+     * ruled out only when that is less than half of E. A set X reported that this replica did not serve (served by
+     * another replica, or before this one started) is unknown: X may be holding quorum. Without a report of X (this
+     * replica started after X fell silent) the current set is all there is to go on.
+     */
+    static Optional<String> mayStillHoldQuorum(String x, ReceivedReport last, GroupModel model,
+                                               Set<String> notHearing, ServedMemberSets served, Duration staleAfter) {
+        if (last == null) {
+            return Optional.empty();
+        }
+        AgentReport report = last.report();
+        var action = report.getQuorumLossAction();
+        if (action != dev.fencing.proto.fencing.v1.QuorumLossAction.QUORUM_LOSS_ACTION_UNSPECIFIED
+                && action != dev.fencing.proto.fencing.v1.QuorumLossAction.QUORUM_LOSS_ACTION_FENCE) {
+            return Optional.of("its last report says quorumLossAction " + action.name()
+                    .replace("QUORUM_LOSS_ACTION_", "") + ": it did not learn the group fences and keeps running");
+        }
+        List<Set<String>> sets = new ArrayList<>();
+        String digest = report.getExpectedDigest();
+        Set<String> current = model.expected().keySet();
+        if (!digest.isEmpty() && !digest.equals(MemberSetDigest.of(current))) {
+            Optional<Set<String>> reported = served.byDigest(digest);
+            if (reported.isEmpty()) {
+                return Optional.of("its last report counts quorum over a member set this replica never served"
+                        + " (expected_digest " + digest + "): it may hold quorum there");
+            }
+            sets.add(reported.get());
+        }
+        // A config served after X's report left it may have reached X before its stream ended; staleAfter covers a
+        // report that was on its way while a set was replaced.
+        sets.addAll(served.servedSince(last.receivedAt().minus(staleAfter)));
+        for (Set<String> set : sets) {
+            if (!set.contains(x)) {
+                continue;
+            }
+            Set<String> notHearingInSet = new TreeSet<>(notHearing);
+            notHearingInSet.retainAll(set);
+            long mayHear = set.size() - notHearingInSet.size();
+            if (2 * mayHear >= set.size()) {
+                return Optional.of("it may hold quorum over the member set " + abbreviate(new TreeSet<>(set))
+                        + " it may still run: only " + notHearingInSet.size() + " of its " + set.size()
+                        + " report not hearing it");
+            }
+        }
+        return Optional.empty();
+    }
+
+    // The safe-to-assume-fenced delay X's latest report gives for the config X runs (zero without one).
+    private static Duration reportedDelay(ReceivedReport last) {
+        if (last == null || !last.report().hasSafeToAssumeFencedDelay()) {
+            return Duration.ZERO;
+        }
+        com.google.protobuf.Duration d = last.report().getSafeToAssumeFencedDelay();
+        return Duration.ofSeconds(d.getSeconds(), d.getNanos());
+    }
+
+    private static Duration longer(Duration a, Duration b) {
+        return a.compareTo(b) >= 0 ? a : b;
     }
 
     private static String modeLabel(FencingMode mode) {

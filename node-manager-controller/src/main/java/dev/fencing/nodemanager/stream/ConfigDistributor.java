@@ -6,6 +6,7 @@ import dev.fencing.proto.nodemanager.v1.ConfigDelta;
 import dev.fencing.proto.nodemanager.v1.ControllerMessage;
 import dev.fencing.proto.nodemanager.v1.GroupConfig;
 import io.grpc.Status;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
@@ -32,6 +33,7 @@ public final class ConfigDistributor {
     private final int historyLimit;
     private final boolean requireKeyring;
     private final ApiServerProbe apiServerProbe;
+    private final InstantSource clock;
     private final AtomicLong revisions = new AtomicLong();
     private final Map<String, GroupChannel> groups = new ConcurrentHashMap<>();
     private final Map<String, String> lastServedGroup = new ConcurrentHashMap<>();
@@ -58,10 +60,20 @@ public final class ConfigDistributor {
      *                       the process, i.e. of the epoch, so agents resuming with deltas already hold it.
      */
     public ConfigDistributor(String epoch, int historyLimit, boolean requireKeyring, ApiServerProbe apiServerProbe) {
+        this(epoch, historyLimit, requireKeyring, apiServerProbe, InstantSource.system());
+    }
+
+    /**
+     * @param clock the controller's clock, on which the times of {@link #memberSets(String)} are taken (the one its
+     *              agent reports are received on)
+     */
+    public ConfigDistributor(String epoch, int historyLimit, boolean requireKeyring, ApiServerProbe apiServerProbe,
+                             InstantSource clock) {
         this.epoch = epoch;
         this.historyLimit = historyLimit;
         this.requireKeyring = requireKeyring;
         this.apiServerProbe = apiServerProbe;
+        this.clock = java.util.Objects.requireNonNull(clock, "clock");
     }
 
     /** This process's epoch. */
@@ -116,6 +128,9 @@ public final class ConfigDistributor {
                 }
             }
             List<ConfigChange> changes = channel.log.update(model, keyring, kept);
+            if (!changes.isEmpty() && channel.log.hasPolicy()) {
+                channel.memberSets.record(channel.log.memberNames(), clock.instant());
+            }
             if (!changes.isEmpty()) {
                 Iterator<Subscription> it = channel.subscribers.iterator();
                 while (it.hasNext()) {
@@ -223,6 +238,15 @@ public final class ConfigDistributor {
         return inLog(group, GroupConfigLog::lastValid, Optional.empty());
     }
 
+    /**
+     * The member sets this replica has served {@code group}'s agents since it started (a snapshot; empty when it
+     * serves no such group): what a silent node of the group may still count its quorum over.
+     */
+    public ServedMemberSets memberSets(String group) {
+        GroupChannel channel = groups.get(group);
+        return channel == null ? new ServedMemberSets() : channel.memberSets.copy();
+    }
+
     /** Whether this replica holds a valid policy of {@code group} (from the spec, or kept from before). */
     public boolean hasPolicy(String group) {
         return inLog(group, GroupConfigLog::hasPolicy, false);
@@ -276,6 +300,7 @@ public final class ConfigDistributor {
     private static final class GroupChannel {
         final GroupConfigLog log;
         final Set<Subscription> subscribers = new LinkedHashSet<>();
+        final ServedMemberSets memberSets = new ServedMemberSets();
 
         GroupChannel(GroupConfigLog log) {
             this.log = log;

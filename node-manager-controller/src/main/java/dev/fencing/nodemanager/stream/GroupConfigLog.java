@@ -90,6 +90,11 @@ public final class GroupConfigLog {
         return policy != null && (!requireKeyring || !keyring.getPrimary().isEmpty());
     }
 
+    /** The names of the expected members currently held (a copy). */
+    public java.util.Set<String> memberNames() {
+        return new java.util.TreeSet<>(members.keySet());
+    }
+
     /** The number of expected members currently held. */
     public int memberCount() {
         return members.size();

@@ -9,6 +9,8 @@ import dev.fencing.nodemanager.model.GroupModel;
 import dev.fencing.nodemanager.model.GroupSpecView;
 import dev.fencing.nodemanager.model.NodeLabels;
 import dev.fencing.nodemanager.report.ReceivedReport;
+import dev.fencing.nodemanager.stream.ServedMemberSets;
+import dev.fencing.policy.MemberSetDigest;
 import dev.fencing.policy.FencingSpec;
 import dev.fencing.policy.QuorumLossAction;
 import dev.fencing.proto.fencing.v1.DisarmReason;
@@ -22,6 +24,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class GroupStatusCalculatorTest {
@@ -31,6 +34,12 @@ class GroupStatusCalculatorTest {
     private final GroupModel model = GroupModel.from(new GroupSpecView("g", 4, FencingSpec.DEFAULTS, List.of()),
             List.of(node("a", "g", 1), node("b", "g", 2), node("c", "g", 3)), 7946);
     private final Map<String, ReceivedReport> reports = new HashMap<>();
+    // The member sets this replica served: {a, b, c} for the last hour unless a test says otherwise.
+    private final ServedMemberSets served = new ServedMemberSets();
+
+    {
+        served.record(Set.of("a", "b", "c"), now.minus(Duration.ofHours(1)));
+    }
     // Kubernetes' view: every node Ready with a fresh kubelet Lease unless a test says otherwise.
     private final Map<String, NodeFacts> facts = new HashMap<>(Map.of("a", new NodeFacts(false, true, now),
             "b", new NodeFacts(false, true, now), "c", new NodeFacts(false, true, now)));
@@ -47,7 +56,7 @@ class GroupStatusCalculatorTest {
 
     private StatusOutcome calc(GroupModel m, NodeGroupStatus previous, Instant at) {
         return GroupStatusCalculator.calculate(m, previous, n -> Optional.ofNullable(reports.get(n)), labels, facts,
-                at, STALE);
+                at, STALE, served);
     }
 
     private static Condition cond(StatusOutcome o, String type) {
@@ -126,7 +135,7 @@ class GroupStatusCalculatorTest {
         GroupModel invalid = GroupModel.from(new GroupSpecView("g", 2, FencingSpec.DEFAULTS.withQuorumSize(9),
                 List.of()), List.of(node("a", "g", 1)), 7946);
         StatusOutcome o = GroupStatusCalculator.calculate(invalid, null, n -> Optional.empty(), labels, facts, now,
-                STALE);
+                STALE, served);
         Condition ready = cond(o, "Ready");
         assertThat(ready.getStatus()).isEqualTo("False");
         assertThat(ready.getReason()).isEqualTo("InvalidSpec");
@@ -140,7 +149,7 @@ class GroupStatusCalculatorTest {
                     assertThat(e.message()).isEqualTo(ready.getMessage());
                 });
         StatusOutcome again = GroupStatusCalculator.calculate(invalid, o.status(), n -> Optional.empty(), labels,
-                facts, now.plusSeconds(10), STALE);
+                facts, now.plusSeconds(10), STALE, served);
         assertThat(again.events()).extracting(GroupEvent::reason).doesNotContain("InvalidSpec");
     }
 
@@ -330,13 +339,168 @@ class GroupStatusCalculatorTest {
         assertThat(calc(null, later).status().getFencedNodes()).isNull();
     }
 
+    // ---- a silent node may still run a config the group has moved on from (ARCHITECTURE §7) ----
+
+    // c armed, silent past the delay, its last report counting quorum over `set` with Fence; Kubernetes sees it gone.
+    private Duration cLastReportedOn(GroupModel m, Set<String> set) {
+        Duration delay = m.safeToAssumeFencedDelay();
+        labels.put("c", Map.of(NodeLabels.GROUP, "g", NodeLabels.FENCING_ENABLED, ""));
+        report("c", now.minus(delay).minusSeconds(60), AgentReport.newBuilder().setArmed(true).setQuorumHeld(true)
+                .setQuorumLossAction(dev.fencing.proto.fencing.v1.QuorumLossAction.QUORUM_LOSS_ACTION_FENCE)
+                .setExpectedDigest(MemberSetDigest.of(set)));
+        kubernetesSeesCGone(delay);
+        return delay;
+    }
+
+    private GroupModel fiveMembers() {
+        for (String n : List.of("d", "e")) {
+            facts.put(n, new NodeFacts(false, true, now));
+            labels.put(n, Map.of(NodeLabels.GROUP, "g"));
+        }
+        return GroupModel.from(new GroupSpecView("g", 5, FencingSpec.DEFAULTS, List.of()), List.of(node("a", "g", 1),
+                node("b", "g", 2), node("c", "g", 3), node("d", "g", 4), node("e", "g", 5)), 7946);
+    }
+
+    /**
+     * {a, c} were cut off from b and the control plane; meanwhile d and e joined. b, d and e hold 3 of 5, but c, whose
+     * last report counts quorum over {a, b, c}, may be holding 2 of 3 with a: it is not counted as fenced until a
+     * member of {a, b, c} besides b reports not hearing it too.
+     */
+    @Test
+    void aNodeCutOffBeforeTheGroupGrewIsNotRecordedFencedWhileItMayHoldItsOldMajority() {
+        GroupModel grown = fiveMembers();
+        served.record(Set.of("a", "b", "c", "d", "e"), now.minus(Duration.ofMinutes(10)));
+        Duration delay = cLastReportedOn(grown, Set.of("a", "b", "c"));
+        for (String n : List.of("b", "d", "e")) {
+            reportUnheard(n, delay.plusSeconds(30));
+        }
+        StatusOutcome held = calc(grown, null, now);
+        assertThat(held.status().getFencedNodes()).as("c may hold 2 of {a, b, c} with a").isNull();
+        assertThat(held.heldBack()).containsOnlyKeys("c");
+        assertThat(held.heldBack().get("c")).isEqualTo("it may hold quorum over the member set a, b, c it may still"
+                + " run: only 1 of its 3 report not hearing it");
+
+        // a reports from the majority side, not hearing c either: c is left with 1 of 3.
+        reportUnheard("a", delay.plusSeconds(30));
+        assertThat(calc(grown, null, now).status().getFencedNodes()).extracting(FencedNode::getName)
+                .containsExactly("c");
+    }
+
+    /**
+     * d and e were removed while c was cut off with them: c's last report counts quorum over {a, b, c, d, e}, and a
+     * and b alone are not more than half of that set.
+     */
+    @Test
+    void aNodeCutOffBeforeTheGroupShrankIsNotRecordedFencedWhileItMayHoldItsOldMajority() {
+        served.record(Set.of("a", "b", "c", "d", "e"), now.minus(Duration.ofMinutes(50)));
+        served.record(Set.of("a", "b", "c"), now.minus(Duration.ofMinutes(10)));
+        Duration delay = cLastReportedOn(model, Set.of("a", "b", "c", "d", "e"));
+        reportUnheard("a", delay.plusSeconds(30));
+        reportUnheard("b", delay.plusSeconds(30));
+        assertThat(calc(null, now).status().getFencedNodes()).as("c may hold 3 of 5 with d and e").isNull();
+
+        // The same facts, c last reported on the current set: recorded.
+        cLastReportedOn(model, Set.of("a", "b", "c"));
+        assertThat(calc(null, now).status().getFencedNodes()).extracting(FencedNode::getName).containsExactly("c");
+    }
+
+    @Test
+    void aNodeLastReportedOnASetThisReplicaNeverServedIsNotRecordedFenced() {
+        Duration delay = cLastReportedOn(model, Set.of("a", "b", "c", "x"));
+        reportUnheard("a", delay.plusSeconds(30));
+        reportUnheard("b", delay.plusSeconds(30));
+        StatusOutcome held = calc(null, now);
+        assertThat(held.status().getFencedNodes()).as("unknown set").isNull();
+        assertThat(held.heldBack().get("c")).startsWith("its last report counts quorum over a member set this replica"
+                + " never served (expected_digest " + MemberSetDigest.of(Set.of("a", "b", "c", "x")) + ")");
+
+        // An agent from before expected_digest existed: the current set is all there is to go on, as before.
+        report("c", now.minus(delay).minusSeconds(60), AgentReport.newBuilder().setArmed(true).setQuorumHeld(true));
+        assertThat(calc(null, now).status().getFencedNodes()).extracting(FencedNode::getName).containsExactly("c");
+    }
+
+    /** A set served after c's last report may have reached c before its stream ended: c may hold 3 of 5 on it. */
+    @Test
+    void aSetServedAfterTheNodesLastReportCountsToo() {
+        Duration delay = model.safeToAssumeFencedDelay();
+        Instant lastReport = now.minus(delay).minusSeconds(60);
+        served.record(Set.of("a", "b", "c", "d", "e"), lastReport.plusSeconds(5));
+        served.record(Set.of("a", "b", "c"), lastReport.plusSeconds(20));
+        cLastReportedOn(model, Set.of("a", "b", "c"));
+        reportUnheard("a", delay.plusSeconds(30));
+        reportUnheard("b", delay.plusSeconds(30));
+        assertThat(calc(null, now).status().getFencedNodes()).isNull();
+
+        // Served and replaced long before c's last report: c cannot be running it.
+        ServedMemberSets older = new ServedMemberSets();
+        older.record(Set.of("a", "b", "c", "d", "e"), lastReport.minus(Duration.ofMinutes(30)));
+        older.record(Set.of("a", "b", "c"), lastReport.minus(Duration.ofMinutes(20)));
+        assertThat(GroupStatusCalculator.calculate(model, null, n -> Optional.ofNullable(reports.get(n)), labels,
+                facts, now, STALE, older).status().getFencedNodes()).extracting(FencedNode::getName)
+                .containsExactly("c");
+    }
+
+    /** Once c is recorded, a set served afterwards (d and e joining, not reporting yet) cannot have reached it. */
+    @Test
+    void aRecordedNodeStaysRecordedWhenTheGroupChangesAfterwards() {
+        Duration delay = cLastReportedOn(model, Set.of("a", "b", "c"));
+        reportUnheard("a", delay.plusSeconds(30));
+        reportUnheard("b", delay.plusSeconds(30));
+        StatusOutcome recorded = calc(null, now);
+        assertThat(recorded.status().getFencedNodes()).extracting(FencedNode::getName).containsExactly("c");
+
+        served.record(Set.of("a", "b", "c", "d", "e"), now.plusSeconds(1));
+        assertThat(calc(null, now.plusSeconds(2)).heldBack()).as("not recorded before: held back").containsKey("c");
+        StatusOutcome after = calc(recorded.status(), now.plusSeconds(2));
+        assertThat(after.status().getFencedNodes()).extracting(FencedNode::getName).containsExactly("c");
+        assertThat(after.events()).extracting(GroupEvent::reason).doesNotContain("NodeFenced");
+    }
+
+    /** The group switched from Wait to Fence while c was cut off: c never learned it and keeps running. */
+    @Test
+    void aNodeWhoseLastReportSaysWaitOrExcludeIsNotRecordedFencedAfterTheGroupSwitchedToFence() {
+        for (var action : List.of(dev.fencing.proto.fencing.v1.QuorumLossAction.QUORUM_LOSS_ACTION_WAIT,
+                dev.fencing.proto.fencing.v1.QuorumLossAction.QUORUM_LOSS_ACTION_EXCLUDE)) {
+            Duration delay = cLastReportedOn(model, Set.of("a", "b", "c"));
+            reports.put("c", new ReceivedReport("c", "g", reports.get("c").report().toBuilder()
+                    .setQuorumLossAction(action).build(), reports.get("c").receivedAt()));
+            reportUnheard("a", delay.plusSeconds(30));
+            reportUnheard("b", delay.plusSeconds(30));
+            StatusOutcome held = calc(null, now);
+            assertThat(held.status().getFencedNodes()).as(action.name()).isNull();
+            assertThat(held.heldBack().get("c")).contains("quorumLossAction "
+                    + action.name().replace("QUORUM_LOSS_ACTION_", ""));
+        }
+    }
+
+    /** The group's timings were shortened while c was cut off: c stops feeding by its own, longer delay. */
+    @Test
+    void aNodeThatReportedALongerDelayIsRecordedFencedOnlyAfterIt() {
+        Duration delay = model.safeToAssumeFencedDelay();
+        Duration longer = delay.plusSeconds(100);
+        labels.put("c", Map.of(NodeLabels.GROUP, "g", NodeLabels.FENCING_ENABLED, ""));
+        kubernetesSeesCGone(longer);
+        report("c", now.minus(longer).minusSeconds(60), AgentReport.newBuilder().setArmed(true).setQuorumHeld(true)
+                .setSafeToAssumeFencedDelay(com.google.protobuf.Duration.newBuilder().setSeconds(longer.getSeconds())
+                        .setNanos(longer.getNano())));
+        reportUnheard("a", delay.plusSeconds(30));
+        reportUnheard("b", delay.plusSeconds(30));
+        assertThat(calc(null, now).status().getFencedNodes()).as("the policy's delay has passed, c's has not")
+                .isNull();
+
+        reportUnheard("a", longer);
+        reportUnheard("b", longer.plusSeconds(1));
+        assertThat(calc(null, now).status().getFencedNodes()).extracting(FencedNode::getName).containsExactly("c");
+    }
+
     @Test
     void fencingOffRemovesTheFencingLabels() {
         GroupModel off = GroupModel.from(new GroupSpecView("g", 5, null, List.of()), List.of(node("a", "g", 1)),
                 7946);
         labels.put("a", Map.of(NodeLabels.GROUP, "g", NodeLabels.FENCING_ENABLED, "",
                 NodeLabels.FENCING_MODE, "Watchdog"));
-        StatusOutcome o = GroupStatusCalculator.calculate(off, null, n -> Optional.empty(), labels, facts, now, STALE);
+        StatusOutcome o = GroupStatusCalculator.calculate(off, null, n -> Optional.empty(), labels, facts, now, STALE,
+                served);
         Map<String, String> expectedRemoval = new HashMap<>();
         expectedRemoval.put(NodeLabels.FENCING_ENABLED, null);
         expectedRemoval.put(NodeLabels.FENCING_MODE, null);

@@ -185,6 +185,40 @@ class ConfigDistributorTest {
     }
 
     /**
+     * The member sets served are kept with the times they were served (the controller's clock), under the digest an
+     * agent reports for the members it was sent; an invalid spec keeps the frozen set served.
+     */
+    @Test
+    void theMemberSetsServedAreKeptUnderTheDigestAgentsReport() {
+        java.time.Instant t0 = java.time.Instant.parse("2026-11-30T10:00:00Z");
+        java.util.concurrent.atomic.AtomicReference<java.time.Instant> now = new java.util.concurrent.atomic
+                .AtomicReference<>(t0);
+        ConfigDistributor d = new ConfigDistributor("e", 100, false, null, now::get);
+        assertThat(d.memberSets("g").servedSince(t0)).isEmpty();
+        List<Node> nodes = new ArrayList<>(List.of(node("a", "g", 1), node("b", "g", 2), node("c", "g", 3)));
+        d.publish(model(nodes));
+        RecordingSink sink = new RecordingSink("a");
+        d.subscribe("g", sink, "", 0).orElseThrow();
+        String digest = dev.fencing.policy.MemberSetDigest.of(sink.sent.get(0).getFull().getMembersList().stream()
+                .map(dev.fencing.proto.nodemanager.v1.Member::getName).toList());
+        assertThat(d.memberSets("g").byDigest(digest)).contains(java.util.Set.of("a", "b", "c"));
+
+        now.set(t0.plusSeconds(60));
+        nodes.add(node("d", "g", 4));
+        d.publish(model(nodes));
+        now.set(t0.plusSeconds(120));
+        nodes.remove(0);
+        d.publish(GroupModel.from(new GroupSpecView("g", 2, FencingSpec.DEFAULTS, List.of(new dev.fencing.policy
+                .Violation("spec.fencing.quorum.size", "broken"))), nodes, 7946));
+        ServedMemberSets sets = d.memberSets("g");
+        assertThat(sets.servedSince(t0.plusSeconds(60))).as("{a, b, c} until 60 s, then {a, b, c, d}, frozen")
+                .containsExactly(java.util.Set.of("a", "b", "c"), java.util.Set.of("a", "b", "c", "d"));
+        assertThat(sets.servedSince(t0.plusSeconds(61))).containsExactly(java.util.Set.of("a", "b", "c", "d"));
+        d.remove("g", "test");
+        assertThat(d.memberSets("g").servedSince(t0)).isEmpty();
+    }
+
+    /**
      * A controller that starts while the spec is invalid serves the policy and members an earlier controller kept
      * (they go together: the member list frozen with the quorum size), with the signals of now; once the spec is
      * valid again both follow the cluster. A replica that already holds a valid policy never asks for the kept one.
