@@ -431,6 +431,11 @@ public final class SwimProtocol {
   /** One probe of one node: direct ping, then indirect pings and a TCP ping, then suspicion. */
   private final class Probe {
     final NodeRecord target;
+    /**
+     * The target's incarnation when the probe started, which a failure accuses (as memberlist): a refutation heard
+     * during the probe is newer proof of life and voids it.
+     */
+    final long incarnation;
     final long seq;
     int expectedNacks;
     int nacks;
@@ -440,6 +445,7 @@ public final class SwimProtocol {
 
     Probe(NodeRecord target, long seq) {
       this.target = target;
+      this.incarnation = target.incarnation();
       this.seq = seq;
     }
 
@@ -500,7 +506,7 @@ public final class SwimProtocol {
       finish(delta);
       counters.probeFailures.increment();
       LOG.info("event=probe_failed node={} suspect=true", target.name());
-      suspectNode(new Suspect(target.incarnation(), target.name(), selfName));
+      suspectNode(new Suspect(incarnation, target.name(), selfName));
     }
 
     private void finish(int awarenessDelta) {

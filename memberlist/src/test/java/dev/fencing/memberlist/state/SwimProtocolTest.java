@@ -166,6 +166,27 @@ class SwimProtocolTest {
     assertThat(h.sentOf(Suspect.class)).isEmpty(); // gossiped later, not sent inline
   }
 
+  /**
+   * As memberlist: a failed probe accuses its target at the incarnation it had when the probe started, so a
+   * refutation heard meanwhile (newer proof of life) voids the accusation instead of forcing another refutation.
+   */
+  @Test
+  void aRefutationHeardDuringAFailedProbeVoidsThatProbesAccusation() {
+    ProtocolHarness h = withPeers(4, 11);
+    Ping probe = h.awaitProbe();
+    String target = probe.node();
+    int i = Integer.parseInt(target.substring("peer-".length()));
+    long startedAt = h.protocol.node(target).incarnation();
+    h.run(600); // direct timeout passed, indirect pings out, no ack
+    h.protocol.handleMessage(
+        new Alive(startedAt + 1, target, address(i).getAddress().getAddress(), 7946, null, VSN), address(i));
+    h.run(500); // the probe's deadline
+    assertThat(h.counters.probeFailures.sum()).as("the probe itself still failed").isEqualTo(1);
+    assertThat(h.protocol.node(target).state()).isEqualTo(NodeState.ALIVE);
+    assertThat(h.protocol.node(target).incarnation()).isEqualTo(startedAt + 1);
+    assertThat(h.protocol.count(NodeState.SUSPECT)).isZero();
+  }
+
   @Test
   void nacksFromRelaysMeanTheProblemIsTheTargetNotUs() {
     ProtocolHarness h = withPeers(4, 11);
