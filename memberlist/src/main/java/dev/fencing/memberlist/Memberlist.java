@@ -505,6 +505,7 @@ public final class Memberlist implements AutoCloseable {
         reply(conn, new ErrResp(e.getMessage()));
         return;
       }
+      conn.markEstablished(); // read and authenticated: a newcomer can no longer take this stream's slot
       if (request instanceof Ping p) {
         if (p.node() == null || p.node().isEmpty() || p.node().equals(config.name())) {
           reply(conn, new AckResp(p.seqNo(), null));

@@ -7,10 +7,15 @@ import static org.awaitility.Awaitility.await;
 import dev.fencing.memberlist.codec.Keyring;
 import dev.fencing.memberlist.codec.WireLimits;
 import dev.fencing.memberlist.limits.Limit;
+import dev.fencing.memberlist.limits.Refusals;
+import dev.fencing.memberlist.transport.NioTransport;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -49,6 +54,36 @@ class ResourceLimitsTest {
       await().atMost(Duration.ofSeconds(5)).until(() -> a.refusals().get(Limit.STREAM_MESSAGE_BYTES) == 1L);
       assertThat(b.join(List.of(self.hostPort()))).isEqualTo(1);
       await().atMost(Duration.ofSeconds(10)).until(() -> a.members().size() == 2);
+    }
+  }
+
+  /**
+   * Sixteen connections that send nothing (all a host without the key needs) hold every inbound stream slot of a
+   * node, and each would stay up to tcpTimeout: a member still joins, because its connection replaces the oldest of
+   * them, and its push/pull, once read and authenticated, keeps its slot.
+   */
+  @Test
+  void aMemberJoinsANodeWhoseStreamSlotsAreAllHeldByIdleStrangers() throws Exception {
+    Config base = Config.defaultLocal().toBuilder().bindAddr("127.0.0.1").bindPort(0)
+        .keyring(new Keyring(new byte[16])).tcpTimeout(Duration.ofSeconds(30)).build();
+    NioTransport transport = NioTransport.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), null,
+        base.inboundStreamLimits(), new Refusals("a", System::nanoTime));
+    List<Socket> strangers = new ArrayList<>();
+    try (Memberlist a = Memberlist.create(base.toBuilder().name("a").transport(transport).build());
+        Memberlist b = Memberlist.create(base.toBuilder().name("b").build())) {
+      for (int i = 0; i < base.maxInboundStreams(); i++) {
+        strangers.add(new Socket(transport.localAddress().getAddress(), transport.localAddress().getPort()));
+      }
+      await().atMost(Duration.ofSeconds(5)).until(() -> transport.stats().streamsAccepted() == 16);
+
+      assertThat(b.join(List.of(a.localNode().hostPort()))).isEqualTo(1);
+      await().atMost(Duration.ofSeconds(10)).until(() -> a.members().size() == 2 && b.members().size() == 2);
+      assertThat(transport.stats().streamsEvicted()).isPositive();
+      assertThat(transport.stats().streamsRejected()).isZero();
+    } finally {
+      for (Socket s : strangers) {
+        s.close();
+      }
     }
   }
 

@@ -19,7 +19,10 @@ public enum Limit {
   COMPOUND_PARTS("maxCompoundParts"),
   /** Compound and compressed layers nested in one packet. */
   NESTING_DEPTH("maxNestingDepth"),
-  /** Inbound TCP streams open at once; an excess connection is closed as soon as it is accepted. */
+  /**
+   * Inbound TCP streams open at once; when all are open, a new connection replaces the oldest one still without a
+   * complete first message, or is closed as soon as it is accepted if every one has delivered its first message.
+   */
   INBOUND_STREAMS("maxInboundStreams"),
   /** Lifetime of an inbound TCP stream from its accept, however slowly its bytes arrive. */
   STREAM_DEADLINE("tcpTimeout");

@@ -12,15 +12,20 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A TCP connection of {@link NioTransport}; the deadline closes it, failing blocked reads and writes. An inbound
- * connection also has a hard deadline set at its accept that {@link #setDeadline} cannot move later, and gives its
- * slot back to the transport when it closes.
+ * connection also has a hard deadline set at its accept that {@link #setDeadline} cannot move later, and holds one of
+ * the transport's slots: until {@link #markEstablished} the transport may take that slot for a newcomer ({@link
+ * #giveUpSlot}), afterwards the connection gives it back when it closes.
  */
 final class NioStreamConnection implements StreamConnection {
   /** Hard deadline of an outbound connection: none. */
   static final long NO_DEADLINE = Long.MAX_VALUE;
+
+  /** An inbound connection's slot: held, first message not yet read; held for good; no longer held. */
+  private enum Slot { AWAITING_FIRST_MESSAGE, ESTABLISHED, RELEASED }
 
   private final SocketChannel channel;
   private final NioTransport transport;
@@ -29,6 +34,8 @@ final class NioStreamConnection implements StreamConnection {
   private final InputStream in;
   private final OutputStream out;
   private final AtomicBoolean closed = new AtomicBoolean();
+  // one atomic for both events, so that a stream cannot be evicted after it was told it keeps its slot
+  private final AtomicReference<Slot> slot = new AtomicReference<>(Slot.AWAITING_FIRST_MESSAGE);
   private final Object deadlineLock = new Object();
   private ScheduledFuture<?> deadline;
   private volatile boolean expired;
@@ -60,6 +67,23 @@ final class NioStreamConnection implements StreamConnection {
 
   private boolean inbound() {
     return hardDeadlineNanos != NO_DEADLINE;
+  }
+
+  @Override
+  public void markEstablished() {
+    if (inbound() && slot.compareAndSet(Slot.AWAITING_FIRST_MESSAGE, Slot.ESTABLISHED)) {
+      transport.inboundEstablished(this);
+    }
+  }
+
+  /**
+   * Hands this connection's slot to the caller if its first message has not been read yet; the caller then closes it,
+   * and the close gives nothing back.
+   *
+   * @return false if the connection is established or closed: it keeps (or already gave back) its slot
+   */
+  boolean giveUpSlot() {
+    return inbound() && slot.compareAndSet(Slot.AWAITING_FIRST_MESSAGE, Slot.RELEASED);
   }
 
   /** Starts the hard deadline of an inbound connection (nothing for an outbound one). */
@@ -122,7 +146,7 @@ final class NioStreamConnection implements StreamConnection {
       // closing a socket that is already broken has nothing left to report
     }
     transport.unregister(this);
-    if (inbound()) {
+    if (inbound() && slot.getAndSet(Slot.RELEASED) != Slot.RELEASED) {
       transport.inboundClosed();
     }
   }

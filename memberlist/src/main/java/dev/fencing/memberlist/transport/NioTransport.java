@@ -19,7 +19,9 @@ import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.Set;
+import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -40,11 +42,14 @@ import org.slf4j.LoggerFactory;
  * NetTransport. Datagrams are received on a dedicated thread and stamped with {@link System#nanoTime()} on
  * arrival; inbound connections are handed to stream workers.
  *
- * <p>Inbound streams are bounded by {@link InboundStreamLimits}: at most {@code maxInboundStreams} are open at once
- * (a connection beyond that is closed right after its accept, before a buffer is allocated for it), and each is
- * closed when its deadline, counted from the accept, passes, however slowly it trickles bytes. Deadlines are
- * enforced by closing the connection, which fails any blocked read or write with an IOException. Both refusals are
- * counted and logged in {@link Refusals}.
+ * <p>Inbound streams are bounded by {@link InboundStreamLimits}: at most {@code maxInboundStreams} are open at once,
+ * and each is closed when its deadline, counted from the accept, passes, however slowly it trickles bytes. When all
+ * slots are held, a new connection takes the slot of the oldest stream whose first message has not been read yet
+ * ({@link StreamConnection#markEstablished}), which is closed; only when every stream has delivered its first message
+ * is the new connection closed right after its accept, before a buffer is allocated for it. So connections that send
+ * nothing, or nothing that decrypts, cannot keep a member from a slot for longer than it takes to open one more.
+ * Deadlines are enforced by closing the connection, which fails any blocked read or write with an IOException.
+ * Evictions, refusals and expiries are counted and logged in {@link Refusals}.
  *
  * <p>Bad input reaches the handlers, whose {@link RuntimeException}s are logged and survived; an {@link Error}
  * (OutOfMemoryError, StackOverflowError) is never caught here: it ends the receiving thread through its uncaught
@@ -70,6 +75,8 @@ public final class NioTransport implements Transport {
   private final AtomicBoolean started = new AtomicBoolean();
   private final AtomicBoolean closed = new AtomicBoolean();
   private final Set<NioStreamConnection> open = ConcurrentHashMap.newKeySet();
+  /** Inbound streams whose first message has not been read, oldest accept first: the ones a newcomer may evict. */
+  private final Queue<NioStreamConnection> awaitingFirstMessage = new ConcurrentLinkedQueue<>();
   private final InboundStreamLimits limits;
   private final Refusals refusals;
   private final Semaphore inboundPermits;
@@ -96,6 +103,7 @@ public final class NioTransport implements Transport {
   private final AtomicLong streamsOpened = new AtomicLong();
   private final AtomicLong streamsAccepted = new AtomicLong();
   private final AtomicLong streamsRejected = new AtomicLong();
+  private final AtomicLong streamsEvicted = new AtomicLong();
   private final DropLog strangers = new DropLog(System::nanoTime);
   private volatile java.util.function.Predicate<InetAddress> acceptFrom = a -> true;
   final AtomicLong streamBytesSent = new AtomicLong();
@@ -290,11 +298,12 @@ public final class NioTransport implements Transport {
         continue;
       }
       acceptFailures.succeeded();
-      if (!inboundPermits.tryAcquire()) {
+      if (!inboundPermits.tryAcquire() && !evictOldestAwaitingFirstMessage(ch)) {
         streamsRejected.incrementAndGet();
         refusals.refused(
             Limit.INBOUND_STREAMS,
-            "closed a connection from " + remoteOf(ch) + ": " + limits.maxInboundStreams() + " inbound streams open");
+            "closed a connection from " + remoteOf(ch) + ": " + limits.maxInboundStreams()
+                + " inbound streams open, each past its first message");
         closeQuietly(ch);
         continue;
       }
@@ -315,6 +324,29 @@ public final class NioTransport implements Transport {
         conn.close();
       }
     }
+  }
+
+  /**
+   * Closes the oldest inbound stream still without a complete first message and passes its slot to {@code newcomer},
+   * so that connections that send nothing cannot keep members out (a member's request arrives at once).
+   *
+   * @return false if every inbound stream has delivered its first message: they keep their slots
+   */
+  private boolean evictOldestAwaitingFirstMessage(SocketChannel newcomer) {
+    NioStreamConnection oldest;
+    while ((oldest = awaitingFirstMessage.poll()) != null) {
+      // a stream established or closed since it was queued keeps or has given back its own slot: skip it
+      if (oldest.giveUpSlot()) {
+        streamsEvicted.incrementAndGet();
+        refusals.refused(
+            Limit.INBOUND_STREAMS,
+            "closed the connection from " + oldest.remoteAddress() + ", still without a complete message, to make"
+                + " room for " + remoteOf(newcomer) + ": " + limits.maxInboundStreams() + " inbound streams open");
+        oldest.close();
+        return true;
+      }
+    }
+    return false;
   }
 
   /**
@@ -380,6 +412,11 @@ public final class NioTransport implements Transport {
     inboundPermits.release();
   }
 
+  /** An inbound stream delivered its first message: it keeps its slot until it closes. */
+  void inboundEstablished(NioStreamConnection conn) {
+    awaitingFirstMessage.remove(conn);
+  }
+
   /** An inbound stream's deadline passed before it finished. */
   void inboundExpired(InetSocketAddress remote) {
     refusals.refused(
@@ -404,6 +441,9 @@ public final class NioTransport implements Transport {
     ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
     NioStreamConnection conn = new NioStreamConnection(ch, this, hardDeadlineNanos);
     open.add(conn);
+    if (hardDeadlineNanos != NioStreamConnection.NO_DEADLINE) {
+      awaitingFirstMessage.add(conn);
+    }
     if (closed.get()) {
       conn.close();
       throw new ClosedChannelException();
@@ -414,6 +454,7 @@ public final class NioTransport implements Transport {
 
   void unregister(NioStreamConnection conn) {
     open.remove(conn);
+    awaitingFirstMessage.remove(conn);
   }
 
   ScheduledExecutorService deadlines() {
@@ -485,6 +526,7 @@ public final class NioTransport implements Transport {
         streamsOpened.get(),
         streamsAccepted.get(),
         streamsRejected.get(),
+        streamsEvicted.get(),
         streamBytesSent.get(),
         streamBytesReceived.get());
   }

@@ -21,6 +21,13 @@ public interface StreamConnection extends Closeable {
   /** Reads and writes after this much time from now fail with an IOException. */
   void setDeadline(Duration fromNow) throws IOException;
 
+  /**
+   * Says that the peer's first message arrived in full and passed every check of the codec (label, key, framing):
+   * an inbound stream keeps its slot from now on, where until then a newcomer may take it when all slots are held
+   * (see {@link InboundStreamLimits}). Idempotent; nothing for an outbound stream.
+   */
+  void markEstablished();
+
   /** Closes both directions; idempotent. */
   @Override
   void close() throws IOException;

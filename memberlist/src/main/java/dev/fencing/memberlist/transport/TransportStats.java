@@ -11,7 +11,9 @@ package dev.fencing.memberlist.transport;
  * @param packetBytesReceived their payload bytes
  * @param streamsOpened outbound connections established
  * @param streamsAccepted inbound connections accepted and handed to the stream handler
- * @param streamsRejected inbound connections closed because all stream workers were busy
+ * @param streamsRejected inbound connections closed at their accept: every slot was held by a stream past its first
+ *     message
+ * @param streamsEvicted inbound connections closed to make room for a newer one before their first message was read
  * @param streamBytesSent bytes written on all connections
  * @param streamBytesReceived bytes read on all connections
  */
@@ -24,5 +26,6 @@ public record TransportStats(
     long streamsOpened,
     long streamsAccepted,
     long streamsRejected,
+    long streamsEvicted,
     long streamBytesSent,
     long streamBytesReceived) {}

@@ -59,27 +59,84 @@ class InboundStreamLimitsTest {
     }
   }
 
+  /** Sends {@code request} on {@code s} and reads one byte back: -1 when the server hung up instead. */
+  private static int answerTo(Socket s, int request) {
+    try {
+      s.getOutputStream().write(request);
+      s.getOutputStream().flush();
+      return s.getInputStream().read();
+    } catch (IOException hungUp) {
+      return -1;
+    }
+  }
+
   @Test
-  void connectionsBeyondTheCapAreClosedAtOnce() throws Exception {
+  void aNewcomerEvictsTheOldestIdleStreamAndIsClosedWhenEveryStreamIsEstablished() throws Exception {
     transport = NioTransport.bind(LOOPBACK_ANY_PORT, null, new InboundStreamLimits(2, Duration.ofSeconds(30)), refusals);
     BlockingQueue<StreamConnection> served = new LinkedBlockingQueue<>();
     transport.start((p, f, t) -> {}, served::add);
+    Socket first = dial();
+    StreamConnection firstServed = served.poll(5, TimeUnit.SECONDS);
     dial();
-    dial();
-    StreamConnection first = served.poll(5, TimeUnit.SECONDS);
-    assertThat(served.poll(5, TimeUnit.SECONDS)).isNotNull();
+    StreamConnection second = served.poll(5, TimeUnit.SECONDS);
+    assertThat(firstServed).isNotNull();
+    assertThat(second).isNotNull();
 
-    Socket third = dial();
-    assertThat(closedByServer(third)).isTrue();
-    assertThat(served).isEmpty();
+    // full of streams that sent nothing: the oldest makes room
+    dial();
+    StreamConnection third = served.poll(5, TimeUnit.SECONDS);
+    assertThat(third).as("the newcomer is served").isNotNull();
+    assertThat(closedByServer(first)).as("the oldest idle stream is closed").isTrue();
+    assertThat(transport.stats().streamsEvicted()).isEqualTo(1);
     assertThat(refusals.count(Limit.INBOUND_STREAMS)).isEqualTo(1);
+
+    // full of streams that delivered their first message: the newcomer is closed at once
+    second.markEstablished();
+    third.markEstablished();
+    Socket fourth = dial();
+    assertThat(closedByServer(fourth)).isTrue();
+    assertThat(served).isEmpty();
     assertThat(transport.stats().streamsRejected()).isEqualTo(1);
+    assertThat(transport.stats().streamsEvicted()).isEqualTo(1);
+    assertThat(refusals.count(Limit.INBOUND_STREAMS)).isEqualTo(2);
 
     // a finished stream frees its slot
-    first.close();
+    second.close();
     dial();
     assertThat(served.poll(5, TimeUnit.SECONDS)).isNotNull();
-    await().atMost(Duration.ofSeconds(5)).until(() -> transport.stats().streamsAccepted() == 3);
+    await().atMost(Duration.ofSeconds(5)).until(() -> transport.stats().streamsAccepted() == 4);
+  }
+
+  /**
+   * Connections that send nothing (a host without the key needs nothing more) cannot keep a member from a slot: each
+   * newcomer replaces the oldest of them, and the member, whose request arrives at once, is served.
+   */
+  @Test
+  void idleStrangersCannotLockAMemberOutOfItsStreamSlots() throws Exception {
+    transport =
+        NioTransport.bind(LOOPBACK_ANY_PORT, null, new InboundStreamLimits(16, Duration.ofSeconds(30)), refusals);
+    transport.start((p, f, t) -> {}, conn -> {
+      try {
+        // as Memberlist.onStream: wait for the request, and once it is in, keep the slot and answer
+        int request = conn.input().read();
+        if (request >= 0) {
+          conn.markEstablished();
+          conn.output().write(request + 1);
+          conn.output().flush();
+        }
+      } catch (IOException closed) {
+        // evicted or expired
+      }
+    });
+    List<Socket> strangers = new ArrayList<>();
+    for (int i = 0; i < 16; i++) {
+      strangers.add(dial());
+    }
+    await().atMost(Duration.ofSeconds(5)).until(() -> transport.stats().streamsAccepted() == 16);
+
+    assertThat(answerTo(dial(), 41)).as("the member is answered").isEqualTo(42);
+    assertThat(closedByServer(strangers.get(0))).as("the oldest stranger made room").isTrue();
+    assertThat(transport.stats().streamsRejected()).isZero();
   }
 
   @Test
