@@ -25,7 +25,10 @@ public interface WatchdogDevice {
   /** Resets the timer. */
   void keepalive() throws WatchdogException;
 
-  /** Disarms: writes {@code 'V'} then closes, so the driver stops the timer. */
+  /**
+   * Disarms: writes {@code 'V'} then closes, so the driver stops the timer. The device is closed afterwards even when
+   * this throws; the timer may then still run.
+   */
   void magicClose() throws WatchdogException;
 
   /** Closes without the magic character: the timer keeps running and the node is reset unless reopened and fed. */

@@ -272,8 +272,13 @@ public final class WatchdogSupervisor {
    * runs with the timeout it was opened with, so it is closed (magic close: the timer stops) and opened again with
    * the new one at once. Otherwise a longer timeout brings a longer feed interval against the short running timer
    * (2 s to 30 s: a feed every 3 s against a 2 s timer resets every node of the group), and a shorter one leaves the
-   * device running longer than the controller counts on when it decides a silent node has fenced itself. Should the
-   * close fail the device keeps its old timer, fed no slower than a third of it ({@link #feedInterval}).
+   * device running longer than the controller counts on when it decides a silent node has fenced itself.
+   *
+   * <p>A failed magic close still closes the device ({@link WatchdogDevice#magicClose}); its timer may still run (the
+   * 'V' never arrived) or may have stopped (the card was disabled). It is opened again at once either way: the node
+   * holds quorum, an open device left unfed would reset it, and a closed one protects nothing while the status says
+   * armed. Should that open fail too, the supervisor is disarmed, reports the device unavailable and re-arms through
+   * {@link #arm} after the reopen backoff.
    */
   private void retime(long nowNanos, Duration timeout) {
     Duration before = deviceTimeout.orElse(armedTimeout);
@@ -283,10 +288,9 @@ public final class WatchdogSupervisor {
         return null;
       });
     } catch (WatchdogException e) {
-      armedTimeout = timeout;
-      LOG.error("{} event=watchdog_retime_failed device={} from={} to={} error=\"{}\" detail=\"the device keeps its "
-          + "old timeout\"", logContext, device.name(), before, timeout, e.getMessage());
-      return;
+      LOG.error("{} event=watchdog_retime_close_failed device={} from={} to={} error=\"{}\" detail=\"the device is "
+          + "closed anyway and its timer may still run; opening it again with the new timeout\"", logContext,
+          device.name(), before, timeout, e.getMessage());
     }
     try {
       Duration actual = feeder.open(timeout, nowNanos);

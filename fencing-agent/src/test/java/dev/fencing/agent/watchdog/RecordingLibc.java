@@ -13,6 +13,8 @@ final class RecordingLibc implements Libc {
   final List<String> calls = new ArrayList<>();
   final Map<Long, Integer> failIoctl = new HashMap<>();
   int openErrno;
+  /** When not 0, every write fails with this errno (a driver whose ping fails, e.g. under a magic close). */
+  int writeErrno;
   boolean fifo;
   int options = WatchdogIoctl.WDIOF_SETTIMEOUT | WatchdogIoctl.WDIOF_MAGICCLOSE | WatchdogIoctl.WDIOF_KEEPALIVEPING;
   int timeoutGranularity = 1;
@@ -69,6 +71,10 @@ final class RecordingLibc implements Libc {
   @Override
   public int write(int fd, byte[] data) {
     calls.add("write " + new String(data, java.nio.charset.StandardCharsets.US_ASCII));
+    if (writeErrno != 0) {
+      errno = writeErrno;
+      return -1;
+    }
     return data.length;
   }
 

@@ -6,11 +6,15 @@ import dev.fencing.agent.quorum.QuorumVerdict;
 import dev.fencing.policy.Mode;
 import dev.fencing.policy.QuorumLossAction;
 import dev.fencing.proto.fencing.v1.DisarmReason;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Arming rules, feeding and disarming on a fake clock (one tick = 100 ms); the feeder thread is played by a
@@ -101,6 +105,83 @@ class WatchdogSupervisorTest {
     run(3, false, withTimeout(Duration.ofSeconds(30), Duration.ofSeconds(3)));
     assertThat(device.events()).doesNotContain("magic-close").filteredOn(e -> e.startsWith("open"))
         .containsExactly("open 2s");
+  }
+
+  /** errno EIO: what a driver's failed ping returns to the write of the magic character. */
+  static final int EIO = 5;
+
+  /** A {@link LinuxWatchdogDevice} on a fake libc, at a path that exists (so no presence problem) under {@code dir}. */
+  static LinuxWatchdogDevice linuxDevice(Path dir, RecordingLibc libc) throws IOException {
+    Path node = Files.createFile(dir.resolve("watchdog"));
+    return new LinuxWatchdogDevice(node, libc, new NowayoutProbe(dir));
+  }
+
+  /**
+   * The magic close of a retime fails (the 'V' write): the device closes its descriptor anyway and its timer may still
+   * run. The supervisor opens it again at once with the new timeout and feeds it; it never reports armed while the
+   * device is closed.
+   */
+  @Test
+  void aFailedMagicCloseWhileRetimingReopensTheDeviceWithTheNewTimeout(@TempDir Path dir) throws IOException {
+    RecordingLibc libc = new RecordingLibc();
+    LinuxWatchdogDevice linux = linuxDevice(dir, libc);
+    WatchdogFeeder feeds = feeder(linux);
+    WatchdogSupervisor sup = armedFor21Ticks(feeds, withTimeout(Duration.ofSeconds(2), Duration.ofMillis(200)));
+    assertThat(sup.status().armed()).isTrue();
+    assertThat(linux.isOpen()).isTrue();
+
+    libc.writeErrno = EIO;
+    ArmingConditions thirty = withTimeout(Duration.ofSeconds(30), Duration.ofSeconds(3));
+    for (int i = 0; i < 40; i++) {
+      now += TICK;
+      WatchdogStatus status = sup.tick(now, verdict(true), thirty);
+      feeds.feedIfDue();
+      assertThat(status.armed() && !linux.isOpen()).as("armed with a closed device at tick %d", i).isFalse();
+    }
+    assertThat(linux.isOpen()).isTrue();
+    assertThat(sup.status().armed()).isTrue();
+    assertThat(sup.status().deviceTimeout()).contains(Duration.ofSeconds(30));
+    assertThat(libc.calls).containsSubsequence("write V", "close", "open " + dir.resolve("watchdog") + " flags=0x80801",
+        "ioctl SETTIMEOUT 30");
+    assertThat(feeds.keepaliveFailure()).as("keepalives reach the reopened device").isEmpty();
+  }
+
+  /**
+   * The magic close of a retime fails and so does the open after it: the supervisor is disarmed, says the device is
+   * unavailable, and re-arms through the normal path once the device opens again.
+   */
+  @Test
+  void aFailedMagicCloseWhileRetimingThatCannotReopenReportsTheDeviceUnavailable(@TempDir Path dir)
+      throws IOException {
+    RecordingLibc libc = new RecordingLibc();
+    LinuxWatchdogDevice linux = linuxDevice(dir, libc);
+    WatchdogFeeder feeds = feeder(linux);
+    WatchdogSupervisor sup = armedFor21Ticks(feeds, withTimeout(Duration.ofSeconds(2), Duration.ofMillis(200)));
+    assertThat(sup.status().armed()).isTrue();
+
+    libc.writeErrno = EIO;
+    libc.openErrno = Libc.EBUSY;
+    ArmingConditions thirty = withTimeout(Duration.ofSeconds(30), Duration.ofSeconds(3));
+    now += TICK;
+    WatchdogStatus status = sup.tick(now, verdict(true), thirty);
+    feeds.feedIfDue();
+    assertThat(linux.isOpen()).isFalse();
+    assertThat(status.armed()).isFalse();
+    assertThat(status.deviceUnavailable()).isTrue();
+    assertThat(status.condition()).startsWith("busy:");
+    assertThat(status.disarmReasons()).extracting(DisarmReason::getKind)
+        .containsExactly(DisarmReason.Kind.KIND_WATCHDOG_UNAVAILABLE);
+
+    libc.writeErrno = 0;
+    libc.openErrno = 0;
+    for (int i = 0; i < 51 && !status.armed(); i++) {
+      now += TICK;
+      status = sup.tick(now, verdict(true), thirty);
+      feeds.feedIfDue();
+    }
+    assertThat(status.armed()).as("re-armed after the reopen backoff").isTrue();
+    assertThat(linux.isOpen()).isTrue();
+    assertThat(status.deviceTimeout()).contains(Duration.ofSeconds(30));
   }
 
   @Test
