@@ -23,9 +23,10 @@ import java.util.OptionalInt;
  * read-modify-write of 4 KiB would overwrite neighbouring slots and mailboxes (a poison pill among them).
  *
  * <p>Where {@code O_DIRECT} is refused (tmpfs, some overlay file systems, an architecture whose flag value is not
- * known here) it falls back to a {@code FileChannel} with {@code DSYNC} and says why in {@link #ioMode()}: writes
- * still reach the device before returning, but reads may come from this host's page cache, which is coherent only
- * for nodes on the same host (a lab), never across hosts.
+ * known here, libc not loadable) it falls back to a {@code FileChannel} with {@code DSYNC} and says why in
+ * {@link #ioMode()}: writes still reach the device before returning, but reads may come from this host's page cache,
+ * which is coherent only for nodes on the same host (a lab), never across hosts, so {@link #coherentAcrossHosts()} is
+ * false and the disk arbiter breaks no ties and gives no cut-off evidence on it.
  */
 public final class DirectBlockDevice implements BlockDevice {
 
@@ -125,6 +126,11 @@ public final class DirectBlockDevice implements BlockDevice {
   @Override
   public String ioMode() {
     return ioMode;
+  }
+
+  @Override
+  public boolean coherentAcrossHosts() {
+    return channel == null;
   }
 
   @Override
