@@ -38,6 +38,8 @@ public final class DiskMonitor {
   private final MsgwaitCheck msgwait;
   private volatile DiskState published;
   private volatile String ioMode = "not opened";
+  // The open device's io mode while its reads may come from this host's page cache; empty while they do not.
+  private volatile Optional<String> notCoherent = Optional.empty();
   private volatile long lastWriteNanos = -1;
   private volatile long ioSinceNanos = IDLE;
   private volatile DiskArbiter.TieRequest tieRequest;
@@ -92,6 +94,17 @@ public final class DiskMonitor {
    */
   public MsgwaitCheck msgwait() {
     return msgwait;
+  }
+
+  /**
+   * Why nothing that compares nodes may be decided on this disk, while the open device's reads may come from this
+   * host's page cache ({@link BlockDevice#coherentAcrossHosts()}): a stale read shows the other side's claim or slot
+   * going stale, so both sides of a partition could win the tie, and cut-off evidence would rest on old views. Empty
+   * while reads come from the device, and before the first open (nothing is read yet then).
+   */
+  public Optional<String> notCoherentReason() {
+    return notCoherent.map(mode -> mode + "; reads may come from this host's page cache, so the disk breaks no ties"
+        + " and gives no cut-off evidence");
   }
 
   /** The latest published state (never blocks). */
@@ -154,7 +167,8 @@ public final class DiskMonitor {
 
   /**
    * The disk condition for status and reports: "ok", "ok, but msgwait … is shorter …" (see {@link MsgwaitCheck}),
-   * "allocating a slot", "unreadable: …" or "poison pill: reset from …".
+   * "allocating a slot", "unreadable: …", "not coherent: …" ({@link #notCoherentReason}) or "poison pill: reset from
+   * …".
    */
   public String condition(long nowNanos) {
     DiskState s = published;
@@ -165,12 +179,16 @@ public final class DiskMonitor {
       return "allocating a slot";
     }
     Optional<String> lost = lostReason(nowNanos);
-    return lost.isPresent() ? "unreadable: " + lost.get() : msgwait.conditionWhenUsable();
+    if (lost.isPresent()) {
+      return "unreadable: " + lost.get();
+    }
+    Optional<String> incoherent = notCoherentReason();
+    return incoherent.isPresent() ? "not coherent: " + incoherent.get() : msgwait.conditionWhenUsable();
   }
 
-  /** The cut-off evidence at {@code nowNanos}, only while the disk is usable. */
+  /** The cut-off evidence at {@code nowNanos}, only while the disk is usable and its reads come from the device. */
   public Optional<String> cutOff(long nowNanos) {
-    return lostReason(nowNanos).isPresent() ? Optional.empty() : published.cutOff();
+    return lostReason(nowNanos).isPresent() || notCoherent.isPresent() ? Optional.empty() : published.cutOff();
   }
 
   /** The disk thread's loop: one cycle per interval until {@code running} turns false. */
@@ -185,8 +203,14 @@ public final class DiskMonitor {
           device = opener.open();
           ioSinceNanos = IDLE;
           ioMode = device.ioMode();
+          notCoherent = device.coherentAcrossHosts() ? Optional.empty() : Optional.of(device.ioMode());
           LOG.info("{} event=disk_opened device={} io=\"{}\" sector_size={}", logContext, deviceName,
               device.ioMode(), device.sectorSize());
+          if (notCoherent.isPresent()) {
+            LOG.warn("{} event=disk_not_coherent device={} io=\"{}\" detail=\"reads may come from this host's page "
+                + "cache and miss other hosts' writes: the disk breaks no ties and gives no cut-off evidence; use a "
+                + "device and file system that accept O_DIRECT\"", logContext, deviceName, device.ioMode());
+          }
         }
         cycle(new SbdDevice(device));
       } catch (IOException | MalformedSectorException | RuntimeException e) {
@@ -220,8 +244,10 @@ public final class DiskMonitor {
     var slots = sbd.readSlots(header, arbiter.slotsToRead(header));
     long readEnd = clock.nanoTime();
     ioSinceNanos = IDLE;
-    Optional<DiskArbiter.Write> write = arbiter.onRead(readStart, readEnd, header, slots, local.get(),
-        Optional.ofNullable(tieRequest));
+    // No claim from a node whose reads may be stale: its claim could hold off a side that reads the disk as it is.
+    Optional<DiskArbiter.TieRequest> request = notCoherent.isPresent() ? Optional.empty()
+        : Optional.ofNullable(tieRequest);
+    Optional<DiskArbiter.Write> write = arbiter.onRead(readStart, readEnd, header, slots, local.get(), request);
     published = arbiter.state();
     if (write.isPresent()) {
       long writeStart = clock.nanoTime();

@@ -9,7 +9,8 @@ import java.util.SortedSet;
  * {@code Disk}: the side that holds the lease on the shared disk wins an exact-half split. Never blocks: it records
  * the request for the disk thread ({@link DiskMonitor#requestTie}) and answers from the latest published state. A
  * WIN is a lease that ends {@link DiskTiming#leaseNanos()} after the start of the latest write that carried it, so a
- * disk thread that stops renewing (hung device) stops the feed by then.
+ * disk thread that stops renewing (hung device) stops the feed by then. A disk read through this host's page cache
+ * ({@link DiskMonitor#notCoherentReason()}) gives no answer: both sides could see the other's claim go stale.
  */
 public final class DiskTieBreaker implements TieBreaker {
 
@@ -35,6 +36,10 @@ public final class DiskTieBreaker implements TieBreaker {
     Optional<String> lost = monitor.lostReason(nowNanos);
     if (lost.isPresent()) {
       return TieBreakVerdict.noAnswer("Disk: unreadable: " + lost.get());
+    }
+    Optional<String> notCoherent = monitor.notCoherentReason();
+    if (notCoherent.isPresent()) {
+      return TieBreakVerdict.noAnswer("Disk: not coherent: " + notCoherent.get());
     }
     DiskState.Tie tie = monitor.state().tie();
     if (!tie.side().equals(side)) {
