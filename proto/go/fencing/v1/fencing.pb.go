@@ -1090,7 +1090,8 @@ type AgentStatus struct {
 	LocalLag *durationpb.Duration `protobuf:"bytes,22,opt,name=local_lag,json=localLag,proto3" json:"local_lag,omitempty"`
 	// Shared-disk arbiter (spec.fencing.disk): "none" when the group has no disk, "ok", "ok, but msgwait …" (usable,
 	// but the header's msgwait is shorter than this node needs to be reset after a poison pill; a warning only),
-	// "allocating a slot", "unreadable: …", "poison pill: reset from …".
+	// "allocating a slot", "unreadable: …", "not coherent: …" (opened without O_DIRECT: reads may come from the
+	// page cache, so the disk breaks no ties and gives no cut-off evidence), "poison pill: reset from …".
 	DiskCondition string `protobuf:"bytes,23,opt,name=disk_condition,json=diskCondition,proto3" json:"disk_condition,omitempty"`
 	// The group's gossip networks (CIDRs; empty = one network, the node's InternalIP).
 	Networks      []string `protobuf:"bytes,24,rep,name=networks,proto3" json:"networks,omitempty"`
