@@ -14,11 +14,13 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.LongSupplier;
 
@@ -140,6 +142,26 @@ public final class GroupConfigLog {
         if (nextKeyring != null && !nextKeyring.equals(keyring)) {
             out.add(setKeyring(nextKeyring));
         }
+        Set<String> heldKeys = new HashSet<>();
+        Set<String> known = new HashSet<>(signals.keySet());
+        known.addAll(departed.keySet());
+        for (String node : members.keySet()) {
+            if (holdsKeys(node)) {
+                heldKeys.add(node);
+            }
+        }
+        updateConfig(model, lastValid, out);
+        for (String node : members.keySet()) {
+            if (!heldKeys.contains(node) && known.contains(node) && holdsKeys(node)
+                    && !keyring.getPrimary().isEmpty()) {
+                // Its agent may still be connected from before and missed keyring changes while it held no keys.
+                out.add(append(ConfigDelta.newBuilder().setKeyring(keyring).build(), node));
+            }
+        }
+        return out;
+    }
+
+    private void updateConfig(GroupModel model, GroupConfig lastValid, List<ConfigChange> out) {
         generation = model.generation();
         frozen = model.policy() == null;
         if (model.policy() == null && policy == null && lastValid != null) {
@@ -152,9 +174,9 @@ public final class GroupConfigLog {
         if (model.policy() == null && policy != null) {
             // An invalid spec keeps the last valid policy, and so the members that go with it: a member list that
             // moved on under a frozen quorum size would stop being its majority (10 members, quorum 6; 4 removed:
-            // 6 of 6 needed, one failure fences the rest). Signals and keys still follow.
+            // 6 of 6 needed, one failure fences the rest). Signals and keys still follow (holdsKeys).
             updateSignals(model, out);
-            return out;
+            return;
         }
         Map<String, Member> expected = new TreeMap<>();
         for (GroupMember m : model.expected().values()) {
@@ -169,7 +191,6 @@ public final class GroupConfigLog {
                 out.add(append(ConfigDelta.newBuilder().setPolicy(next).build(), null));
             }
         }
-        return out;
     }
 
     private void updateMembers(Map<String, Member> expected, List<ConfigChange> out) {
@@ -187,11 +208,6 @@ public final class GroupConfigLog {
             if (!proto.equals(old)) {
                 members.put(proto.getName(), proto);
                 out.add(append(ConfigDelta.newBuilder().setMemberUpserted(proto).build(), null));
-                if (old == null && !keyring.getPrimary().isEmpty()
-                        && (signals.containsKey(proto.getName()) || departed.containsKey(proto.getName()))) {
-                    // Its agent may still be connected from before and missed keyring changes while not expected.
-                    out.add(append(ConfigDelta.newBuilder().setKeyring(keyring).build(), proto.getName()));
-                }
             }
         }
     }
@@ -255,7 +271,7 @@ public final class GroupConfigLog {
                 .setPolicy(policy)
                 .addAllMembers(members.values())
                 .setSignals(signalsOf(node));
-        if (members.containsKey(node)) {
+        if (holdsKeys(node)) {
             // Keys go only to expected members; a departed or foreign node learns none.
             full.setKeyring(keyring);
         }
@@ -284,7 +300,17 @@ public final class GroupConfigLog {
      * being-removed or foreign node never learns a key, not even one rotated while its stream is still open.
      */
     public boolean concerns(ConfigChange change, String node) {
-        return change.concerns(node) && (!change.delta().hasKeyring() || members.containsKey(node));
+        return change.concerns(node) && (!change.delta().hasKeyring() || holdsKeys(node));
+    }
+
+    /**
+     * Whether the agent of {@code node} may hold the group's keys: a member served, and labelled into the group now
+     * without being removed. The two differ only while the spec is invalid: the members are then frozen for the
+     * quorum math, but a node removed meanwhile (perhaps to evict it with a key rotation) must learn no new key.
+     */
+    private boolean holdsKeys(String node) {
+        NodeSignals now = signals.get(node);
+        return members.containsKey(node) && now != null && !now.getBeingRemoved();
     }
 
     /** The signals the agent of {@code node} should hold now. */

@@ -339,4 +339,53 @@ class ConfigDistributorTest {
         assertThat(b.sent).filteredOn(m -> m.getDelta().hasKeyring()).singleElement()
                 .satisfies(m -> assertThat(m.getDelta().getKeyring().getRevision()).isEqualTo(2));
     }
+
+    private static GroupModel invalidModel(List<Node> nodes) {
+        return GroupModel.from(new GroupSpecView("g", 2, FencingSpec.DEFAULTS, List.of(new dev.fencing.policy.Violation(
+                "spec.fencing.timings.feedInterval", "feedInterval 30s must be below timeout / 3"))), nodes, 7946);
+    }
+
+    /**
+     * An invalid spec freezes the member list for the quorum math, not key delivery: a node removed from the group
+     * while the spec is invalid (to evict it by rotating the key) is still in the frozen list, yet learns no key of the
+     * rotation, neither on its open stream nor on reconnect or resume. Back in the group, it gets the current keyring.
+     */
+    @Test
+    void aNodeThatLeftWhileTheSpecIsInvalidNeverReceivesKeys() {
+        ConfigDistributor d = new ConfigDistributor("e", 64, true);
+        List<Node> both = List.of(node("a", "g", 1), node("b", "g", 2));
+        d.publish(model(both), keyring(1, 1));
+        RecordingSink b = new RecordingSink("b");
+        d.subscribe("g", b, "", 0).orElseThrow();
+        assertThat(b.sent.get(0).getFull().getKeyring().getRevision()).isEqualTo(1);
+
+        // b leaves the group while the spec is invalid and its stream stays open; a rotation step follows.
+        d.publish(invalidModel(List.of(node("a", "g", 1))), keyring(2, 2));
+        assertThat(d.lastValid("g").orElseThrow().config().getMembersList()).extracting(m -> m.getName())
+                .as("the members stay frozen with the policy").containsExactly("a", "b");
+        assertThat(b.sent).noneMatch(m -> m.getDelta().hasKeyring());
+        assertThat(b.sent.get(b.sent.size() - 1).getDelta().getSignals().getBeingRemoved()).isTrue();
+        RecordingSink reconnected = new RecordingSink("b");
+        d.subscribe("g", reconnected, "", 0).orElseThrow();
+        assertThat(reconnected.sent.get(0).getFull().getSignals().getBeingRemoved()).isTrue();
+        assertThat(reconnected.sent.get(0).getFull().hasKeyring()).isFalse();
+        RecordingSink resumed = new RecordingSink("b");
+        d.subscribe("g", resumed, "e", b.sent.get(0).getRevision()).orElseThrow();
+        assertThat(resumed.sent).noneMatch(m -> m.getDelta().hasKeyring());
+        RecordingSink a = new RecordingSink("a");
+        d.subscribe("g", a, "", 0).orElseThrow();
+        assertThat(a.sent.get(0).getFull().getKeyring().getRevision()).as("members still get keys").isEqualTo(2);
+
+        // A node being deleted (deletionTimestamp) is being removed too.
+        Node deleting = node("a", "g", 1);
+        deleting.getMetadata().setDeletionTimestamp("2026-11-23T10:00:00Z");
+        d.publish(invalidModel(List.of(deleting)), keyring(3, 3));
+        assertThat(a.sent.subList(1, a.sent.size())).noneMatch(m -> m.getDelta().hasKeyring());
+
+        // b comes back, the spec still invalid: its open stream receives the keyring it missed, and only that one.
+        d.publish(invalidModel(List.of(deleting, node("b", "g", 2))), null);
+        assertThat(b.sent).filteredOn(m -> m.getDelta().hasKeyring()).singleElement()
+                .satisfies(m -> assertThat(m.getDelta().getKeyring().getRevision()).isEqualTo(3));
+        assertThat(a.sent.subList(1, a.sent.size())).noneMatch(m -> m.getDelta().hasKeyring());
+    }
 }
