@@ -20,8 +20,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * Turns an agent's bearer token into an {@link AgentIdentity}: a {@link TokenReviewer} says whether the token is
  * valid for the {@code fencing-agent} audience, and the review's user extra names the pod and node the token is
  * bound to. Positive answers are cached (by the token's SHA-256) for {@code min(maxCacheAge, exp - now)}, so a
- * reconnect storm costs one review per agent and an expired token is never accepted from the cache. Refusals are not
- * cached: a pod that just started gets reviewed again on its next attempt.
+ * reconnect storm costs one review per agent and an expired token is never accepted from the cache. Refusals are
+ * cached for {@link #REFUSAL_CACHE_AGE} only: a token replayed in a loop costs no review, and a token refused by a
+ * transient cause is reviewed again seconds later. Both caches are keyed by the token, so one token's answer never
+ * decides another's. Reviews of uncached tokens share a {@link ReviewBudget} split by remote address.
  */
 public final class AgentAuthenticator {
 
@@ -31,22 +33,26 @@ public final class AgentAuthenticator {
     private static final String SA_PREFIX = "system:serviceaccount:";
     private static final int MAX_CACHED = 100_000;
     /**
-     * TokenReviews in flight at once. Refusals are not cached (a token may become valid), so without a bound every
-     * call with a made-up token, from anyone who reaches the port, held a gRPC thread in a blocking review: 2000
-     * calls on one connection made 2000 threads. Beyond the bound a call is refused UNAVAILABLE at once and the agent
-     * retries with its backoff; a valid token is reviewed once a minute at most (cache).
+     * How long a refusal is reused. Short, because a token may become valid (the API server may not know a new pod
+     * yet) and the agent's next attempt must then succeed; long enough that a made-up token replayed in a loop costs
+     * one review per period instead of one per call.
      */
-    static final int MAX_CONCURRENT_REVIEWS = 32;
+    static final Duration REFUSAL_CACHE_AGE = Duration.ofSeconds(5);
+    /** Refusals remembered at most: anyone can make up tokens, so this map is bounded smaller than the other. */
+    private static final int MAX_REFUSALS_CACHED = 10_000;
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final TokenReviewer reviewer;
     private final InstantSource clock;
     private final Duration maxCacheAge;
     private final Map<String, Cached> cache = new ConcurrentHashMap<>();
-    private final java.util.concurrent.Semaphore reviews =
-            new java.util.concurrent.Semaphore(MAX_CONCURRENT_REVIEWS);
+    private final Map<String, Refused> refusals = new ConcurrentHashMap<>();
+    private final ReviewBudget reviews = new ReviewBudget();
 
     private record Cached(AgentIdentity identity, Instant until) {
+    }
+
+    private record Refused(Status status, Instant until) {
     }
 
     /**
@@ -58,13 +64,20 @@ public final class AgentAuthenticator {
         this.maxCacheAge = maxCacheAge;
     }
 
+    /** Like {@link #authenticate(String, String)} for a caller without a network address (tests, tools). */
+    public AgentIdentity authenticate(String token) throws AgentAuthException {
+        return authenticate(token, "");
+    }
+
     /**
      * The identity behind {@code token}.
      *
+     * @param peer the caller's network address (its host, not the port): the reviews of uncached tokens one address
+     *             may have in flight are bounded ({@link ReviewBudget#PER_PEER})
      * @throws AgentAuthException UNAUTHENTICATED (missing, invalid or expired token, or not bound to a pod),
-     *                            UNAVAILABLE (the API server could not be asked)
+     *                            UNAVAILABLE (the API server could not be asked, or too many reviews in progress)
      */
-    public AgentIdentity authenticate(String token) throws AgentAuthException {
+    public AgentIdentity authenticate(String token, String peer) throws AgentAuthException {
         if (token == null || token.isBlank()) {
             throw new AgentAuthException(Status.UNAUTHENTICATED.withDescription("no bearer token: the agent sends "
                     + "its projected ServiceAccount token (audience " + TokenReviewer.AUDIENCE + ", --token-file)"));
@@ -79,39 +92,46 @@ public final class AgentAuthenticator {
         if (cached != null && now.isBefore(cached.until())) {
             return cached.identity();
         }
-        TokenReviewer.Review review;
-        if (!reviews.tryAcquire()) {
-            throw new AgentAuthException(Status.UNAVAILABLE.withDescription("too many token reviews in progress ("
-                    + MAX_CONCURRENT_REVIEWS + "); retry"));
+        Refused refused = refusals.get(key);
+        if (refused != null && now.isBefore(refused.until())) {
+            throw new AgentAuthException(refused.status());
         }
+        AgentIdentity identity;
         try {
-            review = reviewer.review(token);
-        } catch (TokenReviewer.TokenReviewUnavailableException e) {
-            throw new AgentAuthException(Status.UNAVAILABLE.withDescription("cannot review the token now ("
-                    + e.getMessage() + "); retry"));
-        } finally {
-            reviews.release();
+            identity = identity(review(token, peer), token, expiresAt);
+        } catch (AgentAuthException e) {
+            if (e.status().getCode() == Status.Code.UNAUTHENTICATED) {
+                remember(refusals, MAX_REFUSALS_CACHED, key, new Refused(e.status(), now.plus(REFUSAL_CACHE_AGE)),
+                        Refused::until, now);
+            }
+            throw e;
         }
-        if (!review.authenticated()) {
-            throw new AgentAuthException(Status.UNAUTHENTICATED.withDescription("token rejected by TokenReview"
-                    + (review.error().isEmpty() ? "" : ": " + review.error())));
-        }
-        AgentIdentity identity = identity(review, token, expiresAt);
         Instant until = now.plus(maxCacheAge);
         if (expiresAt != null && expiresAt.isBefore(until)) {
             until = expiresAt;
         }
-        if (cache.size() >= MAX_CACHED) {
-            evictExpired(now);
-        }
-        if (cache.size() < MAX_CACHED) {
-            cache.put(key, new Cached(identity, until));
-        }
+        remember(cache, MAX_CACHED, key, new Cached(identity, until), Cached::until, now);
         return identity;
+    }
+
+    private TokenReviewer.Review review(String token, String peer) throws AgentAuthException {
+        reviews.acquire(peer);
+        try {
+            return reviewer.review(token);
+        } catch (TokenReviewer.TokenReviewUnavailableException e) {
+            throw new AgentAuthException(Status.UNAVAILABLE.withDescription("cannot review the token now ("
+                    + e.getMessage() + "); retry"));
+        } finally {
+            reviews.release(peer);
+        }
     }
 
     private static AgentIdentity identity(TokenReviewer.Review review, String token, Instant expiresAt)
             throws AgentAuthException {
+        if (!review.authenticated()) {
+            throw new AgentAuthException(Status.UNAUTHENTICATED.withDescription("token rejected by TokenReview"
+                    + (review.error().isEmpty() ? "" : ": " + review.error())));
+        }
         if (!review.username().startsWith(SA_PREFIX)) {
             throw new AgentAuthException(Status.UNAUTHENTICATED.withDescription("token is not a ServiceAccount "
                     + "token"));
@@ -131,11 +151,18 @@ public final class AgentAuthenticator {
         return values == null || values.isEmpty() || values.get(0) == null ? "" : values.get(0);
     }
 
-    private void evictExpired(Instant now) {
-        for (Iterator<Cached> it = cache.values().iterator(); it.hasNext(); ) {
-            if (!now.isBefore(it.next().until())) {
-                it.remove();
+    // Puts an answer unless the map is full of answers still valid (then the token is simply reviewed again).
+    private static <V> void remember(Map<String, V> answers, int max, String key, V answer,
+                                     java.util.function.Function<V, Instant> until, Instant now) {
+        if (answers.size() >= max) {
+            for (Iterator<V> it = answers.values().iterator(); it.hasNext(); ) {
+                if (!now.isBefore(until.apply(it.next()))) {
+                    it.remove();
+                }
             }
+        }
+        if (answers.size() < max) {
+            answers.put(key, answer);
         }
     }
 
