@@ -3,6 +3,7 @@ package dev.fencing.nodemanager.tiebreak;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
@@ -110,9 +111,9 @@ public final class TieBreakArbiter {
      * While this leader still waits out the grants a previous leader may have made (after {@link #startedLeading}),
      * how long it still waits; empty once it may grant (or while it does not lead: nothing waits for it then).
      */
-    public synchronized java.util.Optional<Duration> grantsWaitFor() {
+    public synchronized Optional<Duration> grantsWaitFor() {
         long left = grantsAllowedFromNanos - nanoClock.getAsLong();
-        return leader && left > 0 ? java.util.Optional.of(Duration.ofNanos(left)) : java.util.Optional.empty();
+        return leader && left > 0 ? Optional.of(Duration.ofNanos(left)) : Optional.empty();
     }
 
     /**
@@ -137,15 +138,9 @@ public final class TieBreakArbiter {
                     + " expected members the controller knows");
         }
         long now = nanoClock.getAsLong();
-        if (renewDeadline != null) {
-            if (!renewalSeen) {
-                return TieBreakDecision.refuse("leader Lease renewal not seen yet");
-            }
-            if (now - lastRenewalNanos > renewDeadline.toNanos()) {
-                return TieBreakDecision.refuse("leader Lease last renewed "
-                        + TimeUnit.NANOSECONDS.toMillis(now - lastRenewalNanos) + "ms ago, beyond the renew deadline "
-                        + renewDeadline.toMillis() + "ms: this replica may no longer lead");
-            }
+        Optional<String> doubt = renewalDoubt(now);
+        if (doubt.isPresent()) {
+            return TieBreakDecision.refuse(doubt.get());
         }
         if (now - grantsAllowedFromNanos < 0) {
             return TieBreakDecision.refuse("waiting out a previous grant ("
@@ -166,6 +161,31 @@ public final class TieBreakArbiter {
             newGrants.merge(group, 1L, Long::sum);
         }
         return new TieBreakDecision(true, granted, renewal ? "renewed" : "granted");
+    }
+
+    /**
+     * Why this replica must not act as leader right now, or empty when it may: it does not lead, or (with leader
+     * election) it saw no renewal of its election Lease within the renew deadline. The same honest-leadership rule
+     * as the grants, for other leader-only actions that must not run twice (power fencing asks it right before each
+     * create, claim and stage start).
+     */
+    public synchronized Optional<String> leadershipDoubt() {
+        return leader ? renewalDoubt(nanoClock.getAsLong()) : Optional.of("not leader");
+    }
+
+    private Optional<String> renewalDoubt(long now) {
+        if (renewDeadline == null) {
+            return Optional.empty();
+        }
+        if (!renewalSeen) {
+            return Optional.of("leader Lease renewal not seen yet");
+        }
+        if (now - lastRenewalNanos > renewDeadline.toNanos()) {
+            return Optional.of("leader Lease last renewed "
+                    + TimeUnit.NANOSECONDS.toMillis(now - lastRenewalNanos) + "ms ago, beyond the renew deadline "
+                    + renewDeadline.toMillis() + "ms: this replica may no longer lead");
+        }
+        return Optional.empty();
     }
 
     /**
