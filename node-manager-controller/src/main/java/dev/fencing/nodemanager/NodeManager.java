@@ -355,6 +355,8 @@ public final class NodeManager implements AutoCloseable {
                     nodeLeases, config.reportStaleAfter(), clock), sightings, FencingAdmission.of(stormGuard), leadership::isLeader, clock,
                     identity,
                     config.reportStaleAfter(), powerFencing.interval(), powerFencing.workers())
+                    // The tie grants' honest-leadership rule; reports forwarded by followers within reportStaleAfter.
+                    .honestLeadership(arbiter::leadershipDoubt).holdAfterLeading(config.reportStaleAfter())
                     .retainClosedRecords(powerFencing.recordRetention()).start();
             reconciler.taintOwnedElsewhere(nodeFencing::ownsTaint);
             metrics.powerFencing(nodeFencing);

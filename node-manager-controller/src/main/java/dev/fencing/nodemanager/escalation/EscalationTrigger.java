@@ -1,6 +1,7 @@
 package dev.fencing.nodemanager.escalation;
 
 import dev.fencing.api.fencing.v1alpha1.Durations;
+import dev.fencing.api.fencing.v1alpha1.NodeFencing;
 import dev.fencing.api.fencing.v1alpha1.NodeFencingConfig;
 import dev.fencing.api.fencing.v1alpha1.NodeFencingConfigSpec;
 import dev.fencing.nodemanager.status.GroupStatusCalculator;
@@ -72,12 +73,26 @@ public final class EscalationTrigger {
     /**
      * An escalation to start.
      *
-     * @param node   node name
-     * @param group  its NodeGroup
-     * @param config the NodeFencingConfig whose stages run
-     * @param reason why
+     * @param node    node name
+     * @param group   its NodeGroup
+     * @param config  the NodeFencingConfig whose stages run
+     * @param reason  why
+     * @param episode when this fencing event of the node began, the same on every replica ({@link #episode})
      */
-    public record Due(String node, String group, String config, String reason) {
+    public record Due(String node, String group, String config, String reason, Instant episode) {
+
+        /** Longest node name kept whole in a record name: with {@code -} and 19 digits it stays within 253. */
+        static final int MAX_NAME_BASE = 233;
+
+        /**
+         * The record's name: one per node and fencing event, {@code <node>-<episode, unix seconds>} (a node name too
+         * long for that is shortened as for the node label). A replica that acts on a stale view of the same event
+         * (it stalled, or has not seen the record yet) gets 409 Conflict on create instead of a second record.
+         */
+        public String recordName() {
+            String base = node.length() <= MAX_NAME_BASE ? node : NodeFencing.nodeLabelValue(node);
+            return base + "-" + episode.getEpochSecond();
+        }
     }
 
     /**
@@ -104,7 +119,7 @@ public final class EscalationTrigger {
             if (!now.isBefore(c.fencedAt().plus(grace)) && !c.reporting()) {
                 return Optional.of(new Due(name, c.group(), config.get().getMetadata().getName(),
                         "still unheard " + format(grace) + " (escalationGrace) after safe-to-assume-fenced at "
-                                + c.fencedAt()));
+                                + c.fencedAt(), c.fencedAt()));
             }
             return Optional.empty();
         }
@@ -113,9 +128,31 @@ public final class EscalationTrigger {
                 && !c.reporting() && c.facts().goneFor(now, goneWithin)) {
             return Optional.of(new Due(name, c.group(), config.get().getMetadata().getName(),
                     "its agent last reported its watchdog not open (" + condition + ") and it is gone: Node not "
-                            + "Ready, agent and kubelet silent"));
+                            + "Ready, agent and kubelet silent", episode(c.node())));
         }
         return Optional.empty();
+    }
+
+    /**
+     * When a node's current fencing event began, as every replica reads it from the API server: for a node its group
+     * records fenced, its {@code fencedAt} (kept in the group's status across leaders); otherwise since when its Node
+     * is not Ready (the Ready condition's lastTransitionTime), or, without one, the Node's creation.
+     */
+    static Instant episode(Node node) {
+        String since = node.getStatus() == null || node.getStatus().getConditions() == null ? null
+                : node.getStatus().getConditions().stream().filter(c -> "Ready".equals(c.getType()))
+                        .map(io.fabric8.kubernetes.api.model.NodeCondition::getLastTransitionTime)
+                        .filter(t -> t != null && !t.isEmpty()).findFirst().orElse(null);
+        for (String at : new String[] {since, node.getMetadata().getCreationTimestamp()}) {
+            if (at != null) {
+                try {
+                    return Instant.parse(at);
+                } catch (java.time.format.DateTimeParseException e) {
+                    // written by the API server; a value that does not parse counts as absent
+                }
+            }
+        }
+        return Instant.EPOCH;
     }
 
     /**

@@ -18,6 +18,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -29,6 +30,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,6 +45,11 @@ import org.slf4j.LoggerFactory;
  * runner (an optimistic-lock update, so two replicas cannot both claim it), run on a worker, and its result written
  * back. A stage left {@code Running} by a replica that died is started again by the leader once the stage's bound
  * has passed ({@link EscalationPlanner#bound}); a node never has two stages running at once on this replica.
+ *
+ * <p>Against a replica that still believes it leads (it stalled past its Lease): a record's name is fixed by the node
+ * and its fencing event ({@link EscalationTrigger.Due#recordName}), so a second create for the same event gets 409
+ * Conflict; honest leadership ({@link #honestLeadership}) is asked right before each create, claim, stage start and
+ * taint; and a new leader starts nothing for {@link #holdAfterLeading} while agents' reports reach it.
  */
 public final class NodeFencingController implements AutoCloseable {
 
@@ -88,6 +95,10 @@ public final class NodeFencingController implements AutoCloseable {
     private final Map<String, Instant> retryAfter = new ConcurrentHashMap<>();
     private volatile List<NodeFencingConfig> configs = List.of();
     private volatile Duration retention = PowerFencingSettings.DEFAULT_RECORD_RETENTION;
+    private volatile Supplier<Optional<String>> leadershipDoubt;
+    private volatile Duration holdAfterLeading = Duration.ZERO;
+    // When this replica's ticks first saw it lead (null while it does not).
+    private volatile Instant leadingSince;
 
     /**
      * @param executor   runs stages
@@ -116,6 +127,7 @@ public final class NodeFencingController implements AutoCloseable {
         this.identity = identity;
         this.goneWithin = goneWithin;
         this.interval = interval;
+        this.leadershipDoubt = () -> leading.getAsBoolean() ? Optional.empty() : Optional.of("not leader");
         this.ticks = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "node-fencing-ticks"));
         this.workers = Executors.newFixedThreadPool(workers, r -> daemon(r, "node-fencing-stage"));
     }
@@ -135,6 +147,31 @@ public final class NodeFencingController implements AutoCloseable {
             throw new IllegalArgumentException("--node-fencing-retention must not be negative");
         }
         this.retention = closedFor;
+        return this;
+    }
+
+    /**
+     * Acts only while {@code doubt} is empty, asked right before each record create, stage claim, stage start and
+     * taint. JOSDK learns that it lost the Lease only at its next renew attempt, so a replica that stalled (a long GC,
+     * SIGSTOP) past its Lease still believes it leads when it resumes, while another replica already escalates; the
+     * tie-break arbiter's rule ({@link dev.fencing.nodemanager.tiebreak.TieBreakArbiter#leadershipDoubt}) answers
+     * from the renewals of the election Lease seen on the monotonic clock. Without this, the {@code leading} flag.
+     */
+    public NodeFencingController honestLeadership(Supplier<Optional<String>> doubt) {
+        this.leadershipDoubt = doubt;
+        return this;
+    }
+
+    /**
+     * After this replica starts leading (and after it starts), no record is created and no fence stage starts for
+     * {@code reportsArriveWithin} ({@code --report-stale-after}): agents streaming to other replicas reach the new
+     * leader only once those forward their reports, and until then a node that is back looks silent.
+     */
+    public NodeFencingController holdAfterLeading(Duration reportsArriveWithin) {
+        if (reportsArriveWithin.isNegative()) {
+            throw new IllegalArgumentException("the hold after leading must not be negative");
+        }
+        this.holdAfterLeading = reportsArriveWithin;
         return this;
     }
 
@@ -176,9 +213,18 @@ public final class NodeFencingController implements AutoCloseable {
     /** One round: start due escalations, advance every open record by one step. Leader only. */
     void tick() {
         if (!leading.getAsBoolean()) {
+            leadingSince = null;
             return;
         }
         Instant now = clock.instant();
+        if (leadingSince == null) {
+            leadingSince = now;
+            if (!holdAfterLeading.isZero()) {
+                LOG.info("event=node_fencing_hold until={} reason=\"started leading: no record is created and no "
+                        + "fence stage starts until the agents' reports had time to arrive (--report-stale-after {})\"",
+                        now.plus(holdAfterLeading), holdAfterLeading);
+            }
+        }
         List<NodeFencingConfig> configs = client.resources(NodeFencingConfig.class).list().getItems();
         this.configs = configs;
         Map<String, NodeFencing> open = new HashMap<>();
@@ -204,8 +250,8 @@ public final class NodeFencingController implements AutoCloseable {
             // One node's failure (a bad config value, a failed write) must not hold back the others.
             try {
                 EscalationTrigger.due(c, configs, goneWithin, now).ifPresent(d -> {
-                    if (admitted(d.group(), node, now)) {
-                        open.put(node, create(d, now));
+                    if (!holding(now) && mayAct("create", node) && admitted(d.group(), node, now)) {
+                        create(d, now).ifPresent(r -> open.put(node, r));
                     }
                 });
             } catch (RuntimeException e) {
@@ -280,18 +326,41 @@ public final class NodeFencingController implements AutoCloseable {
         return a.allowed();
     }
 
-    private NodeFencing create(EscalationTrigger.Due due, Instant now) {
-        String base = due.node().length() > 240 ? due.node().substring(0, 240) : due.node();
+    // Empty when the fencing event has a record already (409: another replica, or this one before it stalled).
+    private Optional<NodeFencing> create(EscalationTrigger.Due due, Instant now) {
         NodeFencing record = new NodeFencing();
-        record.setMetadata(new ObjectMetaBuilder().withName(base + "-" + now.getEpochSecond())
+        record.setMetadata(new ObjectMetaBuilder().withName(due.recordName())
                 .withLabels(Map.of(NodeFencing.NODE_LABEL, NodeFencing.nodeLabelValue(due.node()))).build());
         record.setSpec(new NodeFencingSpec(due.node(), due.group(), due.reason(), due.config()));
-        NodeFencing created = client.resources(NodeFencing.class).resource(record).create();
+        NodeFencing created;
+        try {
+            created = client.resources(NodeFencing.class).resource(record).create();
+        } catch (KubernetesClientException e) {
+            if (e.getCode() != 409) {
+                throw e;
+            }
+            LOG.info("event=node_fencing_start_skipped node={} record={} reason=\"this fencing event has its record "
+                    + "already\"", due.node(), due.recordName());
+            return Optional.empty();
+        }
         created.setStatus(EscalationPlanner.empty(now));
         created = client.resources(NodeFencing.class).resource(created).updateStatus();
         LOG.warn("event=node_fencing_started node={} group={} record={} config={} reason=\"{}\"", due.node(),
                 due.group(), created.getMetadata().getName(), due.config(), due.reason());
-        return created;
+        return Optional.of(created);
+    }
+
+    // While a new leader waits for the agents' reports (holdAfterLeading).
+    private boolean holding(Instant now) {
+        return leadingSince != null && now.isBefore(leadingSince.plus(holdAfterLeading));
+    }
+
+    // Asked right before a write or a run that must not happen twice: honest leadership, not the leading flag alone.
+    private boolean mayAct(String action, String node) {
+        Optional<String> doubt = leadershipDoubt.get();
+        doubt.ifPresent(why -> LOG.warn("event=node_fencing_not_leading action={} node={} reason=\"{}\"", action,
+                node, why));
+        return doubt.isEmpty();
     }
 
     private void advance(NodeFencing record, NodeFencingConfigSpec config, Instant now) {
@@ -310,6 +379,9 @@ public final class NodeFencingController implements AutoCloseable {
         String group = record.getSpec().nodeGroup();
         boolean fencingAction = step instanceof EscalationStep.Taint
                 || step instanceof EscalationStep.RunStage r && !r.recovery();
+        if (step instanceof EscalationStep.RunStage r && !r.recovery() && holding(now)) {
+            return;
+        }
         if (fencingAction && !admitted(group, node, now)) {
             return;
         }
@@ -319,7 +391,7 @@ public final class NodeFencingController implements AutoCloseable {
                 return;
             }
             NodeFencingStatus claimed = EscalationPlanner.claimed(record.getStatus(), run, identity, now);
-            if (!running.add(node)) {
+            if (!mayAct("claim", node) || !running.add(node)) {
                 return;
             }
             NodeFencing claimedRecord;
@@ -340,6 +412,10 @@ public final class NodeFencingController implements AutoCloseable {
                     run.attempt());
             workers.execute(() -> runStage(claimedRecord, config, run, annotations));
         } else if (step instanceof EscalationStep.Taint) {
+            if (!mayAct("taint", node)) {
+                return;
+            }
+            // Re-reads the Node and skips one that is Ready: a running node never gets the taint.
             writer.setOutOfService(node, true);
             Node after = client.nodes().withName(node).get();
             if (after != null && NodeFacts.of(after, null).outOfServiceByUs()) {
@@ -368,6 +444,13 @@ public final class NodeFencingController implements AutoCloseable {
                           Map<String, String> annotations) {
         String node = record.getSpec().nodeName();
         try {
+            // Right before the agent runs (a queued stage may start later than its claim).
+            Optional<String> doubt = leadershipDoubt.get();
+            if (doubt.isPresent()) {
+                LOG.warn("event=fence_stage_abandoned node={} record={} stage={} reason=\"{}\"", node,
+                        record.getMetadata().getName(), run.stage().name(), doubt.get());
+                return;
+            }
             StageRun result = executor.run(run.stage(), target(run, config), node, annotations, run.attempt());
             if (Thread.currentThread().isInterrupted()) {
                 // The controller is stopping and killed the agent: what it saw says nothing about the BMC. The

@@ -21,6 +21,7 @@ import dev.fencing.api.fencing.v1alpha1.StageRun;
 import dev.fencing.nodemanager.reconciler.ClusterWriter;
 import dev.fencing.nodemanager.status.NodeFacts;
 import dev.fencing.nodemanager.storm.StormGuard;
+import dev.fencing.nodemanager.tiebreak.TieBreakArbiter;
 import dev.fencing.nodemanager.testing.CrudMockClient;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
@@ -137,21 +138,34 @@ class NodeFencingControllerTest {
     }
 
     private NodeFencingController controller(String identity, FenceAgentRunner runner) {
-        NodeFencingController.Sources sources = new NodeFencingController.Sources() {
+        return controller(identity, runner, now::get, sources(() -> candidates(false), node -> returned.get()));
+    }
+
+    /** node-a as the caches see it: recorded fenced at {@link #fencedAt}, its agent reporting or not. */
+    private List<EscalationTrigger.Candidate> candidates(boolean reporting) {
+        Node n = client.nodes().withName("node-a").get();
+        return List.of(new EscalationTrigger.Candidate(n, "worker", fencedAt.get(), watchdog.get(), onPurpose.get(),
+                reporting, NodeFacts.of(n, null)));
+    }
+
+    private static NodeFencingController.Sources sources(java.util.function.Supplier<List<EscalationTrigger.Candidate>>
+                                                                 candidates,
+                                                         java.util.function.Predicate<String> returned) {
+        return new NodeFencingController.Sources() {
             @Override
             public List<EscalationTrigger.Candidate> candidates() {
-                Node n = client.nodes().withName("node-a").get();
-                return List.of(new EscalationTrigger.Candidate(n, "worker", fencedAt.get(), watchdog.get(),
-                        onPurpose.get(), false,
-                        NodeFacts.of(n, null)));
+                return candidates.get();
             }
 
             @Override
             public boolean returned(String node) {
-                return returned.get();
+                return returned.test(node);
             }
         };
-        InstantSource clock = now::get;
+    }
+
+    private NodeFencingController controller(String identity, FenceAgentRunner runner, InstantSource clock,
+                                             NodeFencingController.Sources sources) {
         NodeFencingController c = new NodeFencingController(client, new FenceStageExecutor(
                 runner, new KubernetesSecretSource(client), clock, identity),
                 new ClusterWriter(client, clock), sources, kdump, admission, leading::get, clock, identity,
@@ -159,6 +173,10 @@ class NodeFencingControllerTest {
                 Duration.ofMillis(100), 2);
         controllers.add(c);
         return c;
+    }
+
+    private long agentRuns(String agent, String action) throws Exception {
+        return agents.log(agent).lines().filter(l -> l.equals("action=" + action)).count();
     }
 
     private List<NodeFencing> records() {
@@ -654,6 +672,115 @@ class NodeFencingControllerTest {
         StageRun run = record().getStatus().stages().get(0);
         assertThat(run.attempts()).isEqualTo(2);
         assertThat(run.runner()).isEqualTo("replica-2");
+        assertThat(records()).hasSize(1);
+    }
+
+    /**
+     * Review 3 #2, scenario A: replica A lists the records (none), then stalls past its Lease; replica B (20 s later
+     * on its clock) leads meanwhile and starts the escalation. A resumes inside the same tick, still believing it
+     * leads: the record's name is the fencing event's, so A's create gets 409 and A runs nothing.
+     */
+    @Test
+    void aReplicaThatStalledAfterListingDoesNotStartASecondEscalation() throws Exception {
+        config(stage("bmc", "fence_good", false));
+        NodeFencingController b = controller("replica-b", new ProcessFenceAgentRunner(dir),
+                () -> now.get().plusSeconds(20), sources(() -> candidates(false), node -> false));
+        AtomicBoolean stalled = new AtomicBoolean();
+        NodeFencingController a = controller("replica-a", new ProcessFenceAgentRunner(dir), now::get,
+                sources(() -> {
+                    if (stalled.compareAndSet(false, true)) {
+                        b.tick(); // the stall: B's whole tick between A's list and A's create
+                    }
+                    return candidates(false);
+                }, node -> false));
+
+        a.tick();
+        await().atMost(20, TimeUnit.SECONDS).until(() -> phase() == NodeFencingPhase.Fenced && tainted());
+        await().during(1, TimeUnit.SECONDS).atMost(5, TimeUnit.SECONDS).until(() -> records().size() == 1);
+        assertThat(record().getStatus().stages()).singleElement()
+                .satisfies(r -> assertThat(r.runner()).isEqualTo("replica-b"));
+        assertThat(agentRuns("fence_good", "off")).as("power actions for one fencing event").isEqualTo(1);
+        assertThat(record().getMetadata().getName()).isEqualTo("node-a-" + fencedAt.get().getEpochSecond());
+    }
+
+    /**
+     * Review 3 #2, scenario B: node-a came back while replica A stalled past its Lease; B leads and sees it back
+     * (its agent reports to B). A resumes with its stale view (recorded fenced, not reporting here) but its Lease
+     * was last renewed beyond the renew deadline on its monotonic clock: it creates nothing and powers nothing off.
+     */
+    @Test
+    void aStalledReplicaDoesNotPowerOffANodeThatReturnedWhileItWasStalled() throws Exception {
+        config(stage("bmc", "fence_good", false));
+        NodeFencingController b = controller("replica-b", new ProcessFenceAgentRunner(dir),
+                () -> now.get().plusSeconds(20), sources(() -> candidates(true), node -> true));
+        java.util.concurrent.atomic.AtomicLong nanos = new java.util.concurrent.atomic.AtomicLong();
+        TieBreakArbiter leaseOfA = new TieBreakArbiter(nanos::get, Duration.ofSeconds(10), Duration.ofSeconds(15),
+                Duration.ofSeconds(10));
+        leaseOfA.startedLeading();
+        leaseOfA.leaseRenewed(nanos.get());
+        AtomicBoolean stalled = new AtomicBoolean();
+        NodeFencingController a = controller("replica-a", new ProcessFenceAgentRunner(dir), now::get,
+                sources(() -> {
+                    if (stalled.compareAndSet(false, true)) {
+                        nanos.addAndGet(Duration.ofSeconds(20).toNanos());
+                        b.tick();
+                    }
+                    return candidates(false);
+                }, node -> false)).honestLeadership(leaseOfA::leadershipDoubt);
+
+        a.tick();
+        await().during(1, TimeUnit.SECONDS).atMost(5, TimeUnit.SECONDS)
+                .until(() -> agents.power("plug-a").equals("on") && agents.log("fence_good").isEmpty());
+        assertThat(records()).isEmpty();
+    }
+
+    /**
+     * Review 3 #2: a new leader holds no report of agents that stream to other replicas until those forward them,
+     * so a node that is back looks silent for a moment. For --report-stale-after after it starts leading it creates
+     * no record.
+     */
+    @Test
+    void aNewLeaderStartsNoEscalationUntilTheAgentsReportsHadTimeToArrive() throws Exception {
+        config(stage("bmc", "fence_good", false));
+        leading.set(false);
+        NodeFencingController c = controller("replica-2").holdAfterLeading(Duration.ofSeconds(30));
+        c.tick();
+        leading.set(true);
+        c.tick();
+        now.set(now.get().plusSeconds(29));
+        c.tick();
+        assertThat(records()).as("no record while reports may still be on their way").isEmpty();
+
+        now.set(now.get().plusSeconds(1));
+        c.tick();
+        await().atMost(20, TimeUnit.SECONDS).until(() -> phase() == NodeFencingPhase.Fenced);
+    }
+
+    /** The same hold for the next stage of a record the previous leader left (bmc failed, pdu next). */
+    @Test
+    void aNewLeaderStartsNoStageOfARecordItTookOverUntilTheAgentsReportsHadTimeToArrive() throws Exception {
+        config(stage("bmc", "fence_other", false), stage("pdu", "fence_good", false));
+        NodeFencing left = new NodeFencing();
+        left.setMetadata(new ObjectMetaBuilder().withName("node-a-1").withLabels(Map.of(NodeFencing.NODE_LABEL,
+                "node-a")).build());
+        left.setSpec(new NodeFencingSpec("node-a", "worker", "test", "worker"));
+        left = client.resources(NodeFencing.class).resource(left).create();
+        left.setStatus(new NodeFencingStatus(NodeFencingPhase.Fencing, "pdu", List.of(new StageRun("bmc",
+                StageRun.FAILED, 1, now.get().toString(), "replica-dead", now.get().toString(), "refused", null)),
+                null, now.get().toString(), null, null, null, null, null, List.of()));
+        client.resources(NodeFencing.class).resource(left).updateStatus();
+
+        NodeFencingController c = controller("replica-2").holdAfterLeading(Duration.ofSeconds(30));
+        c.tick();
+        now.set(now.get().plusSeconds(29));
+        c.tick();
+        assertThat(agents.log("fence_good")).isEmpty();
+        assertThat(record().getStatus().stages()).singleElement()
+                .satisfies(r -> assertThat(r.name()).isEqualTo("bmc"));
+
+        now.set(now.get().plusSeconds(1));
+        c.tick();
+        await().atMost(20, TimeUnit.SECONDS).until(() -> phase() == NodeFencingPhase.Fenced);
         assertThat(records()).hasSize(1);
     }
 }
