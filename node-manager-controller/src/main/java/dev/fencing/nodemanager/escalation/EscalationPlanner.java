@@ -21,7 +21,9 @@ import java.util.Optional;
  * continues where another stopped), its config and what is known about the node, the next step; and the status after
  * a stage ran. Stages run in order; a failed stage moves to the next unless it must succeed; a confirmed power-off is
  * followed by the out-of-service taint; the recovery stage runs when the record is annotated
- * {@link NodeFencing#RECOVER_ANNOTATION}; a record closes when the node is back.
+ * {@link NodeFencing#RECOVER_ANNOTATION}; a Failed record annotated {@link NodeFencing#POWERED_OFF_ANNOTATION} (the
+ * operator powered the node off by hand) becomes Fenced; a deleted record runs no further stage; a record closes
+ * when the node is back.
  */
 public final class EscalationPlanner {
 
@@ -36,6 +38,8 @@ public final class EscalationPlanner {
     static final Duration KDUMP_WRITE_STEP = Duration.ofSeconds(10);
     /** Added to a stage's own bound before another replica takes a Running stage over. */
     static final Duration TAKEOVER_MARGIN = Duration.ofSeconds(30);
+    /** Longest part of the {@link NodeFencing#POWERED_OFF_ANNOTATION} value kept in the record's condition. */
+    static final int CONFIRMED_BY_MAX = 256;
 
     private EscalationPlanner() {
     }
@@ -61,6 +65,15 @@ public final class EscalationPlanner {
      */
     public static EscalationStep next(NodeFencing record, NodeFencingConfigSpec config, NodeState node,
                                       boolean running, String identity, Instant now) {
+        EscalationStep step = step(record, config, node, running, identity, now);
+        // Deleting a record stops its escalation: no agent runs for it any more (one running finishes and is
+        // recorded); it still closes, and is still tainted after a confirmed power-off.
+        return deleted(record) && step instanceof EscalationStep.RunStage
+                ? new EscalationStep.Wait("record deleted: no further stage runs") : step;
+    }
+
+    private static EscalationStep step(NodeFencing record, NodeFencingConfigSpec config, NodeState node,
+                                       boolean running, String identity, Instant now) {
         NodeFencingStatus status = record.getStatus();
         NodeFencingPhase phase = status == null || status.phase() == null ? NodeFencingPhase.Pending : status.phase();
         if (running) {
@@ -103,8 +116,7 @@ public final class EscalationPlanner {
                 if (node.exists() && !node.tainted() && status.taintedAt() == null) {
                     return new EscalationStep.Taint();
                 }
-                boolean asked = record.getMetadata().getAnnotations() != null
-                        && record.getMetadata().getAnnotations().containsKey(NodeFencing.RECOVER_ANNOTATION);
+                boolean asked = annotation(record, NodeFencing.RECOVER_ANNOTATION) != null;
                 if (asked && config.recovery() != null) {
                     StageRun recovery = status.recovery();
                     if (recovery == null) {
@@ -125,8 +137,13 @@ public final class EscalationPlanner {
                 return claimable(config.recovery(), status.recovery(), true, identity, now);
             }
             case Failed -> {
-                return node.returned() ? new EscalationStep.MarkRecovered("node returned after the escalation failed")
-                        : new EscalationStep.Wait("escalation failed");
+                if (node.returned()) {
+                    return new EscalationStep.MarkRecovered("node returned after the escalation failed");
+                }
+                String by = annotation(record, NodeFencing.POWERED_OFF_ANNOTATION);
+                return by != null ? new EscalationStep.ConfirmPoweredOff(by)
+                        : new EscalationStep.Wait("escalation failed; waiting for "
+                                + NodeFencing.POWERED_OFF_ANNOTATION + " or the node's return");
             }
             case Recovered -> {
                 if (closed(record)) {
@@ -151,6 +168,15 @@ public final class EscalationPlanner {
     private static EscalationStep unlessReturned(EscalationStep step, NodeState node) {
         return step instanceof EscalationStep.RunStage && node.returned()
                 ? new EscalationStep.MarkRecovered(RETURNED_UNFENCED) : step;
+    }
+
+    private static String annotation(NodeFencing record, String key) {
+        return record.getMetadata().getAnnotations() == null ? null : record.getMetadata().getAnnotations().get(key);
+    }
+
+    /** True for a record someone deleted (its finalizer keeps it until its node returned). */
+    public static boolean deleted(NodeFencing record) {
+        return record.getMetadata().getDeletionTimestamp() != null;
     }
 
     /**
@@ -272,6 +298,21 @@ public final class EscalationPlanner {
                 status.taintedAt(), ok ? run.finishedAt() : status.recoveredAt(),
                 condition(status.conditions(), "Recovered", ok ? "True" : "False",
                         ok ? "RecoveryStageSucceeded" : "RecoveryStageFailed", run.message(), now));
+    }
+
+    /**
+     * The status of a Failed record whose node an operator confirmed powered off ({@code by}: the annotation's
+     * value); unchanged when the record is no longer Failed.
+     */
+    public static NodeFencingStatus confirmedOff(NodeFencingStatus s, String by, Instant now) {
+        if (s.phase() != NodeFencingPhase.Failed) {
+            return s;
+        }
+        String who = by.length() > CONFIRMED_BY_MAX ? by.substring(0, CONFIRMED_BY_MAX) + "…" : by;
+        return new NodeFencingStatus(NodeFencingPhase.Fenced, null, s.stages(), s.recovery(), s.startedAt(),
+                s.kdumpStartedAt(), s.lastKdumpAt(), now.toString(), s.taintedAt(), s.recoveredAt(),
+                condition(s.conditions(), "Fenced", "True", "PowerOffConfirmedByOperator", "no stage confirmed the "
+                        + "power-off; an operator did (" + NodeFencing.POWERED_OFF_ANNOTATION + ": " + who + ")", now));
     }
 
     /** The status once the taint is on. */

@@ -21,6 +21,13 @@ public sealed interface EscalationStep {
     record Taint() implements EscalationStep {
     }
 
+    /**
+     * An operator confirmed the node of a Failed record powered off ({@code fencing.deckhouse.io/powered-off}, value
+     * {@code by}): the record becomes Fenced, and the taint follows as after a stage's confirmed power-off.
+     */
+    record ConfirmPoweredOff(String by) implements EscalationStep {
+    }
+
     /** Close the record: the node is back (Ready and its agent reports). */
     record MarkRecovered(String why) implements EscalationStep {
     }

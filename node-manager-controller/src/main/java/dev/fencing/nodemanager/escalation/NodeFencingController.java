@@ -49,7 +49,8 @@ import org.slf4j.LoggerFactory;
  * <p>Against a replica that still believes it leads (it stalled past its Lease): a record's name is fixed by the node
  * and its fencing event ({@link EscalationTrigger.Due#recordName}), so a second create for the same event gets 409
  * Conflict; honest leadership ({@link #honestLeadership}) is asked right before each create, claim, stage start and
- * taint; and a new leader starts nothing for {@link #holdAfterLeading} while agents' reports reach it.
+ * taint; and a new leader starts nothing for {@link #holdAfterLeading} while agents' reports reach it. A record keeps
+ * holding its node when it is deleted ({@link NodeFencing#HOLDS_NODE_FINALIZER}) until the node returned.
  */
 public final class NodeFencingController implements AutoCloseable {
 
@@ -99,6 +100,8 @@ public final class NodeFencingController implements AutoCloseable {
     private volatile Duration holdAfterLeading = Duration.ZERO;
     // When this replica's ticks first saw it lead (null while it does not).
     private volatile Instant leadingSince;
+    // Deleted records still holding their node, logged once each.
+    private final Set<String> heldAfterDelete = ConcurrentHashMap.newKeySet();
 
     /**
      * @param executor   runs stages
@@ -228,7 +231,8 @@ public final class NodeFencingController implements AutoCloseable {
         List<NodeFencingConfig> configs = client.resources(NodeFencingConfig.class).list().getItems();
         this.configs = configs;
         Map<String, NodeFencing> open = new HashMap<>();
-        List<NodeFencing> records = client.resources(NodeFencing.class).list().getItems();
+        List<NodeFencing> records = new ArrayList<>(client.resources(NodeFencing.class).list().getItems());
+        records.removeIf(r -> released(r, now));
         for (NodeFencing r : records) {
             if (r.getSpec() == null || EscalationPlanner.closed(r)) {
                 continue;
@@ -236,12 +240,13 @@ public final class NodeFencingController implements AutoCloseable {
             open.merge(r.getSpec().nodeName(), r, (a, b) -> created(a).isAfter(created(b)) ? a : b);
         }
         // Before anything new is admitted: open records count against maxConcurrent even when a previous leader
-        // started them (its admissions are gone with it) and no taint shows them yet. A Failed record still holds
-        // its node (no new escalation for it) but fences nothing any more: it is not in progress, or one dead BMC
-        // would stop every later fencing of the group.
-        open.values().stream().filter(r -> phase(r) != NodeFencingPhase.Failed)
+        // started them (its admissions are gone with it) and no taint shows them yet. A Failed or deleted record
+        // still holds its node (no new escalation for it) but fences nothing any more: it is not in progress, or one
+        // dead BMC would stop every later fencing of the group.
+        open.values().stream().filter(r -> phase(r) != NodeFencingPhase.Failed && !EscalationPlanner.deleted(r))
                 .forEach(r -> admission.inProgress(r.getSpec().nodeGroup(), r.getSpec().nodeName()));
-        failedRecords = (int) open.values().stream().filter(r -> phase(r) == NodeFencingPhase.Failed).count();
+        failedRecords = (int) open.values().stream()
+                .filter(r -> phase(r) == NodeFencingPhase.Failed && !EscalationPlanner.deleted(r)).count();
         for (EscalationTrigger.Candidate c : sources.candidates()) {
             String node = c.node().getMetadata().getName();
             if (open.containsKey(node)) {
@@ -295,6 +300,7 @@ public final class NodeFencingController implements AutoCloseable {
             deleted++;
             String name = r.getMetadata().getName();
             try {
+                dropFinalizer(name);
                 client.resources(NodeFencing.class).withName(name).delete();
                 LOG.info("event=node_fencing_record_deleted record={} node={} recovered_at={} retention={}", name,
                         r.getSpec() == null ? "" : r.getSpec().nodeName(), closedAt, keep);
@@ -330,7 +336,8 @@ public final class NodeFencingController implements AutoCloseable {
     private Optional<NodeFencing> create(EscalationTrigger.Due due, Instant now) {
         NodeFencing record = new NodeFencing();
         record.setMetadata(new ObjectMetaBuilder().withName(due.recordName())
-                .withLabels(Map.of(NodeFencing.NODE_LABEL, NodeFencing.nodeLabelValue(due.node()))).build());
+                .withLabels(Map.of(NodeFencing.NODE_LABEL, NodeFencing.nodeLabelValue(due.node())))
+                .withFinalizers(NodeFencing.HOLDS_NODE_FINALIZER).build());
         record.setSpec(new NodeFencingSpec(due.node(), due.group(), due.reason(), due.config()));
         NodeFencing created;
         try {
@@ -361,6 +368,54 @@ public final class NodeFencingController implements AutoCloseable {
         doubt.ifPresent(why -> LOG.warn("event=node_fencing_not_leading action={} node={} reason=\"{}\"", action,
                 node, why));
         return doubt.isEmpty();
+    }
+
+    /**
+     * A deleted record (its finalizer keeps it) goes once its fencing event is over: its node returned, its Node is
+     * gone, or the record was closed. Until then it holds its node, so the event is not escalated again.
+     */
+    private boolean released(NodeFencing r, Instant now) {
+        if (!EscalationPlanner.deleted(r)) {
+            return false;
+        }
+        String name = r.getMetadata().getName();
+        String node = r.getSpec() == null ? null : r.getSpec().nodeName();
+        if (node != null && !EscalationPlanner.closed(r) && !sources.returned(node)
+                && client.nodes().withName(node).get() != null) {
+            if (heldAfterDelete.add(name)) {
+                LOG.warn("event=node_fencing_record_held record={} node={} reason=\"deleted before its node "
+                        + "returned: no further stage runs and this fencing event is not escalated again; the record "
+                        + "goes once the node returns or its Node is deleted; annotate it {} once the node is "
+                        + "powered off to have it tainted\"", name, node, NodeFencing.POWERED_OFF_ANNOTATION);
+            }
+            return false;
+        }
+        try {
+            dropFinalizer(name);
+        } catch (KubernetesClientException e) {
+            LOG.warn("event=node_fencing_release_failed record={} code={} error=\"{}\"", name, e.getCode(),
+                    e.getMessage());
+            return false;
+        }
+        heldAfterDelete.remove(name);
+        if (node != null && r.getSpec() != null) {
+            admission.finished(r.getSpec().nodeGroup(), node, now);
+        }
+        LOG.info("event=node_fencing_record_released record={} node={}", name, node);
+        return true;
+    }
+
+    // Removes our finalizer (an optimistic-lock update; a conflict is retried at the next tick).
+    private void dropFinalizer(String name) {
+        NodeFencing latest = client.resources(NodeFencing.class).withName(name).get();
+        if (latest == null || latest.getMetadata().getFinalizers() == null
+                || !latest.getMetadata().getFinalizers().contains(NodeFencing.HOLDS_NODE_FINALIZER)) {
+            return;
+        }
+        List<String> rest = new ArrayList<>(latest.getMetadata().getFinalizers());
+        rest.removeAll(Set.of(NodeFencing.HOLDS_NODE_FINALIZER));
+        latest.getMetadata().setFinalizers(rest);
+        client.resources(NodeFencing.class).resource(latest).update();
     }
 
     private void advance(NodeFencing record, NodeFencingConfigSpec config, Instant now) {
@@ -431,6 +486,11 @@ public final class NodeFencingController implements AutoCloseable {
                 LOG.warn("event=node_fencing_dumping node={} record={} last_message={}", node,
                         record.getMetadata().getName(), dumping.lastMessage());
             }
+        } else if (step instanceof EscalationStep.ConfirmPoweredOff confirmed) {
+            NodeFencing written = updateStatus(record.getMetadata().getName(),
+                    s -> EscalationPlanner.confirmedOff(s, confirmed.by(), clock.instant()));
+            LOG.warn("event=node_fencing_power_off_confirmed node={} record={} phase={} by=\"{}\"", node,
+                    record.getMetadata().getName(), written == null ? null : phase(written), confirmed.by());
         } else if (step instanceof EscalationStep.MarkRecovered recovered) {
             updateStatus(record.getMetadata().getName(),
                     s -> EscalationPlanner.recovered(s, recovered.why(), clock.instant()));
@@ -528,7 +588,8 @@ public final class NodeFencingController implements AutoCloseable {
             writer.emit(new dev.fencing.nodemanager.status.GroupEvent(true, node, "Warning", "PowerFencingFailed",
                     "power fencing of " + node + " failed (NodeFencing " + record.getMetadata().getName() + ", last"
                     + " stage " + result.name() + " " + result.result() + "): no stage confirmed it powered off, so it"
-                    + " may still run and its workloads stay on it; power it off by hand, then delete the record"),
+                    + " may still run and its workloads stay on it; power it off by hand, then annotate the record "
+                    + NodeFencing.POWERED_OFF_ANNOTATION + "=<who> and it is tainted (do not delete the record)"),
                     null, n == null ? Map.of() : Map.of(node, n));
         }
     }

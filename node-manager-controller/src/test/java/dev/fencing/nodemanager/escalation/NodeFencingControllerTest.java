@@ -783,4 +783,84 @@ class NodeFencingControllerTest {
         await().atMost(20, TimeUnit.SECONDS).until(() -> phase() == NodeFencingPhase.Fenced);
         assertThat(records()).hasSize(1);
     }
+
+    /**
+     * Review 3 #3: deleting a Failed record (what the runbook used to say after a manual power-off) does not start
+     * the same failing escalation again: the record stays, terminating, and holds its node; no agent runs, no
+     * taint, and it no longer counts as failed. It goes once the node returned.
+     */
+    @Test
+    void aDeletedFailedRecordHoldsItsNodeUntilItReturns() throws Exception {
+        config(stage("bmc", "fence_other", true));
+        NodeFencingController c = controller("replica-1");
+        c.start();
+        await().atMost(20, TimeUnit.SECONDS).until(() -> phase() == NodeFencingPhase.Failed);
+        await().atMost(10, TimeUnit.SECONDS).until(() -> c.failedRecords() == 1);
+        long runs = agentRuns("fence_other", "status");
+
+        client.resources(NodeFencing.class).withName(record().getMetadata().getName()).delete();
+        await().during(1500, TimeUnit.MILLISECONDS).atMost(5, TimeUnit.SECONDS)
+                .until(() -> records().size() == 1 && EscalationPlanner.deleted(record())
+                        && agentRuns("fence_other", "status") == runs);
+        assertThat(tainted()).isFalse();
+        assertThat(c.failedRecords()).as("deleted: acknowledged, no longer failed").isZero();
+
+        returned.set(true);
+        fencedAt.set(null); // back: no longer recorded fenced
+        await().atMost(10, TimeUnit.SECONDS).until(() -> records().isEmpty());
+    }
+
+    /**
+     * Review 3 #3: the operator powered the node of a Failed record off by hand and annotates the record: it becomes
+     * Fenced and the node is tainted, with no agent run and no new record; a Node that is Ready is not tainted.
+     */
+    @Test
+    void confirmingAManualPowerOffOfAFailedRecordTaintsTheNodeUnlessItIsReady() throws Exception {
+        config(stage("bmc", "fence_other", false));
+        NodeFencingController c = controller("replica-1");
+        c.start();
+        await().atMost(20, TimeUnit.SECONDS).until(() -> phase() == NodeFencingPhase.Failed);
+        long runs = agentRuns("fence_other", "status");
+        client.nodes().withName("node-a").edit(n -> {
+            n.getStatus().getConditions().get(0).setStatus("True");
+            return n;
+        });
+
+        annotate(NodeFencing.POWERED_OFF_ANNOTATION, "jdoe: off at the PDU, ticket 42");
+        await().atMost(10, TimeUnit.SECONDS).until(() -> phase() == NodeFencingPhase.Fenced);
+        await().during(1, TimeUnit.SECONDS).atMost(5, TimeUnit.SECONDS).until(() -> !tainted());
+
+        client.nodes().withName("node-a").edit(n -> {
+            n.getStatus().getConditions().get(0).setStatus("False");
+            return n;
+        });
+        await().atMost(10, TimeUnit.SECONDS).until(this::tainted);
+        NodeFencingStatus s = record().getStatus();
+        assertThat(s.taintedAt()).isNotNull();
+        assertThat(s.fencedAt()).isNotNull();
+        assertThat(s.conditions()).anySatisfy(cond -> {
+            assertThat(cond.getType()).isEqualTo("Fenced");
+            assertThat(cond.getStatus()).isEqualTo("True");
+            assertThat(cond.getReason()).isEqualTo("PowerOffConfirmedByOperator");
+            assertThat(cond.getMessage()).contains("jdoe: off at the PDU, ticket 42");
+        });
+        assertThat(agentRuns("fence_other", "status")).isEqualTo(runs);
+        assertThat(records()).hasSize(1);
+        await().atMost(10, TimeUnit.SECONDS).until(() -> c.failedRecords() == 0);
+    }
+
+    // As `kubectl annotate` would; the controller may still be writing the record's status (409: try again).
+    private void annotate(String key, String value) {
+        await().atMost(10, TimeUnit.SECONDS)
+                .ignoreExceptionsInstanceOf(io.fabric8.kubernetes.client.KubernetesClientException.class)
+                .until(() -> client.resources(NodeFencing.class).withName(record().getMetadata().getName())
+                        .edit(r -> {
+                            Map<String, String> annotations = new java.util.HashMap<>(
+                                    r.getMetadata().getAnnotations() == null ? Map.of()
+                                            : r.getMetadata().getAnnotations());
+                            annotations.put(key, value);
+                            r.getMetadata().setAnnotations(annotations);
+                            return r;
+                        }) != null);
+    }
 }

@@ -137,6 +137,38 @@ class PowerFencingOperatorTest {
                 .isEqualTo(platformDefinedStatus);
     }
 
+    /**
+     * Review 3 #3: the BMC refuses, the record goes Failed and workers-3 is not tainted. The operator powers it off
+     * by hand and confirms it on the record, as the PowerFencingFailed Event and the runbook say: the taint follows,
+     * with no new agent run and no new record.
+     */
+    @Test
+    void confirmingAManualPowerOffOfAFailedRecordTaintsTheNode() throws Exception {
+        FakeFenceAgents fence = silenceWorkers3PastEscalationGrace(new Fencing().withMode("Watchdog")
+                .withQuorumLossAction("Fence"), "fence_refuses");
+        await().atMost(20, TimeUnit.SECONDS).until(() -> client.resources(NodeFencing.class).list().getItems()
+                .stream().anyMatch(r -> r.getStatus() != null && r.getStatus().phase() == NodeFencingPhase.Failed));
+        assertThat(tainted("workers-3")).isFalse();
+        String name = client.resources(NodeFencing.class).list().getItems().get(0).getMetadata().getName();
+        String runs = fence.log("fence_refuses");
+
+        await().atMost(10, TimeUnit.SECONDS)
+                .ignoreExceptionsInstanceOf(io.fabric8.kubernetes.client.KubernetesClientException.class)
+                .until(() -> client.resources(NodeFencing.class).withName(name).edit(r -> {
+                    r.getMetadata().setAnnotations(java.util.Map.of(NodeFencing.POWERED_OFF_ANNOTATION, "jdoe"));
+                    return r;
+                }) != null);
+
+        await().atMost(10, TimeUnit.SECONDS).until(() -> tainted("workers-3"));
+        List<NodeFencing> records = client.resources(NodeFencing.class).list().getItems();
+        assertThat(records).singleElement().satisfies(r -> {
+            assertThat(r.getMetadata().getName()).isEqualTo(name);
+            assertThat(r.getStatus().phase()).isEqualTo(NodeFencingPhase.Fenced);
+        });
+        assertThat(fence.log("fence_refuses")).as("no agent ran again").isEqualTo(runs);
+        assertThat(tainted("workers-1")).isFalse();
+    }
+
     @Test
     void aStormLimitKeepsThePowerStageFromRunning() throws Exception {
         // minHealthy 100%: one node of three down already holds the limit, so nothing may be fenced.
@@ -159,6 +191,11 @@ class PowerFencingOperatorTest {
      * fenced, checks nothing is tainted before escalationGrace, then moves past escalationGrace.
      */
     private FakeFenceAgents silenceWorkers3PastEscalationGrace(Fencing fencing) throws Exception {
+        return silenceWorkers3PastEscalationGrace(fencing, "fence_good");
+    }
+
+    /** As above, with the stage's agent {@code agent}: {@code fence_good} works, {@code fence_refuses} refuses. */
+    private FakeFenceAgents silenceWorkers3PastEscalationGrace(Fencing fencing, String agent) throws Exception {
         if (platformCrd) {
             client.apiextensions().v1().customResourceDefinitions()
                     .resource(NodeGroupCrds.platformDefined(client)).create();
@@ -167,11 +204,12 @@ class PowerFencingOperatorTest {
         }
         install(NodeFencingConfig.CRD_NAME);
         install(NodeFencing.CRD_NAME);
-        FakeFenceAgents fence = new FakeFenceAgents(agentsDir).working("fence_good", "");
+        FakeFenceAgents fence = new FakeFenceAgents(agentsDir).working("fence_good", "")
+                .working("fence_refuses", "a password the test never gives");
         NodeFencingConfig config = new NodeFencingConfig();
         config.setMetadata(new ObjectMetaBuilder().withName("workers-bmc").build());
         config.setSpec(new NodeFencingConfigSpec(null, List.of("workers-3"), List.of(new FenceStage("bmc",
-                ExecutionPolicy.One, null, "10s", List.of(new FenceMethod("ipmi", "fence_good",
+                ExecutionPolicy.One, null, "10s", List.of(new FenceMethod("ipmi", agent,
                         List.of(new FenceParameter("plug", "$(NODE_NAME)")), null)))), null, "30s", null));
         client.resources(NodeFencingConfig.class).resource(config).create();
 

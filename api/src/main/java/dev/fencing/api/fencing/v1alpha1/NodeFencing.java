@@ -42,6 +42,18 @@ public final class NodeFencing extends CustomResource<NodeFencingSpec, NodeFenci
     /** Annotation asking the controller to run the recovery stage (power on); any value. */
     public static final String RECOVER_ANNOTATION = NodeFencingConfig.GROUP + "/recover";
     /**
+     * Annotation by which an operator confirms that the node of a {@code Failed} record is powered off (by hand: the
+     * BMC's own interface, a PDU); any value (who, a ticket). The record moves to {@code Fenced} and the node gets
+     * the out-of-service taint as after a stage's confirmed power-off, unless its Node is Ready.
+     */
+    public static final String POWERED_OFF_ANNOTATION = NodeFencingConfig.GROUP + "/powered-off";
+    /**
+     * Finalizer on every record the controller creates: a record deleted before its node returned stays (terminating)
+     * and keeps holding its node, so its fencing event is not escalated again; the controller removes the finalizer
+     * once the node has returned, its Node is deleted, or the record was closed.
+     */
+    public static final String HOLDS_NODE_FINALIZER = NodeFencingConfig.GROUP + "/holds-node";
+    /**
      * Label naming the node, so a node's records are listed with a selector; its value is
      * {@link #nodeLabelValue}.
      */
