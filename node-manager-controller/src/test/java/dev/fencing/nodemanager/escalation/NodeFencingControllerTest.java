@@ -175,6 +175,18 @@ class NodeFencingControllerTest {
         return c;
     }
 
+    /** A record node-a-1 in phase Fencing at {@code currentStage} with {@code run}, as a replica that died left it. */
+    private void leftByADeadReplica(String currentStage, StageRun run) {
+        NodeFencing left = new NodeFencing();
+        left.setMetadata(new ObjectMetaBuilder().withName("node-a-1").withLabels(Map.of(NodeFencing.NODE_LABEL,
+                "node-a")).build());
+        left.setSpec(new NodeFencingSpec("node-a", "worker", "test", "worker"));
+        left = client.resources(NodeFencing.class).resource(left).create();
+        left.setStatus(new NodeFencingStatus(NodeFencingPhase.Fencing, currentStage, List.of(run), null,
+                now.get().toString(), null, null, null, null, null, List.of()));
+        client.resources(NodeFencing.class).resource(left).updateStatus();
+    }
+
     private long agentRuns(String agent, String action) throws Exception {
         return agents.log(agent).lines().filter(l -> l.equals("action=" + action)).count();
     }
@@ -649,15 +661,8 @@ class NodeFencingControllerTest {
     @Test
     void aStageADeadReplicaLeftRunningIsRunAgainOnlyOnceItsBoundHasPassed() throws Exception {
         config(stage("bmc", "fence_good", false));
-        NodeFencing left = new NodeFencing();
-        left.setMetadata(new ObjectMetaBuilder().withName("node-a-1").withLabels(Map.of(NodeFencing.NODE_LABEL,
-                "node-a")).build());
-        left.setSpec(new NodeFencingSpec("node-a", "worker", "test", "worker"));
-        left = client.resources(NodeFencing.class).resource(left).create();
-        left.setStatus(new NodeFencingStatus(NodeFencingPhase.Fencing, "bmc", List.of(new StageRun("bmc",
-                StageRun.RUNNING, 1, now.get().toString(), "replica-dead", null, null, null)), null,
-                now.get().toString(), null, null, null, null, null, List.of()));
-        client.resources(NodeFencing.class).resource(left).updateStatus();
+        leftByADeadReplica("bmc", new StageRun("bmc", StageRun.RUNNING, 1, now.get().toString(), "replica-dead", null,
+                null, null));
 
         NodeFencingController c = controller("replica-2");
         c.tick();
@@ -760,15 +765,8 @@ class NodeFencingControllerTest {
     @Test
     void aNewLeaderStartsNoStageOfARecordItTookOverUntilTheAgentsReportsHadTimeToArrive() throws Exception {
         config(stage("bmc", "fence_other", false), stage("pdu", "fence_good", false));
-        NodeFencing left = new NodeFencing();
-        left.setMetadata(new ObjectMetaBuilder().withName("node-a-1").withLabels(Map.of(NodeFencing.NODE_LABEL,
-                "node-a")).build());
-        left.setSpec(new NodeFencingSpec("node-a", "worker", "test", "worker"));
-        left = client.resources(NodeFencing.class).resource(left).create();
-        left.setStatus(new NodeFencingStatus(NodeFencingPhase.Fencing, "pdu", List.of(new StageRun("bmc",
-                StageRun.FAILED, 1, now.get().toString(), "replica-dead", now.get().toString(), "refused", null)),
-                null, now.get().toString(), null, null, null, null, null, List.of()));
-        client.resources(NodeFencing.class).resource(left).updateStatus();
+        leftByADeadReplica("pdu", new StageRun("bmc", StageRun.FAILED, 1, now.get().toString(), "replica-dead",
+                now.get().toString(), "refused", null));
 
         NodeFencingController c = controller("replica-2").holdAfterLeading(Duration.ofSeconds(30));
         c.tick();
