@@ -17,9 +17,10 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * The storm census from this replica's informer caches: every NodeGroup with a valid fencing policy, its expected
- * members, which are Ready, and which carry the out-of-service taint this controller added. What a previous leader
- * started is therefore counted by the next one.
+ * The storm census from this replica's informer caches: every NodeGroup with fencing on, its expected members, which
+ * are Ready, and which carry the out-of-service taint this controller added. What a previous leader started is
+ * therefore counted by the next one. A group whose spec is invalid is listed too (marked so): the fencings in
+ * progress there go on existing, and left out they let other groups exceed {@code --storm-max-concurrent}.
  */
 public final class CachedStormCensus implements StormCensus {
 
@@ -39,7 +40,7 @@ public final class CachedStormCensus implements StormCensus {
     public Map<String, GroupCensus> groups() {
         Map<String, GroupCensus> out = new TreeMap<>();
         for (GroupModel model : cache.models().values()) {
-            if (!model.fencingEnabled() || !model.valid()) {
+            if (!model.fencingEnabled()) {
                 continue;
             }
             cache.nodeGroup(model.group()).ifPresent(ng -> out.put(model.group(),
@@ -77,7 +78,7 @@ public final class CachedStormCensus implements StormCensus {
             }
         }
         return new GroupCensus(model.group(), limits, members, healthy, fencing,
-                StormLimitCondition.recordsStorm(kept));
+                StormLimitCondition.recordsStorm(kept), model.valid());
     }
 
     private static boolean reported(Node node) {

@@ -17,9 +17,12 @@ import java.util.TreeSet;
  *                      controller added, a Node being deleted, a running power fence
  * @param stormRecorded the NodeGroup's status says {@code FencingStormLimit=True} for a limit after which the
  *                      cooldown runs (read by a new leader that has no memory of when the storm held)
+ * @param specValid     false: the group's spec is invalid. Nothing in it is admitted, but its members and the
+ *                      fencings in progress there (their taints and records outlive the bad edit) still count
+ *                      towards the cluster-wide limits
  */
 public record GroupCensus(String group, StormLimits limits, Set<String> members, Set<String> healthy,
-                          Set<String> fencing, boolean stormRecorded) {
+                          Set<String> fencing, boolean stormRecorded, boolean specValid) {
 
     /** Copies the sets (sorted, for stable messages). */
     public GroupCensus {

@@ -97,6 +97,10 @@ public final class StormGuard {
             return refuse(StormLimit.UNKNOWN_GROUP, group, node, "not fencing " + node + ": group " + group
                     + " is not among the groups with fencing on as the controller's caches show them");
         }
+        if (!g.specValid()) {
+            return refuse(StormLimit.UNKNOWN_GROUP, group, node, "not fencing " + node + ": the spec of group "
+                    + group + " is invalid (see its conditions)");
+        }
         seed(g, now);
         Set<String> inProgress = inProgress(g);
         if (inProgress.contains(node)) {
@@ -132,12 +136,12 @@ public final class StormGuard {
     /**
      * Would any fencing in {@code group} be held back now by a limit that does not depend on the node (the group's
      * or the cluster's minHealthy, the cooldown)? Asked every reconcile, so the condition and the cooldown follow a
-     * storm even while no node is a candidate yet. Empty when the group is not a fencing group.
+     * storm even while no node is a candidate yet. Empty when the group is not a fencing group or its spec is invalid.
      */
     public synchronized Optional<Decision> assess(String group, Instant now) {
         Map<String, GroupCensus> groups = census.groups();
         GroupCensus g = groups.get(group);
-        if (g == null || g.members().isEmpty()) {
+        if (g == null || !g.specValid() || g.members().isEmpty()) {
             return Optional.empty();
         }
         prune(groups);

@@ -12,7 +12,7 @@ public enum StormLimit {
     CLUSTER_MAX_CONCURRENT("ClusterMaxConcurrent"),
     /** A minHealthy limit held less than {@code spec.fencing.storm.cooldown} ago. */
     COOLDOWN("Cooldown"),
-    /** The group is not (yet) among the fencing groups the guard sees. */
+    /** The group is not (yet) among the fencing groups the guard sees, or its spec is invalid. */
     UNKNOWN_GROUP("UnknownGroup");
 
     private final String reason;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencing.api.v1.NodeGroup;
 import dev.fencing.nodemanager.model.GroupModel;
+import dev.fencing.nodemanager.status.NodeFacts;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import java.util.List;
@@ -38,5 +39,32 @@ class CachedStormCensusTest {
 
         assertThat(census.members()).containsExactly("workers-1", "workers-2");
         assertThat(census.healthy()).containsExactly("workers-1");
+    }
+
+    /**
+     * A group whose spec is invalid stays in the census with its tainted nodes: the fencings in progress there still
+     * count cluster-wide, and the mark keeps the guard from admitting anything in it.
+     */
+    @Test
+    void aGroupWithAnInvalidSpecIsCountedWithItsFencingsInProgress() {
+        NodeGroup group = new NodeGroup();
+        group.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMetaBuilder().withName("workers").build());
+        group.setSpec(new dev.fencing.api.v1.NodeGroupSpec().withNodeType(dev.fencing.api.v1.NodeType.STATIC)
+                .withFencing(new dev.fencing.api.v1.Fencing().withMode("Watchdog")
+                        .withWatchdog(new dev.fencing.api.v1.FencingWatchdog().withTimeout("1s"))));
+        Node tainted = new NodeBuilder(reported("workers-2", 2, "False")).editMetadata()
+                .addToAnnotations(NodeFacts.TAINTED_BY_ANNOTATION, NodeFacts.TAINTED_BY).endMetadata()
+                .editOrNewSpec().addNewTaint().withKey(NodeFacts.OUT_OF_SERVICE_TAINT)
+                .withValue(NodeFacts.OUT_OF_SERVICE_VALUE).withEffect(NodeFacts.OUT_OF_SERVICE_EFFECT).endTaint()
+                .endSpec().build();
+        List<Node> nodes = List.of(reported("workers-1", 1, "True"), tainted);
+        GroupModel model = GroupModel.from(group, nodes, 7946);
+        assertThat(model.valid()).as("a watchdog timeout of 1s is invalid").isFalse();
+
+        GroupCensus census = CachedStormCensus.of(model, group, null, nodes);
+
+        assertThat(census.specValid()).isFalse();
+        assertThat(census.members()).containsExactly("workers-1", "workers-2");
+        assertThat(census.fencing()).containsExactly("workers-2");
     }
 }

@@ -25,7 +25,14 @@ class StormGuardTest {
         Set<String> healthy = new TreeSet<>(members);
         healthy.removeAll(down);
         healthy.removeAll(fencing);
-        groups.put(name, new GroupCensus(name, limits, members, healthy, fencing, stormRecorded));
+        groups.put(name, new GroupCensus(name, limits, members, healthy, fencing, stormRecorded, true));
+    }
+
+    // The census of a group whose spec is invalid: listed, its fencings still in progress, but marked.
+    private void invalidGroup(String name, Set<String> members, Set<String> down, Set<String> fencing) {
+        group(name, StormLimits.DEFAULTS, members, down, fencing, false);
+        GroupCensus g = groups.get(name);
+        groups.put(name, new GroupCensus(name, g.limits(), g.members(), g.healthy(), g.fencing(), false, false));
     }
 
     @Test
@@ -98,6 +105,43 @@ class StormGuardTest {
         StormGuard.Decision d = guard.decide("c", "k1", T0);
         assertThat(d.limit()).isEqualTo(StormLimit.CLUSTER_MAX_CONCURRENT);
         assertThat(d.message()).contains("a/n1").contains("b/m1").contains("--storm-max-concurrent 2");
+    }
+
+    /**
+     * An invalid edit of a group's spec does not end the fencings in progress there (their taints and records stay),
+     * so they still count against {@code --storm-max-concurrent}: otherwise another group could start as many again.
+     */
+    @Test
+    void fencingsOfAGroupWithAnInvalidSpecStillCountClusterWide() {
+        group("a", new StormLimits(null, 2, null), SIX, Set.of("n5", "n6"), Set.of(), false);
+        group("b", StormLimits.DEFAULTS, Set.of("m1", "m2", "m3", "m4"), Set.of("m1"), Set.of(), false);
+        assertThat(guard.admit("a", "n5", T0).allowed()).isTrue();
+        assertThat(guard.admit("a", "n6", T0).allowed()).isTrue();
+
+        // A's spec turns invalid; its two fencings go on (tainted now).
+        invalidGroup("a", SIX, Set.of(), Set.of("n5", "n6"));
+
+        StormGuard.Decision d = guard.decide("b", "m1", T0.plusSeconds(5));
+        assertThat(d.limit()).isEqualTo(StormLimit.CLUSTER_MAX_CONCURRENT);
+        assertThat(d.message()).contains("a/n5").contains("a/n6").contains("--storm-max-concurrent 2");
+    }
+
+    @Test
+    void nothingInAGroupWithAnInvalidSpecIsAdmittedButItsNodesCountForTheClusterMinHealthy() {
+        StormGuard strict = new StormGuard(new ClusterStormLimits(MinHealthy.parse("50%"), 10),
+                () -> Map.copyOf(groups));
+        // A's spec is invalid and 3 of its 4 nodes are being fenced; B alone keeps 2 of 3 healthy.
+        invalidGroup("a", Set.of("a1", "a2", "a3", "a4"), Set.of(), Set.of("a1", "a2", "a3"));
+        group("b", StormLimits.DEFAULTS, Set.of("b1", "b2", "b3"), Set.of("b1"), Set.of(), false);
+
+        StormGuard.Decision inB = strict.decide("b", "b1", T0);
+        assertThat(inB.limit()).isEqualTo(StormLimit.CLUSTER_MIN_HEALTHY);
+        assertThat(inB.message()).contains("only 3 of 7 nodes of all 2 fencing groups");
+
+        StormGuard.Decision inA = guard.decide("a", "a4", T0);
+        assertThat(inA.limit()).isEqualTo(StormLimit.UNKNOWN_GROUP);
+        assertThat(inA.message()).contains("spec of group a is invalid");
+        assertThat(guard.assess("a", T0)).isEmpty();
     }
 
     @Test
