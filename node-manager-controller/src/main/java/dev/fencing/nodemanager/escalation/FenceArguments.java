@@ -16,8 +16,31 @@ import java.util.regex.Pattern;
  * A method's stdin parameters for one node: templates expanded, Secret values filled in, and checked again after
  * expansion (an annotation value with a line break would otherwise smuggle another parameter, e.g. a second
  * {@code action}, onto the agent's stdin). Pure apart from the {@link SecretSource}.
+ *
+ * <p>A Node's annotations are written by more than the cluster's administrators: its kubelet may change its own Node's
+ * annotations (NodeRestriction protects labels only). {@code $(NODE_ANNOTATION:key)} therefore expands only keys under
+ * {@link #NODE_ANNOTATION_PREFIX}, which the chart's ValidatingAdmissionPolicy keeps nodes from writing, and only
+ * values a fence agent cannot read as more than one argument (see {@code SAFE_VALUE}). Otherwise a compromised
+ * node could point its own power fencing at another machine's BMC, or add options to the agent's command line.
  */
 public final class FenceArguments {
+
+    /**
+     * The only Node annotations {@code $(NODE_ANNOTATION:key)} expands: the chart's ValidatingAdmissionPolicy
+     * {@code <fullname>-node-annotations} denies users of the group {@code system:nodes} any change to them.
+     */
+    public static final String NODE_ANNOTATION_PREFIX = "fencing.deckhouse.io/";
+
+    /**
+     * What an expanded annotation value may contain: an address, a host name, a port, a plug or a path. fence-agents
+     * paste values unquoted into command lines split by {@code shlex} ({@code fence_ipmilan}: {@code " -H " + ip}),
+     * {@code pexpect} ({@code ssh ... login@ip}) or a remote shell (plug names of the ssh and telnet agents), so
+     * whitespace, quotes, backslashes and shell metacharacters could each add an argument, an option or a command.
+     */
+    private static final Pattern SAFE_VALUE = Pattern.compile("[A-Za-z0-9._:/%,\\[\\]-]+");
+
+    /** The characters {@code SAFE_VALUE} allows, as an error message names them. */
+    private static final String SAFE_CHARACTERS = "ASCII letters, digits and . _ - : / % , [ ]";
 
     private static final Pattern TEMPLATE = Pattern.compile("\\$\\(([A-Z_]+)(?::([^)]*))?\\)");
 
@@ -59,6 +82,10 @@ public final class FenceArguments {
                 StringBuilder value = new StringBuilder();
                 Matcher m = TEMPLATE.matcher(p.value());
                 while (m.find()) {
+                    Optional<String> refused = refusedAnnotation(m.group(1), m.group(2), node, annotations);
+                    if (refused.isPresent()) {
+                        return Resolved.failed("parameter " + p.name() + ": " + refused.get());
+                    }
                     Optional<String> expanded = expand(m.group(1), m.group(2), node, annotations);
                     if (expanded.isEmpty()) {
                         return Resolved.failed("parameter " + p.name() + ": " + unresolved(m.group(1), m.group(2),
@@ -126,6 +153,53 @@ public final class FenceArguments {
             return Optional.ofNullable(annotations.get(argument));
         }
         return Optional.empty();
+    }
+
+    // Why $(NODE_ANNOTATION:key) may not be expanded for this node (the key, or its value), if it may not.
+    private static Optional<String> refusedAnnotation(String name, String key, String node,
+                                                      Map<String, String> annotations) {
+        if (!"NODE_ANNOTATION".equals(name) || key == null) {
+            return Optional.empty();
+        }
+        if (!key.startsWith(NODE_ANNOTATION_PREFIX) || key.length() == NODE_ANNOTATION_PREFIX.length()) {
+            return Optional.of("$(NODE_ANNOTATION:" + key + ") is not expanded: only annotations under "
+                    + NODE_ANNOTATION_PREFIX + " are, because the chart's admission policy keeps nodes from writing "
+                    + "them (a node may rewrite its other annotations and so choose the machine its own power fencing "
+                    + "hits); put the value in an annotation " + NODE_ANNOTATION_PREFIX + "<name>");
+        }
+        String value = annotations.get(key);
+        if (value == null || (SAFE_VALUE.matcher(value).matches() && !value.startsWith("-"))) {
+            return Optional.empty();
+        }
+        // The value is not quoted: it may be what an attacker wrote, and made to mislead the reader of the message.
+        return Optional.of("the value of annotation " + key + " of Node " + node + " is refused: "
+                + unsafeBecause(value) + "; a fence agent could read it as more than one argument or as an option. "
+                + "An annotation value may hold " + SAFE_CHARACTERS + ", not starting with '-'");
+    }
+
+    private static String unsafeBecause(String value) {
+        if (value.isEmpty()) {
+            return "it is empty";
+        }
+        if (value.startsWith("-")) {
+            return "it starts with '-'";
+        }
+        for (int c : value.codePoints().toArray()) {
+            String hex = String.format("U+%04X", c);
+            if (Character.isWhitespace(c) || Character.isSpaceChar(c)) {
+                return "it contains whitespace (" + hex + ")";
+            }
+            if (Character.isISOControl(c) || Character.getType(c) == Character.FORMAT) {
+                return "it contains a control character (" + hex + ")";
+            }
+            if (c >= 0x80) {
+                return "it contains a character outside ASCII (" + hex + ")";
+            }
+            if (!SAFE_VALUE.matcher(Character.toString(c)).matches()) {
+                return "it contains '" + (char) c + "'";
+            }
+        }
+        return "it is not allowed";
     }
 
     private static String unresolved(String name, String argument, String node) {

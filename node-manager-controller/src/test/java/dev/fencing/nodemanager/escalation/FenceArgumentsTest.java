@@ -10,10 +10,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class FenceArgumentsTest {
 
     private static final SecretKeyRef REF = new SecretKeyRef("ns", "bmc", "password");
+    private static final String BMC = "fencing.deckhouse.io/bmc-address";
     private static final SecretSource SECRETS = ref -> ref.equals(REF) ? Optional.of("s3cret") : Optional.empty();
 
     private static FenceMethod method(List<FenceParameter> parameters, List<SecretParameter> secrets) {
@@ -23,10 +26,10 @@ class FenceArgumentsTest {
     @Test
     void templatesExpandToTheNodeNameAndItsAnnotationAndSecretsAreFilledIn() {
         FenceArguments.Resolved r = FenceArguments.resolve(method(List.of(
-                        new FenceParameter("ip", "$(NODE_ANNOTATION:example.com/bmc)"),
+                        new FenceParameter("ip", "$(NODE_ANNOTATION:fencing.deckhouse.io/bmc-address)"),
                         new FenceParameter("plug", "rack1-$(NODE_NAME)")),
                         List.of(new SecretParameter("password", REF))), "off", "node-a",
-                Map.of("example.com/bmc", "198.18.0.10"), SECRETS);
+                Map.of("fencing.deckhouse.io/bmc-address", "198.18.0.10"), SECRETS);
 
         assertThat(r.error()).isNull();
         assertThat(r.arguments()).containsExactly(Map.entry("action", "off"), Map.entry("ip", "198.18.0.10"),
@@ -37,10 +40,10 @@ class FenceArgumentsTest {
     @Test
     void aMissingAnnotationNamesTheNodeAndTheKey() {
         FenceArguments.Resolved r = FenceArguments.resolve(method(List.of(
-                new FenceParameter("ip", "$(NODE_ANNOTATION:example.com/bmc)")), null), "status", "node-a",
-                Map.of(), SECRETS);
+                new FenceParameter("ip", "$(NODE_ANNOTATION:" + BMC + ")")), null), "status", "node-a", Map.of(),
+                SECRETS);
 
-        assertThat(r.error()).isEqualTo("parameter ip: Node node-a has no annotation example.com/bmc");
+        assertThat(r.error()).isEqualTo("parameter ip: Node node-a has no annotation fencing.deckhouse.io/bmc-address");
     }
 
     @Test
@@ -54,11 +57,75 @@ class FenceArgumentsTest {
     @Test
     void anAnnotationWithALineBreakCannotSmuggleAnotherStdinParameter() {
         FenceArguments.Resolved r = FenceArguments.resolve(method(List.of(
-                new FenceParameter("ip", "$(NODE_ANNOTATION:bmc)")), null), "off", "node-a",
-                Map.of("bmc", "198.18.0.10\naction=on"), SECRETS);
+                new FenceParameter("ip", "$(NODE_ANNOTATION:" + BMC + ")")), null), "off", "node-a",
+                Map.of(BMC, "198.18.0.10\naction=on"), SECRETS);
 
-        assertThat(r.error()).contains("parameter ip contains a line break");
+        assertThat(r.error()).startsWith("parameter ip: the value of annotation " + BMC + " of Node node-a is refused: "
+                + "it contains whitespace (U+000A)");
         assertThat(r.arguments()).isEmpty();
+    }
+
+    private static FenceArguments.Resolved ipFromAnnotation(String value) {
+        return FenceArguments.resolve(method(List.of(new FenceParameter("ip", "$(NODE_ANNOTATION:" + BMC + ")"),
+                new FenceParameter("lanplus", "1")), null), "off", "node-a", Map.of(BMC, value), SECRETS);
+    }
+
+    /**
+     * fence_ipmilan builds {@code " -H " + ip} into a command line that {@code shlex.split} cuts apart, the ssh-based
+     * agents hand {@code login@ip} to pexpect, and plug names reach remote shells: a value with whitespace, a leading
+     * '-', a quote or a shell metacharacter would add arguments, options or commands.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"198.18.0.9 -t 0x82", "-t0x82", "--ipport=624", "198.18.0.9\t-b7", "h -oProxyCommand=x",
+            "198.18.0.9\u00a0-t", "198.18.0.9\u0007", "198.18.0.9\u007f", "\"198.18.0.9", "a'b", "a\\b", "a;reboot",
+            "$(reboot)", "`reboot`", "a|b", "a&b", "a>b", "a*", "~root", "h\u202e", "bmc\u00e9", ""})
+    void anAnnotationValueThatWouldSplitIntoSeveralAgentArgumentsIsRefused(String value) {
+        FenceArguments.Resolved r = ipFromAnnotation(value);
+
+        assertThat(r.error()).as(value).startsWith("parameter ip: the value of annotation " + BMC + " of Node node-a "
+                + "is refused: it ").contains("An annotation value may hold ASCII letters, digits and "
+                + ". _ - : / % , [ ], not starting with '-'");
+        assertThat(r.arguments()).isEmpty();
+    }
+
+    @Test
+    void aRefusedValueIsDescribedNotQuoted() {
+        assertThat(ipFromAnnotation("198.18.0.9 -t 0x82").error()).contains("it contains whitespace (U+0020)")
+                .doesNotContain("0x82");
+        assertThat(ipFromAnnotation("-t0x82").error()).contains("it starts with '-'");
+        assertThat(ipFromAnnotation("a;b").error()).contains("it contains ';'");
+        assertThat(ipFromAnnotation("h\u0007").error()).contains("it contains a control character (U+0007)");
+        assertThat(ipFromAnnotation("bmc\u00e9").error()).contains("a character outside ASCII (U+00E9)");
+        assertThat(ipFromAnnotation("").error()).contains("it is empty");
+    }
+
+    /** Addresses, host names, ports, plug names and paths still expand. */
+    @ParameterizedTest
+    @ValueSource(strings = {"198.18.0.10", "2001:db8::1", "[fe80::1%eth0]", "bmc-17.rack1.example.com", "623",
+            "rack1/blade_3", "1,2", "i-0abc123def", "/redfish/v1/Systems/1", "node-a.bmc"})
+    void legitimateAnnotationValuesExpand(String value) {
+        FenceArguments.Resolved r = ipFromAnnotation(value);
+
+        assertThat(r.error()).isNull();
+        assertThat(r.arguments()).containsEntry("ip", value);
+    }
+
+    /**
+     * A kubelet may rewrite every annotation of its own Node; the chart's admission policy keeps it from those under
+     * fencing.deckhouse.io/ only. An annotation elsewhere is never expanded, present or not.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"example.com/bmc", "bmc", "node-manager.deckhouse.io/bmc", "sub.fencing.deckhouse.io/bmc",
+            "xfencing.deckhouse.io/bmc", "fencing.deckhouse.io", "fencing.deckhouse.io/"})
+    void onlyAnnotationsUnderTheReservedPrefixAreExpanded(String key) {
+        FenceArguments.Resolved r = FenceArguments.resolve(method(List.of(
+                new FenceParameter("ip", "$(NODE_ANNOTATION:" + key + ")")), null), "off", "node-a",
+                Map.of(key, "198.18.0.66"), SECRETS);
+
+        assertThat(r.error()).startsWith("parameter ip: $(NODE_ANNOTATION:" + key + ") is not expanded: only "
+                + "annotations under fencing.deckhouse.io/ are").contains("the chart's admission policy");
+        assertThat(r.arguments()).isEmpty();
+        assertThat(FenceArguments.NODE_ANNOTATION_PREFIX).isEqualTo("fencing.deckhouse.io/");
     }
 
     @Test

@@ -54,7 +54,7 @@ import org.junit.jupiter.api.io.TempDir;
 class NodeFencingControllerTest {
 
     private static final SecretKeyRef PASSWORD = new SecretKeyRef("ns", "bmc", "password");
-    private static final String PLUG_ANNOTATION = "example.com/plug";
+    private static final String PLUG_ANNOTATION = "fencing.deckhouse.io/plug";
 
     KubernetesClient client;
 
