@@ -3,7 +3,12 @@ package dev.fencing.helm;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.marcnuri.helm.LintResult;
+import dev.fencing.nodemanager.escalation.FenceArguments;
 import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.NamedRuleWithOperations;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicy;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicyBinding;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
@@ -12,13 +17,16 @@ import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
  * controller.powerFencing: the flags, the controller image with the fence agents, the two fencing.deckhouse.io CRDs
- * and their RBAC, all only when enabled.
+ * and their RBAC, the admission policy that keeps nodes from the annotations power fencing expands, all only when
+ * enabled.
  */
 class PowerFencingChartTest {
 
@@ -41,6 +49,53 @@ class PowerFencingChartTest {
         assertThat(r.all(CustomResourceDefinition.class)).isEmpty();
         assertThat(r.all(ClusterRole.class)).flatExtracting(ClusterRole::getRules)
                 .noneMatch(rule -> rule.getApiGroups().contains("fencing.deckhouse.io"));
+        assertThat(r.all(ValidatingAdmissionPolicy.class)).isEmpty();
+        assertThat(r.all(ValidatingAdmissionPolicyBinding.class)).isEmpty();
+    }
+
+    /**
+     * A kubelet may change its own Node's annotations: the policy denies nodes (group {@code system:nodes}) any
+     * change to those under the prefix the controller expands, on the Node and its status, at creation too.
+     * NodeAnnotationPolicyRealClusterTest shows it on a real API server.
+     */
+    @Test
+    void enabledDeniesNodesAnyChangeToTheAnnotationsPowerFencingExpands() {
+        Rendered r = FencingChart.render("controller.powerFencing.enabled", true, "fullnameOverride", "nmc");
+
+        ValidatingAdmissionPolicy policy = r.named(ValidatingAdmissionPolicy.class, "nmc-node-annotations");
+        assertThat(policy.getSpec().getFailurePolicy()).isEqualTo("Fail");
+        List<NamedRuleWithOperations> rules = policy.getSpec().getMatchConstraints().getResourceRules();
+        assertThat(rules).singleElement().satisfies(rule -> {
+            assertThat(rule.getApiGroups()).containsExactly("");
+            assertThat(rule.getResources()).containsExactly("nodes", "nodes/status");
+            assertThat(rule.getOperations()).containsExactly("CREATE", "UPDATE");
+        });
+        assertThat(policy.getSpec().getMatchConditions()).singleElement().satisfies(c -> assertThat(c.getExpression())
+                .isEqualTo("'system:nodes' in request.userInfo.groups"));
+        Map<String, String> variables = new HashMap<>();
+        policy.getSpec().getVariables().forEach(v -> variables.put(v.getName(), v.getExpression()));
+        assertThat(variables).as("the prefix the controller expands").containsEntry("prefix",
+                "'" + FenceArguments.NODE_ANNOTATION_PREFIX + "'");
+        assertThat(policy.getSpec().getValidations()).singleElement().satisfies(v -> {
+            assertThat(v.getExpression()).isEqualTo("size(variables.changed) == 0");
+            assertThat(v.getReason()).isEqualTo("Forbidden");
+        });
+        ValidatingAdmissionPolicyBinding binding = r.named(ValidatingAdmissionPolicyBinding.class,
+                "nmc-node-annotations");
+        assertThat(binding.getSpec().getPolicyName()).isEqualTo("nmc-node-annotations");
+        assertThat(binding.getSpec().getValidationActions()).containsExactly("Deny");
+        assertThat(binding.getSpec().getParamRef()).isNull();
+        assertThat(binding.getSpec().getMatchResources()).as("every Node").isNull();
+    }
+
+    @Test
+    void strictLintWithPowerFencingOnHasNoErrorsOrWarnings() {
+        LintResult result = FencingChart.lintWithValuesLines(Map.of(
+                "    # below, which has the fence agents.\n    enabled: false",
+                "    # below, which has the fence agents.\n    enabled: true"));
+
+        assertThat(result.isFailed()).as("helm lint --strict failed: %s", result.getMessages()).isFalse();
+        assertThat(result.getMessages()).noneMatch(m -> m.contains("[ERROR]") || m.contains("[WARNING]"));
     }
 
     @Test
