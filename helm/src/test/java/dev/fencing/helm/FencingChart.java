@@ -68,10 +68,10 @@ final class FencingChart {
         return call(command, valuesYaml, keyValues);
     }
 
-    /** {@code helm template} for another Kubernetes version. */
-    static String templateForKubeVersion(String kubeVersion) {
+    /** {@code helm template} for another Kubernetes version, with {@code --set key=value} pairs. */
+    static String templateForKubeVersion(String kubeVersion, Object... keyValues) {
         return call(new Helm(dir()).template().withName("fencing").withNamespace(NAMESPACE)
-                .withKubeVersion(kubeVersion), null);
+                .withKubeVersion(kubeVersion), null, keyValues);
     }
 
     /** {@code helm lint --strict} with the default values. */

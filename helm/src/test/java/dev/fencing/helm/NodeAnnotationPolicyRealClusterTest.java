@@ -88,14 +88,15 @@ class NodeAnnotationPolicyRealClusterTest {
 
         // The API server's policy informer picks the new policy and binding up within a few seconds; a dry run
         // passes through admission without changing anything.
-        await().atMost(Duration.ofSeconds(30)).until(() -> {
-            try {
-                node.nodes().withName(name).dryRun().patch(MERGE, annotate(BMC, "198.18.0.99"));
-                return false;
-            } catch (KubernetesClientException e) {
-                return e.getCode() == 403;
-            }
-        });
+        await().alias("a node's dry-run patch of " + BMC + " refused with 403").atMost(Duration.ofSeconds(30))
+                .until(() -> {
+                    try {
+                        node.nodes().withName(name).dryRun().patch(MERGE, annotate(BMC, "198.18.0.99"));
+                        return false;
+                    } catch (KubernetesClientException e) {
+                        return e.getCode() == 403;
+                    }
+                });
 
         refused(() -> node.nodes().withName(name).patch(MERGE, annotate(BMC, "198.18.0.99")), BMC);
         refused(() -> node.nodes().withName(name).patch(MERGE, annotate(BMC, null)), BMC);

@@ -89,6 +89,15 @@ class PowerFencingChartTest {
     }
 
     @Test
+    void powerFencingNeedsAClusterThatHasValidatingAdmissionPolicyV1() {
+        assertThatThrownBy(() -> FencingChart.templateForKubeVersion("1.29.5", "controller.powerFencing.enabled",
+                true)).hasMessageContaining("controller.powerFencing.enabled needs Kubernetes 1.30 or later (this is "
+                + "v1.29.5)").hasMessageContaining("ValidatingAdmissionPolicy");
+        assertThat(FencingChart.templateForKubeVersion("1.29.5")).as("without power fencing 1.25 is enough")
+                .doesNotContain("ValidatingAdmissionPolicy");
+    }
+
+    @Test
     void strictLintWithPowerFencingOnHasNoErrorsOrWarnings() {
         LintResult result = FencingChart.lintWithValuesLines(Map.of(
                 "    # below, which has the fence agents.\n    enabled: false",
