@@ -14,6 +14,8 @@ public final class LocalHealth {
   private final long memoryNanos;
   private long lagNanos;
   private long observedAtNanos;
+  // How long the current lag keeps stretching: the memory it was observed under, or a longer one it was carried into.
+  private long lagMemoryNanos;
   private boolean observed;
 
   /** @param memoryNanos how long an observed lag keeps stretching the window (one quorum window) */
@@ -22,6 +24,25 @@ public final class LocalHealth {
       throw new IllegalArgumentException("local health memory must be positive, got " + memoryNanos + " ns");
     }
     this.memoryNanos = memoryNanos;
+  }
+
+  /**
+   * This node's health under new settings (a reconfigure): the lag observed so far keeps stretching the window for
+   * as long as the old or the new memory allows, whichever is longer. A config that lands right after a stall must
+   * not take back the stretch the stall's own late round still needs; the evaluator caps the stretch by the new
+   * settings, so {@code T_stop} stays theirs.
+   *
+   * @param newMemoryNanos the new quorum window
+   */
+  public LocalHealth carriedInto(long newMemoryNanos) {
+    LocalHealth next = new LocalHealth(newMemoryNanos);
+    if (observed) {
+      next.observed = true;
+      next.lagNanos = lagNanos;
+      next.observedAtNanos = observedAtNanos;
+      next.lagMemoryNanos = Math.max(lagMemoryNanos, newMemoryNanos);
+    }
+    return next;
   }
 
   /**
@@ -35,13 +56,14 @@ public final class LocalHealth {
     if (!observed || lag >= currentLag(nowNanos)) {
       lagNanos = lag;
       observedAtNanos = nowNanos;
+      lagMemoryNanos = memoryNanos;
       observed = true;
     }
   }
 
   /** The largest lag observed within the memory, 0 when healthy. */
   public long currentLag(long nowNanos) {
-    if (!observed || nowNanos - observedAtNanos > memoryNanos) {
+    if (!observed || nowNanos - observedAtNanos > lagMemoryNanos) {
       return 0;
     }
     return lagNanos;

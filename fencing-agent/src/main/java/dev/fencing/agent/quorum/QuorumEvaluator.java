@@ -161,10 +161,14 @@ public final class QuorumEvaluator {
     reconfigure(settings);
   }
 
-  /** Applies a new configuration; round-trip history of members that stay expected is kept. */
+  /**
+   * Applies a new configuration; round-trip history of members that stay expected is kept, and so is the local lag
+   * observed so far (capped by the new settings at each evaluation).
+   */
   public void reconfigure(QuorumSettings newSettings) {
     this.settings = newSettings;
-    this.localHealth = new LocalHealth(newSettings.quorumWindow().toNanos());
+    long memory = newSettings.quorumWindow().toNanos();
+    this.localHealth = localHealth == null ? new LocalHealth(memory) : localHealth.carriedInto(memory);
     evidence.keySet().retainAll(networks);
     for (String network : networks) {
       Map<String, PeerState> peers = evidence.computeIfAbsent(network, n -> new HashMap<>());

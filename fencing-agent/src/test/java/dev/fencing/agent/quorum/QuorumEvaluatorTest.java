@@ -203,6 +203,31 @@ class QuorumEvaluatorTest {
     assertThat(a.evaluate(3_001 * MS).held()).isFalse();
   }
 
+  /**
+   * A config delta (another member's address, a signal, a key) that lands right after a stall must not shrink the
+   * stretched window back: the round of the late tick is still under way, and without the stretch the node would
+   * lose quorum — under Fence for good — for a delay that was its own.
+   */
+  @Test
+  void reconfigureKeepsTheObservedLocalLag() {
+    QuorumEvaluator a = new QuorumEvaluator("g", 1, settings("a", THREE, List.of()));
+    roundTrip(a, "b", 0, MS);
+    a.observeLocalLag(2_400 * MS, 500 * MS);
+    a.reconfigure(settings("a", THREE, List.of()));
+    QuorumVerdict afterSameSettings = a.evaluate(2_400 * MS);
+    assertThat(afterSameSettings.windowNanos()).isEqualTo(2_500 * MS);
+    assertThat(afterSameSettings.held()).isTrue();
+
+    // The new settings cap the carried lag: a cap of 1.125 allows 250 ms of stretch, not 500.
+    a.reconfigure(new QuorumSettings("a", THREE, 2, Duration.ofSeconds(2), 1.125, Duration.ofMillis(100),
+        List.of()));
+    QuorumVerdict capped = a.evaluate(2_400 * MS);
+    assertThat(capped.windowNanos()).isEqualTo(2_250 * MS);
+    assertThat(capped.held()).isFalse();
+    // Forgotten one window after it was observed, as without a reconfigure.
+    assertThat(a.evaluate(4_401 * MS).windowNanos()).isEqualTo(2_000 * MS);
+  }
+
   @Test
   void tStopIsWindowTimesCapPlusTick() {
     assertThat(settings("a", THREE, List.of()).tStop()).isEqualTo(Duration.ofMillis(3_100));
