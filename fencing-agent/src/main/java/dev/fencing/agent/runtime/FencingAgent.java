@@ -23,6 +23,7 @@ import dev.fencing.agent.quorum.QuorumSettings;
 import dev.fencing.agent.quorum.QuorumVerdict;
 import dev.fencing.agent.quorum.TieBreaker;
 import dev.fencing.agent.disk.DirectBlockDevice;
+import dev.fencing.agent.disk.SbdNames;
 import dev.fencing.agent.watchdog.ArmingConditions;
 import dev.fencing.agent.watchdog.WatchdogDevice;
 import dev.fencing.agent.watchdog.WatchdogFeeder;
@@ -181,6 +182,7 @@ public final class FencingAgent implements AutoCloseable {
   private final Counter heartbeatsWrongSource;
   private final Counter unknownMembersDropped;
   private final Counter quorumLosses;
+  private final Counter quorumLoopErrors;
 
   // Written by the scheduler thread only; volatile where gossip threads or gauges read them.
   private volatile AgentConfig config;
@@ -211,6 +213,8 @@ public final class FencingAgent implements AutoCloseable {
   private boolean lastFencing;
   private String lastTieOutcome = "none";
   private String lastRawTieOutcome = "none";
+  // A config failed while being applied: part of it may be in effect, so the next one is applied in full.
+  private boolean configIncomplete;
 
   // Read by any thread.
   private volatile AgentSnapshot snapshot;
@@ -277,6 +281,9 @@ public final class FencingAgent implements AutoCloseable {
             + " dropped before the node table and the local API").register(registry);
     this.quorumLosses = Counter.builder("fencing.quorum.losses")
         .description("Transitions from quorum held to quorum lost").register(registry);
+    this.quorumLoopErrors = Counter.builder("fencing.quorum.loop.errors")
+        .description("RuntimeExceptions caught on the quorum thread (a tick, a config being applied, an update),"
+            + " each logged at error: a bug; should stay 0").register(registry);
     this.snapshot = AgentSnapshot.initial(node, deps.agentVersion(), deps.clock().nanoTime(), supervisor.status());
     this.peerConfirmed = MultiGauge.builder("fencing.peer.confirmed")
         .description("1 while this node confirms a heartbeat round trip with the peer within the quorum window")
@@ -288,7 +295,7 @@ public final class FencingAgent implements AutoCloseable {
   public void start() {
     readPreviousFence();
     feederThread.start();
-    post(() -> {
+    post("start", () -> {
       intendedTickNanos = deps.clock().nanoTime();
       tickOnce();
     });
@@ -300,12 +307,12 @@ public final class FencingAgent implements AutoCloseable {
       LOG.error("node={} event=config_rejected reason=\"config is for node {}\"", node, newConfig.self());
       return;
     }
-    post(() -> reconfigure(newConfig));
+    post("config", () -> reconfigure(newConfig));
   }
 
   /** The disable file appeared (reason = its first line) or disappeared (empty); safe from any thread. */
   public void setDisabled(Optional<String> reason) {
-    post(() -> {
+    post("disable_file", () -> {
       if (!reason.equals(disableReason)) {
         LOG.info("{} event=disable_file present={} reason=\"{}\"", logContext(), reason.isPresent(),
             reason.orElse(""));
@@ -315,10 +322,23 @@ public final class FencingAgent implements AutoCloseable {
     });
   }
 
-  /** Runs {@code task} on the quorum thread; after {@link #close()} it is dropped (the agent is stopping). */
-  private void post(Runnable task) {
+  /**
+   * Runs {@code task} on the quorum thread; after {@link #close()} it is dropped (the agent is stopping). A
+   * RuntimeException is logged and counted here: the executor would keep it in a Future nobody reads.
+   *
+   * @param name what the task does, for the log line
+   */
+  private void post(String name, Runnable task) {
+    Runnable logged = () -> {
+      try {
+        task.run();
+      } catch (RuntimeException e) {
+        quorumLoopErrors.increment();
+        LOG.error("{} event=quorum_task_failed task={} error=\"{}\"", logContext(), name, e.toString(), e);
+      }
+    };
     try {
-      scheduler.execute(FatalErrors.guarded(deps.fatalErrors(), task));
+      scheduler.execute(FatalErrors.guarded(deps.fatalErrors(), logged));
     } catch (java.util.concurrent.RejectedExecutionException e) {
       LOG.debug("{} event=update_after_stop_ignored", logContext());
     }
@@ -420,6 +440,7 @@ public final class FencingAgent implements AutoCloseable {
       tick();
     } catch (RuntimeException e) {
       // A bug must not stop the loop silently: log it; feeds stop naturally if this repeats (healthz turns red).
+      quorumLoopErrors.increment();
       LOG.error("{} event=tick_failed error=\"{}\"", logContext(), e.toString(), e);
     }
     for (java.util.function.Consumer<AgentSnapshot> listener : tickListeners) {
@@ -723,11 +744,30 @@ public final class FencingAgent implements AutoCloseable {
       return Optional.empty(); // taken: leaving the expected set disarms (see reconfigure)
     }
     try {
-      quorumSettings(newConfig);
+      checkedSettings(newConfig);
       return Optional.empty();
     } catch (IllegalArgumentException e) {
       return Optional.of(e.getMessage());
     }
+  }
+
+  /**
+   * The quorum settings of {@code newConfig}, once checked that this node can run all of it: what would otherwise
+   * fail later, with part of the config already in effect, is refused here.
+   *
+   * @throws IllegalArgumentException with the reason, when this node cannot run {@code newConfig}
+   */
+  private QuorumSettings checkedSettings(AgentConfig newConfig) {
+    QuorumSettings settings = quorumSettings(newConfig);
+    if (newConfig.policy().disk().isPresent()) {
+      Optional<String> unfit = SbdNames.unfit(node);
+      if (unfit.isPresent()) {
+        throw new IllegalArgumentException("this node's " + unfit.get() + ", so it cannot use the group's shared"
+            + " disk (disk.device " + newConfig.policy().disk().get().device() + "; an SBD slot holds a name of 1..63"
+            + " printable ASCII characters): rename the node or remove disk from the group");
+      }
+    }
+    return settings;
   }
 
   private QuorumSettings quorumSettings(AgentConfig newConfig) {
@@ -740,7 +780,23 @@ public final class FencingAgent implements AutoCloseable {
         QuorumSettings.defaultTieBreakLead(t.quorumWindow(), t.heartbeatInterval(), t.evaluationTick()));
   }
 
+  /**
+   * Applies {@code newConfig} ({@link #takeConfig}). A RuntimeException there (a bug: what can be refused is refused
+   * before anything changes) may leave part of it in effect: it is logged and counted, and the next config is
+   * applied in full, so nothing it stored can make the next one look applied already.
+   */
   private void reconfigure(AgentConfig newConfig) {
+    try {
+      takeConfig(newConfig);
+    } catch (RuntimeException e) {
+      configIncomplete = true;
+      quorumLoopErrors.increment();
+      LOG.error("{} event=config_apply_failed source={} revision={} error=\"{}\" effect=\"partly applied; the next"
+          + " config is applied in full\"", logContext(), newConfig.source(), newConfig.revision(), e.toString(), e);
+    }
+  }
+
+  private void takeConfig(AgentConfig newConfig) {
     AgentConfig old = config;
     if (newConfig.member(node).isEmpty()) {
       // Leaving the expected set means being removed: disarm, keep gossiping with the last known group meanwhile.
@@ -756,7 +812,7 @@ public final class FencingAgent implements AutoCloseable {
     ResolvedTimings t = newConfig.policy().timings();
     QuorumSettings settings;
     try {
-      settings = quorumSettings(newConfig);
+      settings = checkedSettings(newConfig);
     } catch (IllegalArgumentException e) {
       LOG.error("{} event=config_rejected source={} revision={} reason=\"{}\"", logContext(), newConfig.source(),
           newConfig.revision(), e.getMessage());
@@ -775,7 +831,8 @@ public final class FencingAgent implements AutoCloseable {
     if (newPlan.multiple() || !evaluator.networks().equals(newPlan.networks())) {
       evaluator.useNetworks(newPlan.networks(), newPlan.reachability(), newPlan.networksByMember());
     }
-    if (old == null || !old.group().equals(newConfig.group())) {
+    boolean full = old == null || configIncomplete;
+    if (full || !old.group().equals(newConfig.group())) {
       supervisor = rebuildSupervisorIfIdle(newConfig);
     }
     disk.apply(newConfig.policy().disk(), t, logContext());
@@ -787,13 +844,14 @@ public final class FencingAgent implements AutoCloseable {
     // The membership view knows each member at one address whichever network reports it (one network: its gossip
     // address, as before).
     ExpectedPeers peers = newPlan.canonical();
-    if (old == null || gossipRestartNeeded(old, newConfig) || latestGossip == null) {
+    if (full || gossipRestartNeeded(old, newConfig) || latestGossip == null) {
       restartGossip(newConfig);
     } else {
       applyToRunningGossip(old, newConfig, peers);
     }
     deps.hub().retainOnly(ExpectedPeers.of(newConfig.members()).names());
     registerPeerGauges(newConfig);
+    configIncomplete = false;
     LOG.info("{} event=config_applied source={} revision={} expected={} quorum_size={} mode={} action={}"
         + " profile=\"{}\" t_stop={} safe_to_assume_fenced={}", logContext(), newConfig.source(),
         newConfig.revision(), newConfig.members().size(), newConfig.policy().quorumSize(),
@@ -929,7 +987,7 @@ public final class FencingAgent implements AutoCloseable {
           stopIoGossip(Duration.ZERO);
           return;
         }
-        post(() -> {
+        post("gossip_started", () -> {
           if (generation == gossipGeneration) {
             gossip = created;
             gossipStarting = false;
@@ -939,7 +997,7 @@ public final class FencingAgent implements AutoCloseable {
       } catch (IOException | RuntimeException e) {
         LOG.error("{} event=gossip_start_failed address={} error=\"{}\" retry_in={}", logContext(),
             newConfig.selfMember().gossipAddress(), e.toString(), deps.rejoinInterval());
-        post(() -> {
+        post("gossip_start_failed", () -> {
           if (generation == gossipGeneration) {
             gossipStarting = false;
           }

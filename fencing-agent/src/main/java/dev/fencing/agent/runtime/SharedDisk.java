@@ -104,16 +104,22 @@ final class SharedDisk {
       timing = newTiming;
       return;
     }
-    stop();
-    disk = newDisk;
-    timing = newTiming;
     if (newDisk.isEmpty()) {
+      stop();
+      disk = newDisk;
+      timing = newTiming;
       return;
     }
     String device = newDisk.get().device();
+    // Built before anything is stored: a monitor that cannot be built (this node's name does not fit an SBD slot)
+    // leaves the settings as they were, so the same settings applied again try again rather than find nothing changed
+    // and run without the arbiter.
     DiskMonitor m = new DiskMonitor(() -> opener.open(device), device, node, newTiming, clock, () -> view,
         logContext);
     m.msgwait().require(msgwaitNeeded);
+    stop();
+    disk = newDisk;
+    timing = newTiming;
     AtomicBoolean run = new AtomicBoolean(true);
     Thread t = new Thread(FatalErrors.guarded(fatalErrors, () -> m.run(run::get)), "fencing-disk");
     t.setDaemon(true);

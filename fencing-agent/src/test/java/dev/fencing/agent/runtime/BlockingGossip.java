@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A real gossip membership behind the seam, which a test can make block (as if memberlist's lock were held by a slow
- * protocol task) or throw an Error on its receive thread.
+ * protocol task), throw an Error on its receive thread, or fail a config's {@code expectMembers}.
  */
 final class BlockingGossip implements GossipMembership {
 
@@ -24,6 +24,7 @@ final class BlockingGossip implements GossipMembership {
   private volatile CountDownLatch release = new CountDownLatch(0);
   private volatile CountDownLatch entered = new CountDownLatch(1);
   private volatile Error poison;
+  private volatile RuntimeException expectMembersFailure;
 
   BlockingGossip(GossipMembership real) {
     this.real = real;
@@ -47,6 +48,11 @@ final class BlockingGossip implements GossipMembership {
   /** The next user message received is answered by throwing {@code error} on gossip's receive thread. */
   void poisonNextMessage(Error error) {
     poison = error;
+  }
+
+  /** The next {@link #expectMembers} throws {@code failure} (a bug while a config is applied). */
+  void failNextExpectMembers(RuntimeException failure) {
+    expectMembersFailure = failure;
   }
 
   private void waitIfBlocked() {
@@ -121,6 +127,11 @@ final class BlockingGossip implements GossipMembership {
 
   @Override
   public void expectMembers(ExpectedPeers expected) {
+    RuntimeException failure = expectMembersFailure;
+    if (failure != null) {
+      expectMembersFailure = null;
+      throw failure;
+    }
     real.expectMembers(expected);
   }
 

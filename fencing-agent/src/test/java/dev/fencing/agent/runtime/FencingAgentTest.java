@@ -232,6 +232,154 @@ class FencingAgentTest {
     }
   }
 
+  /** A one-member group of {@code name} with {@code fencingLines} (each "  key: value\n") under fencing. */
+  private static AgentConfig soloConfig(String name, int port, String fencingLines, java.util.List<byte[]> keys)
+      throws Exception {
+    AgentConfig file = AgentConfig.fromStandalone(StandaloneConfigLoader.parse("solo.yaml",
+        "group: solo\nexpected:\n  - {name: " + name + ", address: 127.0.0.1:" + port + "}\n"
+            + "fencing:\n  mode: Watchdog\n  watchdog: {timeout: 5s}\n  quorum: {tieBreakers: []}\n  timings: "
+            + AgentCluster.FAST_TIMINGS + "\n" + fencingLines), name, "solo.yaml");
+    return new AgentConfig(file.group(), file.self(), file.members(), file.policy(), keys, file.maintenance(),
+        file.beingRemoved(), file.source(), file.epoch(), file.revision());
+  }
+
+  /** Captures what {@link FencingAgent} logs at INFO and above while {@code body} runs (not into the build log). */
+  private static java.util.List<String> agentLogsDuring(ThrowingRunnable body) throws Exception {
+    ch.qos.logback.classic.Logger logger =
+        (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(FencingAgent.class);
+    ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logs =
+        new ch.qos.logback.core.read.ListAppender<>();
+    boolean additive = logger.isAdditive();
+    ch.qos.logback.classic.Level level = logger.getLevel();
+    logger.setLevel(ch.qos.logback.classic.Level.INFO);
+    logger.setAdditive(false);
+    logs.start();
+    logger.addAppender(logs);
+    try {
+      body.run(() -> logs.list.stream().map(e -> e.getLevel() + " " + e.getFormattedMessage()).toList());
+    } finally {
+      logger.detachAppender(logs);
+      logger.setLevel(level);
+      logger.setAdditive(additive);
+    }
+    return logs.list.stream().map(e -> e.getLevel() + " " + e.getFormattedMessage()).toList();
+  }
+
+  /** A test body that can read the lines logged so far. */
+  @FunctionalInterface
+  private interface ThrowingRunnable {
+    void run(java.util.function.Supplier<java.util.List<String>> lines) throws Exception;
+  }
+
+  /**
+   * SBD stores node names in 64-byte fields: a node named longer than 63 bytes cannot have a slot. Its agent used to
+   * take a config with {@code disk.device} anyway, fail silently while applying it (after the disk settings were
+   * stored, so the next config found "nothing changed"), and run without the arbiter: {@code required: true} was not
+   * enforced and the status said disk "none". Now the config is refused before it is taken, with the reason.
+   */
+  @Test
+  void aConfigTheDiskArbiterCannotUseIsRejectedLoudly() throws Exception {
+    String longName = "node-" + "x".repeat(59);
+    assertThat(longName).hasSize(64);
+    int port = LoopbackPorts.free();
+    AgentConfig withDisk = soloConfig(longName, port, "  disk: {device: /dev/shared-lun, required: true}\n",
+        java.util.List.of(new byte[32]));
+    dev.fencing.agent.disk.InMemoryBlockDevice lun = dev.fencing.agent.disk.InMemoryBlockDevice.sbdFormatted();
+    try (FencingAgent agent = new FencingAgent(longName, new FencingAgent.Dependencies(MonotonicClock.system(),
+        InstantSource.system(), new RecordingWatchdogDevice(), (cfg, meta) -> MemberlistGossip.create(cfg, meta,
+            new InetSocketAddress(InetAddress.getLoopbackAddress(), port), Optional.empty()),
+        new EventHub(16, InstantSource.system()), new SimpleMeterRegistry(), "test", Optional.empty(),
+        Optional.empty(), Duration.ofMillis(200), Duration.ofSeconds(1)), device -> lun)) {
+      assertThat(agent.rejection(withDisk)).get().asString()
+          .contains(longName, "63 bytes", "disk.device");
+      assertThat(agent.rejection(soloConfig(longName, port, "", java.util.List.of(new byte[32]))))
+          .as("without a disk the name is fine").isEmpty();
+
+      java.util.List<String> lines = agentLogsDuring(logged -> {
+        agent.start();
+        // A file config reaches the quorum loop without the controller client's rejection check.
+        agent.applyConfig(withDisk);
+        await().atMost(Duration.ofSeconds(5)).until(() -> logged.get().stream()
+            .anyMatch(l -> l.startsWith("ERROR") && l.contains("event=config_rejected")));
+        await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3))
+            .until(() -> agent.snapshot().config().isEmpty());
+      });
+      assertThat(lines).noneMatch(l -> l.contains("event=config_applied"));
+      assertThat(agent.snapshot().watchdog().armed()).isFalse();
+    }
+  }
+
+  /**
+   * A RuntimeException in a config being applied used to vanish into the scheduler's FutureTask, and what the
+   * config had already stored made the next config look unchanged: here a key rotation, whose keys then never
+   * reached gossip. Now the failure is logged and counted, and the next config is applied in full.
+   */
+  @Test
+  void aConfigThatFailsHalfwayIsLoggedCountedAndNotMistakenForApplied() throws Exception {
+    int port = LoopbackPorts.free();
+    byte[] first = new byte[32];
+    byte[] second = new byte[32];
+    second[0] = 1;
+    java.util.List<java.util.List<byte[]>> createdWithKeys = new java.util.concurrent.CopyOnWriteArrayList<>();
+    java.util.List<BlockingGossip> created = new java.util.concurrent.CopyOnWriteArrayList<>();
+    GossipFactory recording = (cfg, meta) -> {
+      createdWithKeys.add(cfg.gossipKeys());
+      BlockingGossip g = new BlockingGossip(MemberlistGossip.create(cfg, meta,
+          new InetSocketAddress(InetAddress.getLoopbackAddress(), port), Optional.empty()));
+      created.add(g);
+      return g;
+    };
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    try (FencingAgent agent = new FencingAgent("node-a", new FencingAgent.Dependencies(MonotonicClock.system(),
+        InstantSource.system(), new RecordingWatchdogDevice(), recording, new EventHub(16, InstantSource.system()),
+        registry, "test", Optional.empty(), Optional.empty(), Duration.ofMillis(200), Duration.ofSeconds(1)))) {
+      java.util.List<String> lines = agentLogsDuring(logged -> {
+        agent.start();
+        agent.applyConfig(soloConfig("node-a", port, "", java.util.List.of(first)));
+        await().atMost(Duration.ofSeconds(10)).until(() -> agent.snapshot().watchdog().armed());
+        created.get(0).failNextExpectMembers(new IllegalStateException("a bug (test)"));
+        AgentConfig rotated = soloConfig("node-a", port, "", java.util.List.of(second, first));
+        agent.applyConfig(rotated);
+        await().atMost(Duration.ofSeconds(5)).until(() -> logged.get().stream()
+            .anyMatch(l -> l.startsWith("ERROR") && l.contains("event=config_apply_failed")
+                && l.contains("a bug (test)")));
+        assertThat(registry.get("fencing.quorum.loop.errors").counter().count()).isEqualTo(1);
+        // The same config again (a controller resend, a reconnect): it must not look applied already.
+        agent.applyConfig(rotated);
+        await().atMost(Duration.ofSeconds(5)).until(() -> createdWithKeys.stream().skip(1)
+            .anyMatch(keys -> java.util.Arrays.equals(keys.get(0), second)));
+        await().atMost(Duration.ofSeconds(5)).until(() -> logged.get().stream()
+            .filter(l -> l.contains("event=config_applied")).count() == 2);
+      });
+      assertThat(agent.healthy()).isTrue();
+      assertThat(lines).filteredOn(l -> l.contains("event=config_apply_failed")).hasSize(1);
+    }
+  }
+
+  /** A bug in an update posted to the quorum thread (here a null disable reason) is logged and counted. */
+  @Test
+  void aFailingUpdateOnTheQuorumThreadIsLoggedAndCountedAndTheLoopGoesOn() throws Exception {
+    int port = LoopbackPorts.free();
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    try (FencingAgent agent = new FencingAgent("node-a", new FencingAgent.Dependencies(MonotonicClock.system(),
+        InstantSource.system(), new RecordingWatchdogDevice(), (cfg, meta) -> MemberlistGossip.create(cfg, meta,
+            new InetSocketAddress(InetAddress.getLoopbackAddress(), port), Optional.empty()),
+        new EventHub(16, InstantSource.system()), registry, "test", Optional.empty(), Optional.empty(),
+        Duration.ofMillis(200), Duration.ofSeconds(1)))) {
+      agentLogsDuring(logged -> {
+        agent.start();
+        agent.setDisabled(null);
+        await().atMost(Duration.ofSeconds(5)).until(() -> logged.get().stream()
+            .anyMatch(l -> l.startsWith("ERROR") && l.contains("event=quorum_task_failed")
+                && l.contains("NullPointerException")));
+      });
+      assertThat(registry.get("fencing.quorum.loop.errors").counter().count()).isEqualTo(1);
+      long before = agent.snapshot().takenAtNanos();
+      await().atMost(Duration.ofSeconds(5)).until(() -> agent.snapshot().takenAtNanos() > before);
+      assertThat(agent.healthy()).isTrue();
+    }
+  }
+
   @Test
   void gossipThatCannotStartIsRetriedUntilItDoes() throws Exception {
     int port = LoopbackPorts.free();
