@@ -215,6 +215,8 @@ public final class FencingAgent implements AutoCloseable {
   private String lastRawTieOutcome = "none";
   // A config failed while being applied: part of it may be in effect, so the next one is applied in full.
   private boolean configIncomplete;
+  // A config for another group that waits until leaving the current one has disarmed the watchdog.
+  private AgentConfig nextGroupConfig;
 
   // Read by any thread.
   private volatile AgentSnapshot snapshot;
@@ -463,6 +465,12 @@ public final class FencingAgent implements AutoCloseable {
   }
 
   private void tick() {
+    if (nextGroupConfig != null && !supervisor.status().armed()) {
+      // Disarmed in the group this node left (a fence in progress stays armed, so it never gets here).
+      AgentConfig next = nextGroupConfig;
+      nextGroupConfig = null;
+      reconfigure(next);
+    }
     long now = deps.clock().nanoTime();
     long late = Math.max(0, now - intendedTickNanos);
     if (config == null || evaluator == null) {
@@ -807,6 +815,9 @@ public final class FencingAgent implements AutoCloseable {
       if (old != null) {
         config = old.withBeingRemoved(reason);
       }
+      if (nextGroupConfig != null && nextGroupConfig.group().equals(newConfig.group())) {
+        nextGroupConfig = null;
+      }
       return;
     }
     ResolvedTimings t = newConfig.policy().timings();
@@ -818,6 +829,21 @@ public final class FencingAgent implements AutoCloseable {
           newConfig.revision(), e.getMessage());
       return;
     }
+    if (old != null && !old.group().equals(newConfig.group()) && supervisor.status().armed()) {
+      // Leaving a group means being removed from it: disarm there while its quorum holds (under Fence a lost one
+      // refuses the disarm and the fence goes on), and only then take the new group (see tick). Judged at once on a
+      // new evaluator without a round trip in the new group, an armed node would fence at the next tick.
+      if (nextGroupConfig == null) {
+        LOG.warn("{} event=leaving_group to_group={} source={} revision={} msg=\"disarming in this group first (being"
+            + " removed); the new group is taken once disarmed\"", logContext(), newConfig.group(),
+            newConfig.source(), newConfig.revision());
+      }
+      nextGroupConfig = newConfig;
+      config = old.withBeingRemoved("moving to group " + newConfig.group() + " (revision " + newConfig.revision()
+          + ")");
+      return;
+    }
+    nextGroupConfig = null;
     config = newConfig;
     NetworkPlan newPlan = NetworkPlan.of(newConfig);
     newPlan.refused().forEach(r -> LOG.warn("{} event=network_address_refused entry=\"{}\" reason=\"the address is"

@@ -217,4 +217,51 @@ class LiveConfigChangeTest {
       assertThat(after).extracting(e -> e.getNode().getName()).as("node-a's own events").doesNotContain("node-a");
     }
   }
+
+  /**
+   * An armed node that gets a config for another group without first getting its old group's removal (its stream
+   * was down while its label changed, and the reconnect went straight to the new group) has left the old group,
+   * which means being removed: it disarms while the old group's quorum still holds, and only then takes the new
+   * group. Before, it judged at once on a new evaluator without a single round trip in the new group, kept the
+   * armed watchdog, and fenced at the next tick. node-b, not the lowest name, cannot win the new two-member group's
+   * tie on its own (node-a stays in the old group), so it stays disarmed there.
+   */
+  @Test
+  void anArmedNodeGivenAnotherGroupsConfigDisarmsInsteadOfFencing() throws Exception {
+    try (AgentCluster cluster = AgentCluster.start(3, "Fence", "LowestName")) {
+      armed(cluster);
+      AgentCluster.Agent b = cluster.agent("node-b");
+      StandaloneConfig moved = cluster.groupOf(java.util.List.of("node-a", "node-b"),
+          y -> y.replace("group: test\n", "group: test2\n"));
+      b.agent().applyConfig(cluster.configFor("node-b", moved));
+
+      await().atMost(Duration.ofSeconds(5)).until(() -> b.agent().snapshot().config()
+          .map(c -> c.group().equals("test2")).orElse(false));
+      await().during(Duration.ofSeconds(10)).atMost(Duration.ofSeconds(15)).until(() ->
+          !b.agent().snapshot().watchdog().armed() && !b.agent().snapshot().watchdog().fencingInProgress());
+      assertThat(b.device().events()).containsSubsequence("open 5s", "magic-close")
+          .doesNotContain("close-without-magic");
+      for (String stays : java.util.List.of("node-a", "node-c")) {
+        assertThat(cluster.agent(stays).agent().snapshot().watchdog().fencingInProgress()).as(stays).isFalse();
+      }
+    }
+  }
+
+  /** Leaving a group is no way out of a fence already under way: the majority counts on this node's reset. */
+  @Test
+  void aFencingNodeGivenAnotherGroupsConfigKeepsFencing() throws Exception {
+    try (AgentCluster cluster = AgentCluster.start(3, "Fence", "LowestName")) {
+      armed(cluster);
+      AgentCluster.Agent b = cluster.agent("node-b");
+      cluster.isolate("node-b");
+      await().atMost(Duration.ofSeconds(5)).until(() -> b.agent().snapshot().watchdog().fencingInProgress());
+      StandaloneConfig moved = cluster.groupOf(java.util.List.of("node-a", "node-b"),
+          y -> y.replace("group: test\n", "group: test2\n"));
+      b.agent().applyConfig(cluster.configFor("node-b", moved));
+
+      await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5)).until(() ->
+          b.agent().snapshot().watchdog().fencingInProgress());
+      assertThat(b.device().events()).doesNotContain("magic-close");
+    }
+  }
 }
