@@ -27,7 +27,7 @@ copy_rules() {
 @test "promtool accepts the chart's alerting rules" {
   run promtool check rules "$rules"
   [ "$status" -eq 0 ]
-  [[ "$output" == *"SUCCESS: 12 rules found"* ]]
+  [[ "$output" == *"SUCCESS: 13 rules found"* ]]
 }
 
 @test "the rules' unit tests pass, the partition timeline included" {
@@ -70,7 +70,7 @@ copy_rules() {
 
 @test "every alert links to an anchor that exists in docs/runbook.md" {
   mapfile -t urls < <(grep -o 'runbook_url: "[^"]*"' "$rules" | sed 's/^runbook_url: "//; s/"$//')
-  [ "${#urls[@]}" -eq 12 ]
+  [ "${#urls[@]}" -eq 13 ]
   for url in "${urls[@]}"; do
     [[ "$url" == "https://github.com/fencing/fencing/blob/main/docs/runbook.md#"* ]] || { echo "bad url $url"; false; }
     anchor="${url##*#}"
@@ -80,7 +80,7 @@ copy_rules() {
 
 @test "every alert has a severity, a summary and a runbook_url" {
   alerts=$(grep -c '^      - alert: ' "$rules")
-  [ "$alerts" -eq 12 ]
+  [ "$alerts" -eq 13 ]
   [ "$(grep -c '^          severity: \(critical\|warning\)$' "$rules")" -eq "$alerts" ]
   [ "$(grep -c '^          summary: ' "$rules")" -eq "$alerts" ]
   [ "$(grep -c '^          runbook_url: ' "$rules")" -eq "$alerts" ]
