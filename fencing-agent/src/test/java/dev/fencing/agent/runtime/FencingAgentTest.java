@@ -37,10 +37,15 @@ class FencingAgentTest {
   }
 
   private static FencingAgent soloAgent(int port, RecordingWatchdogDevice device, boolean allowPlaintextGossip) {
+    return soloAgent(port, device, allowPlaintextGossip, new SimpleMeterRegistry());
+  }
+
+  private static FencingAgent soloAgent(int port, RecordingWatchdogDevice device, boolean allowPlaintextGossip,
+      SimpleMeterRegistry registry) {
     return new FencingAgent("node-a", new FencingAgent.Dependencies(MonotonicClock.system(),
         InstantSource.system(), device, (cfg, meta) -> MemberlistGossip.create(cfg, meta,
             new InetSocketAddress(InetAddress.getLoopbackAddress(), port), Optional.empty()),
-        new EventHub(16, InstantSource.system()), new SimpleMeterRegistry(), "test", Optional.empty(),
+        new EventHub(16, InstantSource.system()), registry, "test", Optional.empty(),
         Optional.empty(), Duration.ofMillis(200), Duration.ofSeconds(1), allowPlaintextGossip));
   }
 
@@ -71,59 +76,10 @@ class FencingAgentTest {
   @Test
   void reportsCarryTheActionTheMemberSetAndTheDelayOfTheConfigInEffect() throws Exception {
     int port = LoopbackPorts.free();
-    RecordingWatchdogDevice recording = new RecordingWatchdogDevice();
+    RecordingWatchdogDevice roundsUp = new RecordingWatchdogDevice();
     Duration rounding = Duration.ofSeconds(3);
-    dev.fencing.agent.watchdog.WatchdogDevice roundsUp = new dev.fencing.agent.watchdog.WatchdogDevice() {
-      @Override
-      public Duration open(Duration requested) throws dev.fencing.agent.watchdog.WatchdogException {
-        return recording.open(requested).plus(rounding);
-      }
-
-      @Override
-      public void keepalive() {
-        recording.keepalive();
-      }
-
-      @Override
-      public void magicClose() {
-        recording.magicClose();
-      }
-
-      @Override
-      public void closeWithoutMagic() {
-        recording.closeWithoutMagic();
-      }
-
-      @Override
-      public Optional<Duration> timeLeft() {
-        return recording.timeLeft();
-      }
-
-      @Override
-      public boolean supportsIoctl() {
-        return recording.supportsIoctl();
-      }
-
-      @Override
-      public boolean isOpen() {
-        return recording.isOpen();
-      }
-
-      @Override
-      public Optional<Boolean> nowayout() {
-        return recording.nowayout();
-      }
-
-      @Override
-      public String name() {
-        return recording.name();
-      }
-    };
-    try (FencingAgent agent = new FencingAgent("node-a", new FencingAgent.Dependencies(MonotonicClock.system(),
-        InstantSource.system(), roundsUp, (cfg, meta) -> MemberlistGossip.create(cfg, meta,
-            new InetSocketAddress(InetAddress.getLoopbackAddress(), port), Optional.empty()),
-        new EventHub(16, InstantSource.system()), new SimpleMeterRegistry(), "test", Optional.empty(),
-        Optional.empty(), Duration.ofMillis(200), Duration.ofSeconds(1), true))) {
+    roundsUp.roundsUpBy(rounding);
+    try (FencingAgent agent = soloAgent(port, roundsUp, true)) {
       agent.start();
       AgentConfig config = soloWatchdogConfig(port, java.util.List.of());
       agent.applyConfig(config);
@@ -172,11 +128,7 @@ class FencingAgentTest {
   void theDisarmReasonGaugeIsOneForEachActiveKindAndZeroForTheOthers() throws Exception {
     int port = LoopbackPorts.free();
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    try (FencingAgent agent = new FencingAgent("node-a", new FencingAgent.Dependencies(MonotonicClock.system(),
-        InstantSource.system(), new RecordingWatchdogDevice(), (cfg, meta) -> MemberlistGossip.create(cfg, meta,
-            new InetSocketAddress(InetAddress.getLoopbackAddress(), port), Optional.empty()),
-        new EventHub(16, InstantSource.system()), registry, "test", Optional.empty(), Optional.empty(),
-        Duration.ofMillis(200), Duration.ofSeconds(1), false))) {
+    try (FencingAgent agent = soloAgent(port, new RecordingWatchdogDevice(), false, registry)) {
       // One series per kind of the proto (UNSPECIFIED and protobuf's UNRECOGNIZED are not kinds): a fixed label set.
       assertThat(registry.find("fencing.disarm.reason").gauges()).extracting(g -> g.getId().getTag("kind"))
           .containsExactlyInAnyOrder("DISABLE_FILE", "MAINTENANCE", "BEING_REMOVED", "NOTIFY_MODE", "NO_CONFIG",
@@ -361,11 +313,7 @@ class FencingAgentTest {
   void aFailingUpdateOnTheQuorumThreadIsLoggedAndCountedAndTheLoopGoesOn() throws Exception {
     int port = LoopbackPorts.free();
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    try (FencingAgent agent = new FencingAgent("node-a", new FencingAgent.Dependencies(MonotonicClock.system(),
-        InstantSource.system(), new RecordingWatchdogDevice(), (cfg, meta) -> MemberlistGossip.create(cfg, meta,
-            new InetSocketAddress(InetAddress.getLoopbackAddress(), port), Optional.empty()),
-        new EventHub(16, InstantSource.system()), registry, "test", Optional.empty(), Optional.empty(),
-        Duration.ofMillis(200), Duration.ofSeconds(1)))) {
+    try (FencingAgent agent = soloAgent(port, new RecordingWatchdogDevice(), false, registry)) {
       agentLogsDuring(logged -> {
         agent.start();
         agent.setDisabled(null);

@@ -18,6 +18,7 @@ public final class RecordingWatchdogDevice implements WatchdogDevice {
   private String failOpen;
   private boolean missing;
   private int presenceChecks;
+  private Duration roundsUpBy = Duration.ZERO;
 
   @Override
   public synchronized Duration open(Duration requested) throws WatchdogException {
@@ -32,7 +33,12 @@ public final class RecordingWatchdogDevice implements WatchdogDevice {
     open = true;
     events.add("open " + requested.toSeconds() + "s");
     feedTimes.add(System.nanoTime());
-    return Duration.ofSeconds(requested.toSeconds());
+    return Duration.ofSeconds(requested.toSeconds()).plus(roundsUpBy);
+  }
+
+  /** Makes the device run {@code extra} longer than each open asks for, as a driver that rounds the timeout up. */
+  public synchronized void roundsUpBy(Duration extra) {
+    roundsUpBy = extra;
   }
 
   @Override
