@@ -198,6 +198,7 @@ public final class NodeManager implements AutoCloseable {
         ControllerMetrics metrics = new ControllerMetrics(registry, distributor, service, new GroupMeterSources());
         this.metrics = metrics;
         metrics.leadership(leadership);
+        metrics.agentCallsRefused(authInterceptor);
         // A deleted group is recomputed with fencing off, so every replica drops its series.
         cache.addModelListener(m -> metrics.groupChanged(m.group(), m.fencingEnabled()));
         cache.addGroupDeletedListener(g -> scheduler.execute(() -> groupDeleted(g)));

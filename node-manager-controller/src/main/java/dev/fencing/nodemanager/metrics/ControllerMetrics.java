@@ -139,6 +139,22 @@ public final class ControllerMetrics implements AutoCloseable {
                 .register(registry);
     }
 
+    /**
+     * Agent calls refused before the hello by authentication and authorization (a bad or foreign token, the wrong
+     * namespace or ServiceAccount: {@code code="UNAUTHENTICATED"} or {@code "PERMISSION_DENIED"}), or because the
+     * TokenReview budget was spent ({@code "UNAVAILABLE"}); each is logged as {@code event=agent_refused}, at most
+     * once per code per 10 s.
+     */
+    public void agentCallsRefused(dev.fencing.nodemanager.grpc.auth.AgentAuthInterceptor interceptor) {
+        for (io.grpc.Status.Code code : List.of(io.grpc.Status.Code.UNAUTHENTICATED,
+                io.grpc.Status.Code.PERMISSION_DENIED, io.grpc.Status.Code.UNAVAILABLE)) {
+            io.micrometer.core.instrument.FunctionCounter.builder("fencing_controller_agent_calls_refused_total",
+                            interceptor, i -> i.refusedCalls(code)).tag("code", code.name())
+                    .description("Agent calls refused by authentication, authorization or the TokenReview budget")
+                    .register(registry);
+        }
+    }
+
     /** Counts what the per-node write rate limit held back. */
     public void writeLimits(NodeGroupReconciler reconciler) {
         io.micrometer.core.instrument.FunctionCounter.builder("fencing_controller_report_writes_limited_total",

@@ -200,6 +200,11 @@ class AgentControlSecurityOperatorTest {
         Status unknown = refusal(hello("workers-1", "eyJhbGciOiJub25lIn0.e30.forged"));
         assertThat(unknown.getCode()).isEqualTo(Status.Code.UNAUTHENTICATED);
         assertThat(unknown.getDescription()).contains("rejected by TokenReview");
+        // Counted for the on-call engineer, by code.
+        assertThat(registry.get("fencing_controller_agent_calls_refused_total").tag("code", "UNAUTHENTICATED")
+                .functionCounter().count()).isEqualTo(2);
+        assertThat(registry.get("fencing_controller_agent_calls_refused_total").tag("code", "PERMISSION_DENIED")
+                .functionCounter().count()).isZero();
     }
 
     @Test
