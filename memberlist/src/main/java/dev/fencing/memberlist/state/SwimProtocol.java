@@ -505,7 +505,9 @@ public final class SwimProtocol {
       }
       finish(delta);
       counters.probeFailures.increment();
-      LOG.info("event=probe_failed node={} suspect=true", target.name());
+      // Accused at the incarnation the probe started with: a refutation heard meanwhile voids the accusation.
+      boolean accused = target.incarnation() <= incarnation;
+      LOG.info("event=probe_failed node={} suspect={} incarnation={}", target.name(), accused, incarnation);
       suspectNode(new Suspect(incarnation, target.name(), selfName));
     }
 
