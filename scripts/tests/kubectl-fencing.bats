@@ -81,6 +81,17 @@ JSON
   grep -qx 'n1   yes       yes   held   2         4s ago       n3' <<<"$output"
 }
 
+@test "nodes the leader holds back from being counted fenced are printed with the reason" {
+  view true | jq -c '.heldBack = {n3: "it may hold quorum over the member set n2, n3, n4 it may still run: only 1 of its 3 report not hearing it"}' >"$work/raw/ctl-a"
+  run "$repo/scripts/kubectl-fencing" view workers -n fencing
+  [ "$status" -eq 0 ]
+  grep -qx 'held back n3: it may hold quorum over the member set n2, n3, n4 it may still run: only 1 of its 3 report not hearing it' <<<"$output"
+  view true | jq -c 'del(.heldBack)' >"$work/raw/ctl-a"
+  run "$repo/scripts/kubectl-fencing" view workers -n fencing
+  [ "$status" -eq 0 ]
+  [[ "$output" != *"held back"* ]]
+}
+
 @test "a view without a status (none computed yet) prints no status lines" {
   view true | jq -c '.status = null' >"$work/raw/ctl-a"
   run "$repo/scripts/kubectl-fencing" view workers -n fencing

@@ -388,7 +388,8 @@ public final class NodeManager implements AutoCloseable {
      */
     public Optional<GroupView> groupView(String group) {
         return cache.model(group).map(m -> GroupView.of(m, reports::latest, leadership.isLeader(), clock.instant(),
-                config.reportStaleAfter()).withStatus(groupStatus(group).orElse(null)));
+                config.reportStaleAfter()).withStatus(groupStatus(group).orElse(null))
+                .withHeldBack(leadership.isLeader() ? reconciler.heldBack(group) : Map.of()));
     }
 
     /**

@@ -266,6 +266,15 @@ public final class NodeGroupReconciler implements Reconciler<NodeGroup> {
         });
     }
 
+    /**
+     * The nodes of {@code group} the fenced-node rule held back at this leader's last reconcile, and why (silent and
+     * unheard, yet they may still be holding quorum under the config their last report says they run).
+     */
+    public Map<String, String> heldBack(String group) {
+        Map<String, String> held = heldBackLogged.get(group);
+        return held == null ? Map.of() : Map.copyOf(held);
+    }
+
     // Logs each node the fenced-node rule holds back, once per reason: silent and unheard, yet it may still be
     // holding quorum under the config its last report says it runs.
     private void logHeldBack(String group, Map<String, String> now) {

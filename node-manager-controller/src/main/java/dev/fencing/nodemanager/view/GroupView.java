@@ -29,9 +29,12 @@ import java.util.function.Function;
  * @param nodes         one row per member, in the same order
  * @param status        the group status this replica computed last (the leader) or the one the leader kept (a
  *                      follower: from the NodeGroup, or from its status ConfigMap); null when it has none
+ * @param heldBack      (the leader) per silent node the fenced-node rule holds back, why: it may still be holding
+ *                      quorum under the config its last report says it runs; empty on a follower
  */
 public record GroupView(String group, boolean leader, String generatedAt, long staleAfter, int quorumSize,
-                        List<String> members, List<NodeRow> nodes, NodeGroupStatus status) {
+                        List<String> members, List<NodeRow> nodes, NodeGroupStatus status,
+                        Map<String, String> heldBack) {
 
     /** Matrix mark: this node confirms a round trip with the peer. */
     public static final char CONFIRMED = '+';
@@ -42,11 +45,13 @@ public record GroupView(String group, boolean leader, String generatedAt, long s
     /** Matrix mark: no fresh report from this node, so its row is unknown. */
     public static final char UNKNOWN = '?';
 
-    /** Copies the lists. */
+    /** Copies the lists and the map (sorted by node). */
     public GroupView {
         Objects.requireNonNull(group, "group");
         members = List.copyOf(members);
         nodes = List.copyOf(nodes);
+        heldBack = java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(heldBack == null ? Map.of()
+                : heldBack));
     }
 
     /**
@@ -137,12 +142,19 @@ public record GroupView(String group, boolean leader, String generatedAt, long s
         }
         int quorum = model.policy() == null ? 0 : model.policy().quorumSize();
         return new GroupView(model.group(), leader, now.toString(), staleAfter.toSeconds(), quorum, members, rows,
-                null);
+                null, Map.of());
     }
 
     /** This view with the group's status (see {@link #status()}). */
     public GroupView withStatus(NodeGroupStatus groupStatus) {
-        return new GroupView(group, leader, generatedAt, staleAfter, quorumSize, members, nodes, groupStatus);
+        return new GroupView(group, leader, generatedAt, staleAfter, quorumSize, members, nodes, groupStatus,
+                heldBack);
+    }
+
+    /** This view with the nodes the fenced-node rule holds back (see {@link #heldBack()}). */
+    public GroupView withHeldBack(Map<String, String> nodesHeldBack) {
+        return new GroupView(group, leader, generatedAt, staleAfter, quorumSize, members, nodes, status,
+                nodesHeldBack);
     }
 
     private static String text(Instant at) {

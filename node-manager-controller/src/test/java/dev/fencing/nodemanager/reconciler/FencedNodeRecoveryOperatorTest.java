@@ -228,6 +228,52 @@ class FencedNodeRecoveryOperatorTest {
                         "fencing_controller_group_out_of_service_nodes{group=\"workers\"} 0.0"));
     }
 
+    /**
+     * A node whose last report says it runs another config (here Wait: it was cut off before the group switched to
+     * Fence) may still be running: it is held back, and the leader's group view says why. Once it reports the config
+     * it was served (its members' digest, Fence) and falls silent again, it is recorded as before.
+     */
+    @Test
+    void aNodeLastReportingAnotherConfigIsHeldBackWithTheReasonInTheViewThenRecordedOnTheServedOne()
+            throws Exception {
+        startArmedGroup("Fence");
+        a3.send(AgentMessage.newBuilder().setReport(AgentReport.newBuilder().setArmed(true).setQuorumHeld(true)
+                .setMode(FencingMode.FENCING_MODE_WATCHDOG)
+                .setQuorumLossAction(dev.fencing.proto.fencing.v1.QuorumLossAction.QUORUM_LOSS_ACTION_WAIT)).build());
+        await().atMost(10, TimeUnit.SECONDS).until(() -> manager.reports().latest("workers-3")
+                .filter(r -> r.report().getQuorumLossAction()
+                        == dev.fencing.proto.fencing.v1.QuorumLossAction.QUORUM_LOSS_ACTION_WAIT).isPresent());
+        a3.close();
+        setReady("workers-3", false);
+        lastContact = now.get();
+        majorityUnheardPastTheDelay(Duration.ofMinutes(5));
+        await().atMost(10, TimeUnit.SECONDS).untilAsserted(() -> assertThat(manager.groupView("workers")
+                .orElseThrow().heldBack()).containsOnlyKeys("workers-3").hasValueSatisfying(new org.assertj.core
+                        .api.Condition<>(r -> r.contains("quorumLossAction WAIT"), "names the action")));
+        assertWorkers3NeverFenced();
+
+        // Back, served the current config: it reports that config's digest and Fence, then falls silent again.
+        setReady("workers-3", true);
+        kubeletRenewed("workers-3", now.get());
+        TestAgent back = TestAgent.connect(channel, "workers-3", pods.token("workers-3"));
+        agents.add(back);
+        ControllerMessage full = back.next();
+        String digest = dev.fencing.policy.MemberSetDigest.of(full.getFull().getMembersList().stream()
+                .map(dev.fencing.proto.nodemanager.v1.Member::getName).toList());
+        back.send(AgentMessage.newBuilder().setReport(AgentReport.newBuilder().setArmed(true).setQuorumHeld(true)
+                .setMode(FencingMode.FENCING_MODE_WATCHDOG).setExpectedDigest(digest)
+                .setQuorumLossAction(dev.fencing.proto.fencing.v1.QuorumLossAction.QUORUM_LOSS_ACTION_FENCE))
+                .build());
+        await().atMost(10, TimeUnit.SECONDS).until(() -> manager.reports().latest("workers-3")
+                .filter(r -> !r.report().getExpectedDigest().isEmpty()).isPresent());
+        back.close();
+        setReady("workers-3", false);
+        lastContact = now.get();
+        majorityUnheardPastTheDelay(Duration.ofSeconds(1));
+        awaitWorkers3Fenced();
+        assertThat(manager.groupView("workers").orElseThrow().heldBack()).isEmpty();
+    }
+
     @Test
     void anExcludeNodeKeepsRunningByDesignAndIsNeverRecordedOrTainted() throws Exception {
         startArmedGroup("Exclude");

@@ -65,7 +65,15 @@ class GroupViewTest {
         assertThat(v.status()).isNull();
         dev.fencing.api.v1.NodeGroupStatus status = new dev.fencing.api.v1.NodeGroupStatus().withExpected(4);
         assertThat(v.withStatus(status)).isEqualTo(new GroupView(v.group(), v.leader(), v.generatedAt(),
-                v.staleAfter(), v.quorumSize(), v.members(), v.nodes(), status));
+                v.staleAfter(), v.quorumSize(), v.members(), v.nodes(), status, java.util.Map.of()));
+        // So are the nodes the leader holds back from being counted fenced, in name order, and they stay with a
+        // status added afterwards.
+        GroupView held = v.withHeldBack(java.util.Map.of("d", "its last report says quorumLossAction WAIT", "c",
+                "it may hold quorum"));
+        assertThat(held.heldBack().keySet()).containsExactly("c", "d");
+        assertThat(held.withStatus(status).heldBack()).isEqualTo(held.heldBack());
+        assertThat(new io.fabric8.kubernetes.client.utils.KubernetesSerialization().asJson(held))
+                .contains("\"heldBack\":{\"c\":\"it may hold quorum\",\"d\":");
     }
 
     @Test
