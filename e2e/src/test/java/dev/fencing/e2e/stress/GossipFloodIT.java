@@ -89,6 +89,8 @@ class GossipFloodIT {
 
         List<String> command = new ArrayList<>(List.of(java));
         command.addAll(AgentLauncher.AGENT_JVM_OPTIONS);
+        // heap before and after each collection, for the figures of the concurrent-decode attack
+        command.add("-Xlog:gc:file=" + dir.resolve("gc.log"));
         command.addAll(launcher.agentCli());
         command.addAll(List.of("run", "--config", config.toString(), "--node", NODE,
                 "--socket", dir.resolve("agent.sock").toString(), "--watchdog-device", fifo.toString(),
@@ -120,8 +122,9 @@ class GossipFloodIT {
         if (watchdog != null) {
             watchdog.close();
         }
-        System.out.printf("gossip-flood: agent peak RSS %d KiB (VmHWM); highest refused_total per cap in its %d "
-                + "limit_exceeded log lines %s; logs in %s%n", peakRssKib.get(), limitLogLines(), refusalsFromLog(), dir);
+        System.out.printf("gossip-flood: agent peak RSS %d KiB (VmHWM); heap %s; highest refused_total per cap in its %d "
+                + "limit_exceeded log lines %s; logs in %s%n", peakRssKib.get(), heapFromGcLog(), limitLogLines(),
+                refusalsFromLog(), dir);
     }
 
     private static void sampleRss() {
@@ -143,6 +146,30 @@ class GossipFloodIT {
             return Optional.empty();
         }
         return Optional.empty();
+    }
+
+    /** Largest heap in use before a collection and largest left after one, from the agent's {@code -Xlog:gc}. */
+    private static String heapFromGcLog() {
+        Pattern pause = Pattern.compile("Pause (Young|Full).* (\\d+)M->(\\d+)M\\((\\d+)M\\)");
+        long before = -1;
+        long after = -1;
+        long collections = 0;
+        long full = 0;
+        try {
+            for (String line : Files.readAllLines(dir.resolve("gc.log"), StandardCharsets.UTF_8)) {
+                Matcher m = pause.matcher(line);
+                if (m.find()) {
+                    collections++;
+                    full += "Full".equals(m.group(1)) ? 1 : 0;
+                    before = Math.max(before, Long.parseLong(m.group(2)));
+                    after = Math.max(after, Long.parseLong(m.group(3)));
+                }
+            }
+        } catch (IOException e) {
+            return "unreadable gc log: " + e.getMessage();
+        }
+        return "peak used before a collection " + before + " MiB, peak live after one " + after + " MiB ("
+                + collections + " collections, " + full + " full)";
     }
 
     /** How many {@code limit_exceeded} lines the agent logged (at most one per cap per 10 s). */
@@ -227,5 +254,79 @@ class GossipFloodIT {
         GossipAttacks.Outcome o = underAttack("LZW bombs", () -> attacks.lzwBombs(16_000, 50, 20_000));
         assertThat(o.closedByTarget()).as("bomb streams the agent hung up on").isEqualTo(50);
         assertThat(refusalsFromLog()).containsKey("maxDecompressedBytes");
+    }
+
+    @Test
+    void agentKeepsFeedingThroughSixteenKeylessMiBFramesDecodedAtOnce() throws Exception {
+        FrameVolley o = underAttack("16 keyless 1 MiB frames at once", () -> keylessFrameVolleys(16, 10));
+        assertThat(o.delivered()).as("frames sent in full").isPositive();
+    }
+
+    /** What {@link #keylessFrameVolleys} achieved. */
+    private record FrameVolley(int volleys, int delivered, int refusedEarly, String heap) {
+    }
+
+    /**
+     * Someone without the key: {@code streams} connections each send the label header and a sealed frame of just under
+     * the 1 MiB cap (random bytes: it never authenticates) but its last byte; once all are sent, the last bytes go out
+     * together, so the agent decodes them at once. Repeated {@code volleys} times.
+     */
+    private static FrameVolley keylessFrameVolleys(int streams, int volleys) throws IOException {
+        int len = (1 << 20) - 64;
+        byte[] label = GROUP.getBytes(StandardCharsets.UTF_8);
+        byte[] head = new byte[2 + label.length + 5];
+        head[0] = (byte) 244;
+        head[1] = (byte) label.length;
+        System.arraycopy(label, 0, head, 2, label.length);
+        head[2 + label.length] = 10;
+        java.nio.ByteBuffer.wrap(head, 3 + label.length, 4).putInt(len);
+        byte[] body = new byte[len];
+        new java.util.SplittableRandom(20261124L).nextBytes(body);
+        body[0] = 1; // encryption version 1
+        InetSocketAddress target = attacks.target();
+        int delivered = 0;
+        int refusedEarly = 0;
+        for (int v = 0; v < volleys; v++) {
+            List<java.net.Socket> open = new ArrayList<>();
+            try {
+                for (int i = 0; i < streams; i++) {
+                    java.net.Socket s = new java.net.Socket();
+                    s.connect(target, 2000);
+                    s.setSoTimeout(3000);
+                    open.add(s);
+                }
+                List<java.net.Socket> loaded = new ArrayList<>();
+                for (java.net.Socket s : open) {
+                    try {
+                        s.getOutputStream().write(head);
+                        s.getOutputStream().write(body, 0, len - 1);
+                        loaded.add(s);
+                    } catch (IOException closedByAgent) {
+                        refusedEarly++;
+                    }
+                }
+                Pause.sleep(Duration.ofMillis(500)); // the agent reads every body up to its last byte
+                for (java.net.Socket s : loaded) {
+                    try {
+                        s.getOutputStream().write(body, len - 1, 1);
+                        delivered++;
+                    } catch (IOException closedByAgent) {
+                        refusedEarly++;
+                    }
+                }
+                for (java.net.Socket s : loaded) {
+                    try {
+                        s.getInputStream().read(); // the agent's answer (an error) or its close
+                    } catch (IOException ignored) {
+                        // a reset is an answer too
+                    }
+                }
+            } finally {
+                for (java.net.Socket s : open) {
+                    s.close();
+                }
+            }
+        }
+        return new FrameVolley(volleys, delivered, refusedEarly, heapFromGcLog());
     }
 }
