@@ -25,6 +25,8 @@ public final class Keyring {
   public static final int VERSION_0 = 0;
 
   static final int NONCE_SIZE = 12;
+  /** Where the ciphertext starts in an encrypted message, and the plaintext after {@link #decryptInPlace}. */
+  public static final int PLAINTEXT_OFFSET = 1 + NONCE_SIZE;
   static final int TAG_SIZE = 16;
   private static final int BLOCK_SIZE = 16;
   private static final SecureRandom RANDOM = new SecureRandom();
@@ -207,37 +209,61 @@ public final class Keyring {
 
   /** As {@link #decrypt(byte[], byte[])} for {@code message[from..to)}. */
   public byte[] decrypt(byte[] message, int from, int to, byte[] aad) throws MalformedMessageException {
+    checkHeader(message, from, to);
+    byte[] plain = new byte[to - from - PLAINTEXT_OFFSET - TAG_SIZE];
+    int n = open(message, from, to, aad, plain, 0);
+    return n == plain.length ? plain : Arrays.copyOf(plain, n);
+  }
+
+  /**
+   * Decrypts {@code message[from..to)} into itself: the plaintext replaces the ciphertext at {@code from +}
+   * {@link #PLAINTEXT_OFFSET}, so a large stream frame costs no second buffer. AES-GCM checks the tag before it
+   * writes any plaintext, so a key that fails leaves the ciphertext for the next one
+   * ({@code KeyringTest.aSecondaryKeyDecryptsInPlaceAfterThePrimaryFailed}).
+   *
+   * @return the plaintext length
+   * @throws MalformedMessageException as {@link #decrypt(byte[], byte[])}
+   */
+  public int decryptInPlace(byte[] message, int from, int to, byte[] aad) throws MalformedMessageException {
+    checkHeader(message, from, to);
+    return open(message, from, to, aad, message, from + PLAINTEXT_OFFSET);
+  }
+
+  private static void checkHeader(byte[] message, int from, int to) throws MalformedMessageException {
     int len = to - from;
-    if (len < 1 + NONCE_SIZE + TAG_SIZE) {
+    if (len < PLAINTEXT_OFFSET + TAG_SIZE) {
       throw new MalformedMessageException("encrypted payload too short: " + len + " bytes");
     }
     int version = message[from] & 0xff;
     if (version > VERSION_1) {
       throw new MalformedMessageException("unsupported encryption version " + version);
     }
+  }
+
+  /** Writes the plaintext of {@code message[from..to)} to {@code out[outOff..]}; returns its length unpadded. */
+  private int open(byte[] message, int from, int to, byte[] aad, byte[] out, int outOff)
+      throws MalformedMessageException {
+    int version = message[from] & 0xff;
     List<byte[]> snapshot;
     synchronized (lock) {
       snapshot = keys;
     }
     GCMParameterSpec spec = new GCMParameterSpec(TAG_SIZE * 8, message, from + 1, NONCE_SIZE);
     for (byte[] key : snapshot) {
-      byte[] plain;
+      int n;
       try {
         Cipher c = GCM.get();
         c.init(Cipher.DECRYPT_MODE, new SecretKeySpec(key, "AES"), spec);
         if (aad != null && aad.length > 0) {
           c.updateAAD(aad);
         }
-        plain = c.doFinal(message, from + 1 + NONCE_SIZE, len - 1 - NONCE_SIZE);
+        n = c.doFinal(message, from + PLAINTEXT_OFFSET, to - from - PLAINTEXT_OFFSET, out, outOff);
       } catch (AEADBadTagException e) {
         continue;
       } catch (GeneralSecurityException e) {
         throw new MalformedMessageException("decryption failed: " + e.getMessage(), e);
       }
-      if (version == VERSION_0) {
-        return unpad(plain);
-      }
-      return plain;
+      return version == VERSION_0 ? unpaddedLength(out, outOff, n) : n;
     }
     throw new MalformedMessageException("no installed key decrypts the message (" + snapshot.size() + " keys tried)");
   }
@@ -250,14 +276,14 @@ public final class Keyring {
     }
   }
 
-  private static byte[] unpad(byte[] plain) throws MalformedMessageException {
-    if (plain.length == 0) {
+  private static int unpaddedLength(byte[] buf, int from, int n) throws MalformedMessageException {
+    if (n == 0) {
       throw new MalformedMessageException("version 0 plaintext is empty (no PKCS7 padding)");
     }
-    int pad = plain[plain.length - 1] & 0xff;
-    if (pad < 1 || pad > BLOCK_SIZE || pad > plain.length) {
+    int pad = buf[from + n - 1] & 0xff;
+    if (pad < 1 || pad > BLOCK_SIZE || pad > n) {
       throw new MalformedMessageException("version 0 plaintext has invalid PKCS7 padding " + pad);
     }
-    return Arrays.copyOf(plain, plain.length - pad);
+    return n - pad;
   }
 }

@@ -94,4 +94,29 @@ class KeyringTest {
       pool.shutdownNow();
     }
   }
+
+  /**
+   * A stream frame is decrypted into its own buffer. AES-GCM checks the tag before it writes plaintext, so a key that
+   * fails leaves the ciphertext intact for the next one (rotation: the frame was sealed with a secondary key), and a
+   * version 0 frame's padding is cut from the length, not copied off.
+   */
+  @Test
+  void aSecondaryKeyDecryptsInPlaceAfterThePrimaryFailed() throws Exception {
+    byte[] plain = new byte[100_000];
+    new java.util.SplittableRandom(11).nextBytes(plain);
+    byte[] aad = {10, 0, 1, 2, 3};
+    Keyring sender = new Keyring(key(16, 7));
+    Keyring receiver = new Keyring(key(32, 8), key(16, 7));
+    for (int version : new int[] {0, 1}) {
+      byte[] sealed = sender.encrypt(version, plain, aad);
+      byte[] frame = new byte[sealed.length + 3];
+      System.arraycopy(sealed, 0, frame, 2, sealed.length);
+
+      int n = receiver.decryptInPlace(frame, 2, 2 + sealed.length, aad);
+
+      assertThat(n).isEqualTo(plain.length);
+      int at = 2 + Keyring.PLAINTEXT_OFFSET;
+      assertThat(java.util.Arrays.copyOfRange(frame, at, at + n)).isEqualTo(plain);
+    }
+  }
 }
