@@ -71,6 +71,7 @@ public final class Config {
   private final int maxCompoundParts;
   private final int maxNestingDepth;
   private final int maxInboundStreams;
+  private final int maxInboundFrameBytes;
   // ---- end of resource limits ----
 
   private Config(Builder b) {
@@ -118,6 +119,7 @@ public final class Config {
     this.maxCompoundParts = b.maxCompoundParts;
     this.maxNestingDepth = b.maxNestingDepth;
     this.maxInboundStreams = b.maxInboundStreams;
+    this.maxInboundFrameBytes = b.maxInboundFrameBytes;
   }
 
   /** This node's unique name (default: the host name). */
@@ -353,6 +355,16 @@ public final class Config {
     return maxInboundStreams;
   }
 
+  /**
+   * Bytes of encrypted inbound stream frames held in memory at once over all inbound streams, from a frame's 5-byte
+   * header until it is decrypted and decoded (default 4 MiB; at least {@link #maxStreamMessageBytes()}). A frame that
+   * does not fit closes the stream holding the oldest reservation, and is refused if no room frees within a second.
+   * Applies to the NIO transport this configuration binds, like {@link #maxInboundStreams()}.
+   */
+  public int maxInboundFrameBytes() {
+    return maxInboundFrameBytes;
+  }
+
   /** The codec caps this configuration sets. */
   public WireLimits wireLimits() {
     return new WireLimits(
@@ -367,7 +379,7 @@ public final class Config {
 
   /** The inbound stream caps of the NIO transport: {@link #maxInboundStreams()}, each open at most {@link #tcpTimeout()}. */
   public InboundStreamLimits inboundStreamLimits() {
-    return new InboundStreamLimits(maxInboundStreams, tcpTimeout);
+    return new InboundStreamLimits(maxInboundStreams, tcpTimeout, maxInboundFrameBytes);
   }
 
   // ---- end of resource limits ----
@@ -440,6 +452,7 @@ public final class Config {
     b.maxCompoundParts = maxCompoundParts;
     b.maxNestingDepth = maxNestingDepth;
     b.maxInboundStreams = maxInboundStreams;
+    b.maxInboundFrameBytes = maxInboundFrameBytes;
     return b;
   }
 
@@ -481,6 +494,7 @@ public final class Config {
     b.maxCompoundParts = WireLimits.DEFAULT_MAX_COMPOUND_PARTS;
     b.maxNestingDepth = WireLimits.DEFAULT_MAX_NESTING_DEPTH;
     b.maxInboundStreams = InboundStreamLimits.DEFAULT_MAX_INBOUND_STREAMS;
+    b.maxInboundFrameBytes = InboundStreamLimits.DEFAULT_MAX_INBOUND_FRAME_BYTES;
     return b.build();
   }
 
@@ -567,6 +581,7 @@ public final class Config {
     private int maxCompoundParts;
     private int maxNestingDepth;
     private int maxInboundStreams;
+    private int maxInboundFrameBytes;
 
     private Builder() {}
 
@@ -830,6 +845,12 @@ public final class Config {
       return this;
     }
 
+    /** @see Config#maxInboundFrameBytes() */
+    public Builder maxInboundFrameBytes(int value) {
+      this.maxInboundFrameBytes = value;
+      return this;
+    }
+
     // ---- end of resource limits ----
 
     /** Validates and returns the immutable configuration. */
@@ -866,6 +887,10 @@ public final class Config {
       // resource limits: the record constructors say which one is out of range
       config.wireLimits();
       config.inboundStreamLimits();
+      if (maxInboundFrameBytes < maxStreamMessageBytes) {
+        throw new IllegalArgumentException("maxInboundFrameBytes (" + maxInboundFrameBytes + ") must be at least"
+            + " maxStreamMessageBytes (" + maxStreamMessageBytes + "): a frame of that size would never fit");
+      }
       return config;
     }
 

@@ -489,7 +489,7 @@ public final class Memberlist implements AutoCloseable {
       conn.setDeadline(config.tcpTimeout());
       Message request;
       try {
-        request = streamCodec.readInbound(conn.input());
+        request = streamCodec.readInbound(conn.input(), conn.frameBudget());
       } catch (LimitExceededException e) {
         // counted and logged (rate-limited) by the codec; no reply: the peer may still be sending the rest
         counters.malformedPackets.increment();

@@ -124,4 +124,64 @@ class ResourceLimitsTest {
       logger.detachAppender(captured);
     }
   }
+
+  /**
+   * Sixteen streams without the key each send all but the last byte of a sealed frame just under the 1 MiB cap, as
+   * if to release the last bytes together: before the frame budget each held its frame (and would have decrypted
+   * into a second 1 MiB buffer), 16 frames and 16 plaintexts at once. Now the frames share {@code
+   * maxInboundFrameBytes} (4 MiB): each that does not fit closes the stream holding the oldest reservation, so at most
+   * four strangers hold a frame, and a member's push/pull, arriving meanwhile, still finds room and joins.
+   */
+  @Test
+  void keylessMiBFramesShareTheFrameBudgetAndAMemberStillJoins() throws Exception {
+    Config base = Config.defaultLocal().toBuilder().bindAddr("127.0.0.1").bindPort(0)
+        .keyring(new Keyring(new byte[16])).tcpTimeout(Duration.ofSeconds(30)).build();
+    Refusals refusals = new Refusals("a", System::nanoTime);
+    NioTransport transport = NioTransport.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), null,
+        base.inboundStreamLimits(), refusals);
+    int len = (1 << 20) - 64;
+    byte[] frame = new byte[5 + len];
+    frame[0] = 10;
+    java.nio.ByteBuffer.wrap(frame, 1, 4).putInt(len);
+    new java.util.SplittableRandom(20261124L).nextBytes(frame);
+    frame[0] = 10;
+    java.nio.ByteBuffer.wrap(frame, 1, 4).putInt(len);
+    frame[5] = 1; // encryption version 1; the rest never authenticates
+    List<Socket> strangers = new ArrayList<>();
+    try (Memberlist a = Memberlist.create(base.toBuilder().name("a").transport(transport).build());
+        Memberlist b = Memberlist.create(base.toBuilder().name("b").build())) {
+      for (int i = 0; i < base.maxInboundStreams(); i++) {
+        Socket s = new Socket(transport.localAddress().getAddress(), transport.localAddress().getPort());
+        strangers.add(s);
+        try {
+          s.getOutputStream().write(frame, 0, frame.length - 1);
+        } catch (IOException closedByNode) {
+          // evicted while still sending: what the budget is for
+        }
+      }
+      await().atMost(Duration.ofSeconds(10))
+          .until(() -> strangers.stream().filter(ResourceLimitsTest::closedByPeer).count() >= 12);
+
+      assertThat(b.join(List.of(a.localNode().hostPort()))).isEqualTo(1);
+      await().atMost(Duration.ofSeconds(10)).until(() -> a.members().size() == 2 && b.members().size() == 2);
+      assertThat(transport.inboundFrameBytesPeak()).isLessThanOrEqualTo(base.maxInboundFrameBytes());
+      assertThat(refusals.count(Limit.INBOUND_FRAME_BYTES)).isGreaterThanOrEqualTo(12);
+    } finally {
+      for (Socket s : strangers) {
+        s.close();
+      }
+    }
+  }
+
+  /** True once the peer has closed {@code s} (end of stream or reset); waits at most 50 ms for news. */
+  private static boolean closedByPeer(Socket s) {
+    try {
+      s.setSoTimeout(50);
+      return s.getInputStream().read() < 0;
+    } catch (java.net.SocketTimeoutException stillOpen) {
+      return false;
+    } catch (IOException reset) {
+      return true;
+    }
+  }
 }

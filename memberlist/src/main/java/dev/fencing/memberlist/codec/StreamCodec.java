@@ -27,7 +27,13 @@ import java.util.List;
  * whose header announces more than {@link WireLimits#maxStreamMessageBytes()} is refused from those 5 bytes, a plain
  * or compressed message stops being read at that many bytes, and push/pull node count, push/pull size, user state
  * and LZW output have caps of their own (memberlist HEAD has the same checks with server-sized values; 0.2.2 peers
- * never come near the defaults). A refused message is counted and logged in {@link Refusals}. Thread-safe.
+ * never come near the defaults). A refused message is counted and logged in {@link Refusals}.
+ *
+ * <p>An encrypted frame must be read whole before it can be authenticated. On an inbound stream it first reserves its
+ * announced length from the transport's {@link FrameBudget}, shared by all inbound streams, and is refused from its
+ * header when there is no room; only then is one buffer of that length allocated, the frame decrypted in place
+ * ({@link Keyring#decryptInPlace}) and decoded, and the room given back. So keyless streams that release the last
+ * byte of a 1 MiB frame together hold the budget, not a frame and a plaintext copy each. Thread-safe.
  */
 public final class StreamCodec {
   private final PacketOptions options;
@@ -129,6 +135,14 @@ public final class StreamCodec {
    * configured label assumed), then reads one message as {@link #read} does.
    */
   public Message readInbound(InputStream in) throws MalformedMessageException, IOException {
+    return readInbound(in, FrameBudget.UNLIMITED);
+  }
+
+  /**
+   * As {@link #readInbound(InputStream)}, reserving room for an encrypted frame from {@code budget} before reading it
+   * (refused with {@link LimitExceededException} for {@link Limit#INBOUND_FRAME_BYTES} when there is none).
+   */
+  public Message readInbound(InputStream in, FrameBudget budget) throws MalformedMessageException, IOException {
     InputStream buffered = buffered(in);
     int first = readByte(buffered);
     if (first == MessageType.HAS_LABEL.code()) {
@@ -154,7 +168,7 @@ public final class StreamCodec {
     } else if (label.length > 0 && !options.skipInboundLabelCheck()) {
       throw new MalformedMessageException("stream has no label header but this node requires its label");
     }
-    return read(buffered, first);
+    return read(buffered, first, budget);
   }
 
   /**
@@ -166,19 +180,20 @@ public final class StreamCodec {
    */
   public Message read(InputStream in) throws MalformedMessageException, IOException {
     InputStream buffered = buffered(in);
-    return read(buffered, readByte(buffered));
+    return read(buffered, readByte(buffered), FrameBudget.UNLIMITED);
   }
 
-  private Message read(InputStream in, int type) throws MalformedMessageException, IOException {
+  private Message read(InputStream in, int type, FrameBudget budget) throws MalformedMessageException, IOException {
     try {
-      return readMessage(in, type);
+      return readMessage(in, type, budget);
     } catch (LimitExceededException e) {
       refusals.refused(e.limit(), e.getMessage());
       throw e;
     }
   }
 
-  private Message readMessage(InputStream in, int type) throws MalformedMessageException, IOException {
+  private Message readMessage(InputStream in, int type, FrameBudget budget)
+      throws MalformedMessageException, IOException {
     if (type == MessageType.ENCRYPT.code()) {
       if (options.keyring() == null) {
         throw new MalformedMessageException("remote stream is encrypted and encryption is not configured");
@@ -194,32 +209,53 @@ public final class StreamCodec {
             Limit.STREAM_MESSAGE_BYTES,
             "encrypted stream frame announces " + len + " bytes, over " + limits.maxStreamMessageBytes());
       }
-      byte[] sealed = MsgpackReader.of(in, len).readRaw(len, "encrypted frame");
-      byte[] plain = options.keyring().decrypt(sealed, aad(header));
-      return readPlain(plain, new DecodeBudget(limits));
+      return readSealed(in, header, (int) len, budget);
     }
     if (options.keyring() != null && options.verifyIncoming()) {
       throw new MalformedMessageException("encryption is configured but the remote stream is not encrypted");
     }
     if (type == MessageType.COMPRESS.code()) {
-      DecodeBudget budget = new DecodeBudget(limits);
-      byte[] data = PacketCodec.inflate(MsgpackReader.of(in, limits.maxStreamMessageBytes()), budget);
-      return readPlain(data, budget);
+      DecodeBudget decode = new DecodeBudget(limits);
+      byte[] data = PacketCodec.inflate(MsgpackReader.of(in, limits.maxStreamMessageBytes()), decode);
+      return readPlain(data, 0, data.length, decode);
     }
     return readBody(type, MsgpackReader.of(in, limits.maxStreamMessageBytes()));
   }
 
-  /** Decodes {@code [type][…]} or {@code [9]{compress}} held in memory (after decryption). */
-  private Message readPlain(byte[] plain, DecodeBudget budget) throws MalformedMessageException, IOException {
-    if (plain.length == 0) {
+  /** Reads, decrypts in place and decodes an encrypted frame of {@code len} bytes within room taken from budget. */
+  private Message readSealed(InputStream in, byte[] header, int len, FrameBudget budget)
+      throws MalformedMessageException, IOException {
+    if (!budget.tryReserve(len)) {
+      throw new LimitExceededException(
+          Limit.INBOUND_FRAME_BYTES,
+          "encrypted stream frame of " + len + " bytes refused from its header: no room left for it among the"
+              + " inbound frames held at once");
+    }
+    try {
+      byte[] frame = new byte[len];
+      if (in.readNBytes(frame, 0, len) < len) {
+        throw new EOFException("stream ended inside an encrypted frame of " + len + " bytes");
+      }
+      int n = options.keyring().decryptInPlace(frame, 0, len, aad(header));
+      return readPlain(frame, Keyring.PLAINTEXT_OFFSET, Keyring.PLAINTEXT_OFFSET + n, new DecodeBudget(limits));
+    } finally {
+      budget.release(len);
+    }
+  }
+
+  /** Decodes {@code [type][…]} or {@code [9]{compress}} held in {@code buf[from..to)} (after decryption). */
+  private Message readPlain(byte[] buf, int from, int to, DecodeBudget budget)
+      throws MalformedMessageException, IOException {
+    if (to <= from) {
       throw new MalformedMessageException("empty stream message");
     }
-    int type = plain[0] & 0xff;
+    int type = buf[from] & 0xff;
     if (type == MessageType.COMPRESS.code()) {
-      plain = PacketCodec.inflate(MsgpackReader.of(plain, 1, plain.length), budget);
+      byte[] plain = PacketCodec.inflate(MsgpackReader.of(buf, from + 1, to), budget);
       type = plain[0] & 0xff;
+      return readBody(type, MsgpackReader.of(plain, 1, plain.length));
     }
-    return readBody(type, MsgpackReader.of(plain, 1, plain.length));
+    return readBody(type, MsgpackReader.of(buf, from + 1, to));
   }
 
   private Message readBody(int code, MsgpackReader r) throws MalformedMessageException, IOException {

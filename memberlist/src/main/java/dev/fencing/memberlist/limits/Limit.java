@@ -24,6 +24,12 @@ public enum Limit {
    * complete first message, or is closed as soon as it is accepted if every one has delivered its first message.
    */
   INBOUND_STREAMS("maxInboundStreams"),
+  /**
+   * Bytes of encrypted inbound stream frames held in memory at once, over all inbound streams, from the frame header
+   * until it is decrypted and decoded; when a frame does not fit, the oldest stream still reading a frame is closed to
+   * make room, or the frame is refused from its header if none frees room in time.
+   */
+  INBOUND_FRAME_BYTES("maxInboundFrameBytes"),
   /** Lifetime of an inbound TCP stream from its accept, however slowly its bytes arrive. */
   STREAM_DEADLINE("tcpTimeout");
 

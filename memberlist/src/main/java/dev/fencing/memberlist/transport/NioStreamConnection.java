@@ -70,6 +70,28 @@ final class NioStreamConnection implements StreamConnection {
   }
 
   @Override
+  public dev.fencing.memberlist.codec.FrameBudget frameBudget() {
+    if (!inbound()) {
+      return dev.fencing.memberlist.codec.FrameBudget.UNLIMITED;
+    }
+    return new dev.fencing.memberlist.codec.FrameBudget() {
+      @Override
+      public boolean tryReserve(int bytes) {
+        return transport.reserveFrame(NioStreamConnection.this, bytes);
+      }
+
+      @Override
+      public void release(int bytes) {
+        transport.releaseFrame(NioStreamConnection.this, bytes);
+      }
+    };
+  }
+
+  boolean isClosed() {
+    return closed.get();
+  }
+
+  @Override
   public void markEstablished() {
     if (inbound() && slot.compareAndSet(Slot.AWAITING_FIRST_MESSAGE, Slot.ESTABLISHED)) {
       transport.inboundEstablished(this);

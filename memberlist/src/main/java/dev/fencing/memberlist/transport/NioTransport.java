@@ -49,7 +49,9 @@ import org.slf4j.LoggerFactory;
  * is the new connection closed right after its accept, before a buffer is allocated for it. So connections that send
  * nothing, or nothing that decrypts, cannot keep a member from a slot for longer than it takes to open one more.
  * Deadlines are enforced by closing the connection, which fails any blocked read or write with an IOException.
- * Evictions, refusals and expiries are counted and logged in {@link Refusals}.
+ * Encrypted frames of first messages share {@link InboundStreamLimits#maxInboundFrameBytes()} ({@link
+ * InboundFrameBudget}): a frame that does not fit closes the stream holding the oldest reservation, and is refused if
+ * no room frees in time. Evictions, refusals and expiries are counted and logged in {@link Refusals}.
  *
  * <p>Bad input reaches the handlers, whose {@link RuntimeException}s are logged and survived; an {@link Error}
  * (OutOfMemoryError, StackOverflowError) is never caught here: it ends the receiving thread through its uncaught
@@ -80,6 +82,7 @@ public final class NioTransport implements Transport {
   private final InboundStreamLimits limits;
   private final Refusals refusals;
   private final Semaphore inboundPermits;
+  private final InboundFrameBudget frameBudget;
   private final ScheduledExecutorService deadlines;
   private final ThreadPoolExecutor workers;
 
@@ -124,6 +127,8 @@ public final class NioTransport implements Transport {
     this.limits = limits;
     this.refusals = refusals;
     this.inboundPermits = new Semaphore(limits.maxInboundStreams());
+    this.frameBudget = new InboundFrameBudget(limits.maxInboundFrameBytes(),
+        InboundStreamLimits.FRAME_BUDGET_WAIT.toNanos(), System::nanoTime, this::evictForFrame);
     ScheduledThreadPoolExecutor deadlineThread = new ScheduledThreadPoolExecutor(1, daemon(name + "-deadline"));
     // every inbound stream schedules a deadline and most cancel it: drop cancelled ones now, not when they are due
     deadlineThread.setRemoveOnCancelPolicy(true);
@@ -405,6 +410,35 @@ public final class NioTransport implements Transport {
     } catch (IOException e) {
       return "?";
     }
+  }
+
+  /** Room for an encrypted first-message frame of {@code conn}, see {@link InboundFrameBudget#reserve}. */
+  boolean reserveFrame(NioStreamConnection conn, int bytes) {
+    return frameBudget.reserve(conn, bytes);
+  }
+
+  void releaseFrame(NioStreamConnection conn, int bytes) {
+    frameBudget.release(conn, bytes);
+  }
+
+  private void evictForFrame(NioStreamConnection victim, NioStreamConnection newcomer) {
+    streamsEvicted.incrementAndGet();
+    refusals.refused(
+        Limit.INBOUND_FRAME_BYTES,
+        "closed the connection from " + victim.remoteAddress() + ", still reading its first frame, to make room for"
+            + " a frame from " + newcomer.remoteAddress() + ": " + frameBudget.inUse() + " of "
+            + limits.maxInboundFrameBytes() + " bytes of inbound frames held");
+    victim.close();
+  }
+
+  /** Bytes of encrypted inbound frames held now (reserved from their header until decoded). */
+  public long inboundFrameBytes() {
+    return frameBudget.inUse();
+  }
+
+  /** The most bytes of encrypted inbound frames held at once since bind. */
+  public long inboundFrameBytesPeak() {
+    return frameBudget.peak();
   }
 
   /** An inbound stream closed: its slot is free again. */

@@ -28,6 +28,15 @@ public interface StreamConnection extends Closeable {
    */
   void markEstablished();
 
+  /**
+   * Where the codec reserves room for an encrypted frame of the peer's first message before reading it: the
+   * transport's shared budget for an inbound stream ({@link InboundStreamLimits#maxInboundFrameBytes()}), none for
+   * an outbound one or a transport that bounds nothing.
+   */
+  default dev.fencing.memberlist.codec.FrameBudget frameBudget() {
+    return dev.fencing.memberlist.codec.FrameBudget.UNLIMITED;
+  }
+
   /** Closes both directions; idempotent. */
   @Override
   void close() throws IOException;

@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencing.memberlist.limits.Limit;
+import dev.fencing.memberlist.transport.InboundStreamLimits;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.assertj.core.api.ThrowingConsumer;
@@ -122,5 +124,31 @@ class StreamCodecTest {
   void refusesToWriteMessagesThatDoNotTravelOnStreams() {
     StreamCodec plain = new StreamCodec(PacketOptions.plain());
     assertThatThrownBy(() -> plain.encode(new Suspect(1, "a", "b"), false)).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  /**
+   * The largest legitimate frame: a push/pull of a 1000-member group (the most the project supports) with 63-byte
+   * names, IPv6 addresses and full 512-byte metadata of random bytes, sent uncompressed and encrypted. It must fit
+   * the stream cap, and the default inbound frame budget must hold several at once.
+   */
+  @Test
+  void aThousandMemberPushPullFitsTheStreamCapAndTheInboundFrameBudget() {
+    java.util.SplittableRandom random = new java.util.SplittableRandom(1000);
+    List<PushNodeState> nodes = new ArrayList<>();
+    for (int i = 0; i < 1000; i++) {
+      byte[] addr = new byte[16];
+      byte[] meta = new byte[512];
+      random.nextBytes(addr);
+      random.nextBytes(meta);
+      nodes.add(new PushNodeState(String.format("node-%057d", i), addr, 7946, meta, 1L << 40, 0,
+          new byte[] {1, 5, 5, 2, 5, 5}));
+    }
+    StreamCodec codec = new StreamCodec(new PacketOptions(new Keyring(new byte[32]), "fencing-group", true, true));
+
+    int frame = codec.encode(new PushPull(false, nodes, new byte[0]), false).length;
+
+    System.out.println("1000-member push/pull, encrypted, uncompressed: " + frame + " bytes");
+    assertThat(frame).isLessThan(WireLimits.DEFAULT_MAX_STREAM_MESSAGE_BYTES);
+    assertThat(InboundStreamLimits.DEFAULT_MAX_INBOUND_FRAME_BYTES / frame).isGreaterThanOrEqualTo(4);
   }
 }
