@@ -832,7 +832,8 @@ class NodeFencingControllerTest {
             n.getStatus().getConditions().get(0).setStatus("False");
             return n;
         });
-        await().atMost(10, TimeUnit.SECONDS).until(this::tainted);
+        // The taint goes on the Node first, then taintedAt into the record: wait for both.
+        await().atMost(10, TimeUnit.SECONDS).until(() -> tainted() && record().getStatus().taintedAt() != null);
         NodeFencingStatus s = record().getStatus();
         assertThat(s.taintedAt()).isNotNull();
         assertThat(s.fencedAt()).isNotNull();
