@@ -10,6 +10,7 @@ import dev.fencing.nodemanager.stream.ServedMemberSets;
 import dev.fencing.policy.DurationFormat;
 import dev.fencing.policy.MemberSetDigest;
 import dev.fencing.policy.Mode;
+import dev.fencing.policy.PolicyProtos;
 import dev.fencing.policy.QuorumLossAction;
 import dev.fencing.policy.Violation;
 import dev.fencing.proto.fencing.v1.FencingMode;
@@ -248,8 +249,7 @@ public final class GroupStatusCalculator {
         if (last == null || !last.report().hasWatchdogTimeout()) {
             return Duration.ZERO;
         }
-        com.google.protobuf.Duration d = last.report().getWatchdogTimeout();
-        Duration running = Duration.ofSeconds(d.getSeconds(), d.getNanos());
+        Duration running = PolicyProtos.fromProto(last.report().getWatchdogTimeout());
         Duration longer = running.minus(model.policy().timings().watchdogTimeout());
         return longer.isNegative() ? Duration.ZERO : longer;
     }
@@ -425,8 +425,7 @@ public final class GroupStatusCalculator {
         if (last == null || !last.report().hasSafeToAssumeFencedDelay()) {
             return Duration.ZERO;
         }
-        com.google.protobuf.Duration d = last.report().getSafeToAssumeFencedDelay();
-        return Duration.ofSeconds(d.getSeconds(), d.getNanos());
+        return PolicyProtos.fromProto(last.report().getSafeToAssumeFencedDelay());
     }
 
     private static Duration longer(Duration a, Duration b) {
